@@ -1,0 +1,1 @@
+//! Reads vendor artefacts (libwalrus.so, wheels, NEFF containers) as bytes.
