@@ -1,0 +1,92 @@
+//! ADDR4: the 32-bit start-address word that opens every descriptor (§2.2).
+
+use crate::enums::ADDR4_MODE;
+use crate::layout::{Ty, Wire};
+use crate::provenance::{Confidence, Provenance};
+use serde::Serialize;
+use zerocopy::little_endian::U32;
+
+pub const PROV: Provenance = Provenance::new("2.2", Confidence::Confirmed);
+
+/// Bits 0..28: the byte address.
+pub const ADDR_MASK: u32 = 0x1FFF_FFFF;
+/// Bits 25..28: zero for SBUF, non-zero for PSUM.
+pub const REGION_MASK: u32 = 0x1E00_0000;
+/// Base of the PSUM window (32 MiB).
+pub const PSUM_BASE: u32 = 0x0200_0000;
+/// Span of the PSUM window minus one (4 MiB).
+pub const PSUM_SPAN: u32 = 0x003F_FFFF;
+/// Bits 29..30 (`byte3 & 0x60`): the mode nibble.
+pub const MODE_MASK: u32 = 0x6000_0000;
+pub const MODE_INDIRECT: u32 = 0x2000_0000;
+pub const MODE_ACTIVE: u32 = 0x4000_0000;
+pub const MODE_DEAD: u32 = 0x6000_0000;
+/// Bit 31: register mode; byte 0 is then a register id.
+pub const REGISTER_BIT: u32 = 0x8000_0000;
+/// Register ids are below this bound.
+pub const REGID_LIMIT: u32 = 0x40;
+/// In register mode bits 8..30 must be zero.
+pub const REGISTER_RESERVED_MASK: u32 = 0x7FFF_FF00;
+
+/// The address word. A transparent u32 so every bit pattern round-trips.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default,
+         zerocopy::FromBytes, zerocopy::IntoBytes, zerocopy::KnownLayout,
+         zerocopy::Immutable, zerocopy::Unaligned)]
+pub struct Addr4(pub U32);
+
+impl Wire for Addr4 {
+    fn ty() -> Ty {
+        Ty::Addr4
+    }
+}
+
+/// Where an address points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Region {
+    Sbuf,
+    Psum,
+    /// Region bits set but outside the 4 MiB PSUM window.
+    Outside,
+}
+
+impl Addr4 {
+    pub fn new(word: u32) -> Self {
+        Addr4(U32::new(word))
+    }
+    pub fn word(self) -> u32 {
+        self.0.get()
+    }
+    pub fn addr29(self) -> u32 {
+        self.word() & ADDR_MASK
+    }
+    pub fn is_register(self) -> bool {
+        self.word() & REGISTER_BIT != 0
+    }
+    pub fn regid(self) -> u8 {
+        (self.word() & 0xFF) as u8
+    }
+    /// The mode nibble as the byte value `byte3 & 0x60`.
+    pub fn mode(self) -> u8 {
+        ((self.word() & MODE_MASK) >> 24) as u8
+    }
+    pub fn mode_name(self) -> &'static str {
+        ADDR4_MODE.name_of(self.mode()).unwrap_or("?")
+    }
+    pub fn is_indirect(self) -> bool {
+        self.word() & MODE_MASK == MODE_INDIRECT
+    }
+    pub fn is_psum(self) -> bool {
+        self.addr29().wrapping_sub(PSUM_BASE) <= PSUM_SPAN
+    }
+    pub fn region(self) -> Region {
+        if self.is_psum() {
+            Region::Psum
+        } else if self.word() & REGION_MASK == 0 {
+            Region::Sbuf
+        } else {
+            Region::Outside
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! The 64-byte bundle: a header word plus an opcode-selected body. Decoding
+//! never fails: an opcode the spec lays out decodes to its typed body, every
+//! other byte pattern to [`OpaqueBundle`]; encoding gives back the exact bytes.
+
+pub mod control;
+pub mod family_a;
+pub mod family_b;
+pub mod family_c;
+pub mod header;
+
+pub use control::{BranchBundle, OpaqueBundle, SemaphoreBundle};
+pub use family_a::{ActivationBundle, MatmulBundle, MatmulMxBundle, TensorScalarBundle};
+pub use family_b::TensorTensorBundle;
+pub use family_c::{BnStatsBundle, PoolCopyBundle};
+pub use header::{Header, BUNDLE_BYTES, INST_WORD_LEN};
+
+use crate::layout::Layout;
+use serde::Serialize;
+use zerocopy::{FromBytes, IntoBytes};
+
+/// One 64-byte bundle on the wire.
+pub type Raw = [u8; BUNDLE_BYTES];
+
+macro_rules! bodies {
+    ($( $kind:ident($ty:ident) $doc:literal; )*) => {
+        /// Which body layout an opcode uses.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        pub enum BodyKind { $( #[doc = $doc] $kind, )* }
+
+        impl BodyKind {
+            pub const ALL: &'static [BodyKind] = &[ $( BodyKind::$kind, )* ];
+
+            pub fn layout(self) -> &'static Layout {
+                match self { $( BodyKind::$kind => &$ty::LAYOUT, )* }
+            }
+        }
+
+        /// A decoded bundle: the typed body selected by its opcode.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Bundle { $( #[doc = $doc] $kind($ty), )* }
+
+        impl Bundle {
+            /// Decodes one bundle. Infallible: every byte pattern has a reading.
+            pub fn decode(raw: &Raw) -> Bundle {
+                match crate::opcode::body_kind(raw[0]) {
+                    $( BodyKind::$kind => Bundle::$kind($ty::read_from_bytes(raw).unwrap_or_else(|_| unreachable!())), )*
+                }
+            }
+
+            /// The exact wire bytes.
+            pub fn encode(&self) -> Raw {
+                let mut out = [0u8; BUNDLE_BYTES];
+                out.copy_from_slice(self.as_bytes());
+                out
+            }
+
+            pub fn as_bytes(&self) -> &[u8] {
+                match self { $( Bundle::$kind(b) => b.as_bytes(), )* }
+            }
+
+            pub fn kind(&self) -> BodyKind {
+                match self { $( Bundle::$kind(_) => BodyKind::$kind, )* }
+            }
+        }
+    };
+}
+
+bodies! {
+    Matmul(MatmulBundle) "Family A dense matmul / LoadStationary";
+    MatmulMx(MatmulMxBundle) "Family A MX matmul (CoreV4)";
+    Activation(ActivationBundle) "Family A activation";
+    TensorScalar(TensorScalarBundle) "Family A TensorScalar";
+    TensorTensor(TensorTensorBundle) "Family B TensorTensor";
+    PoolCopy(PoolCopyBundle) "Family C Pool / Copy / Memset / reduce";
+    BnStats(BnStatsBundle) "Family C mixed width (BNStats)";
+    Semaphore(SemaphoreBundle) "SP semaphore record";
+    Branch(BranchBundle) "SP branch";
+    Opaque(OpaqueBundle) "no body layout: header plus 60 raw bytes";
+}
+
+impl Bundle {
+    /// The header word every body starts with.
+    pub fn header(&self) -> Header {
+        // Every body starts with the 4-byte header; the prefix read cannot fail on 64 bytes.
+        match Header::read_from_prefix(self.as_bytes()) {
+            Ok((h, _)) => h,
+            Err(_) => unreachable!(),
+        }
+    }
+
+    pub fn opcode(&self) -> u8 {
+        self.header().opcode
+    }
+
+    pub fn layout(&self) -> &'static Layout {
+        self.kind().layout()
+    }
+
+    /// Decodes the first 64 bytes of `bytes`; `None` if fewer are given.
+    pub fn decode_slice(bytes: &[u8]) -> Option<Bundle> {
+        let raw: &Raw = bytes.get(..BUNDLE_BYTES)?.try_into().ok()?;
+        Some(Bundle::decode(raw))
+    }
+}
+
+/// A byte string that is not a whole number of bundles.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("trailing partial bundle at offset {offset:#x}: {len} bytes is not a multiple of 64")]
+pub struct PartialBundle {
+    /// Offset of the trailing partial bundle.
+    pub offset: usize,
+    /// Length of the whole input.
+    pub len: usize,
+}
+
+/// Splits a stream of N×64 bytes into bundles, with their byte offsets.
+pub fn stream(bytes: &[u8]) -> Result<impl Iterator<Item = (usize, &Raw)> + '_, PartialBundle> {
+    if bytes.len() % BUNDLE_BYTES != 0 {
+        return Err(PartialBundle { offset: bytes.len() - bytes.len() % BUNDLE_BYTES, len: bytes.len() });
+    }
+    Ok(bytes
+        .chunks_exact(BUNDLE_BYTES)
+        .enumerate()
+        .filter_map(|(i, c)| Some((i * BUNDLE_BYTES, <&Raw>::try_from(c).ok()?))))
+}

@@ -1,0 +1,413 @@
+//! The description language: every wire struct of the format is declared once
+//! with [`wire_struct!`], which emits both the zerocopy Rust struct and a
+//! [`Layout`] value (names, offsets, types, formats, provenance) that the text
+//! format, the validator's field paths, the C header and the reports read.
+//! Offsets come from `offset_of!` on the Rust struct, so the data cannot drift
+//! from the code.
+
+use crate::enums::EnumTable;
+use crate::provenance::Provenance;
+use serde::Serialize;
+
+/// A wire type: a primitive leaf, an array of a wire type, or a described struct.
+#[derive(Clone, Copy)]
+pub enum Ty {
+    U8,
+    U16,
+    I16,
+    U32,
+    U64,
+    /// The 32-bit start-address word (§2.2).
+    Addr4,
+    Array(fn() -> Ty, usize),
+    Struct(fn() -> &'static Layout),
+}
+
+impl Ty {
+    pub fn size(&self) -> usize {
+        match self {
+            Ty::U8 => 1,
+            Ty::U16 | Ty::I16 => 2,
+            Ty::U32 | Ty::Addr4 => 4,
+            Ty::U64 => 8,
+            Ty::Array(elem, n) => elem().size() * n,
+            Ty::Struct(l) => l().size,
+        }
+    }
+
+    /// The primitive of a leaf, `None` for arrays and structs.
+    pub fn prim(&self) -> Option<Prim> {
+        Some(match self {
+            Ty::U8 => Prim::U8,
+            Ty::U16 => Prim::U16,
+            Ty::I16 => Prim::I16,
+            Ty::U32 => Prim::U32,
+            Ty::U64 => Prim::U64,
+            Ty::Addr4 => Prim::Addr4,
+            Ty::Array(..) | Ty::Struct(_) => return None,
+        })
+    }
+}
+
+/// A little-endian scalar on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Prim {
+    U8,
+    U16,
+    I16,
+    U32,
+    U64,
+    Addr4,
+}
+
+impl Prim {
+    pub const fn size(self) -> usize {
+        match self {
+            Prim::U8 => 1,
+            Prim::U16 | Prim::I16 => 2,
+            Prim::U32 | Prim::Addr4 => 4,
+            Prim::U64 => 8,
+        }
+    }
+    pub const fn c_type(self) -> &'static str {
+        match self {
+            Prim::U8 => "uint8_t",
+            Prim::U16 => "uint16_t",
+            Prim::I16 => "int16_t",
+            Prim::U32 => "uint32_t",
+            Prim::U64 => "uint64_t",
+            Prim::Addr4 => "NEURON_ISA_TPB_ADDR4",
+        }
+    }
+    pub const fn is_signed(self) -> bool {
+        matches!(self, Prim::I16)
+    }
+
+    /// Reads the value at the start of `b`; `None` when `b` is too short.
+    pub fn read(self, b: &[u8]) -> Option<i64> {
+        let n = self.size();
+        let s = b.get(..n)?;
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(s);
+        let u = u64::from_le_bytes(w);
+        Some(match self {
+            Prim::I16 => i64::from(u as u16 as i16),
+            // u64 fields keep their bit pattern; callers use `read_u64` for the full range.
+            _ => u as i64,
+        })
+    }
+
+    pub fn read_u64(self, b: &[u8]) -> Option<u64> {
+        let n = self.size();
+        let s = b.get(..n)?;
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(s);
+        Some(u64::from_le_bytes(w))
+    }
+
+    /// Writes the low `size` bytes of `v` little-endian; `None` when `b` is too short.
+    pub fn write(self, b: &mut [u8], v: u64) -> Option<()> {
+        let n = self.size();
+        b.get_mut(..n)?.copy_from_slice(&v.to_le_bytes()[..n]);
+        Some(())
+    }
+
+    /// Whether `v` fits this primitive (signed range for I16).
+    pub fn fits(self, v: i128) -> bool {
+        match self {
+            Prim::I16 => (i16::MIN as i128..=i16::MAX as i128).contains(&v),
+            _ => v >= 0 && v <= (u64::MAX >> (64 - 8 * self.size() as u32)) as i128,
+        }
+    }
+}
+
+/// How the text format prints a field (and how the assembler reads it back).
+#[derive(Clone, Copy)]
+pub enum Fmt {
+    Hex,
+    Dec,
+    /// A dtype wire tag: printed by name when known.
+    Dtype,
+    /// Two dtype tags in one byte (low nibble, high nibble).
+    DtypeNibbles,
+    /// A byte from an enumeration table: printed by name when known.
+    Enum(&'static EnumTable),
+    /// Raw bytes, printed as one hex string.
+    Bytes,
+    /// A nested described struct whose fields print with a `name.` prefix.
+    Nested,
+    /// A nested struct whose fields print without a prefix (the bundle header).
+    Inline,
+}
+
+/// One field of a described struct.
+#[derive(Clone, Copy)]
+pub struct Field {
+    pub name: &'static str,
+    pub offset: usize,
+    pub ty: fn() -> Ty,
+    pub fmt: Fmt,
+    pub prov: Provenance,
+    pub doc: &'static str,
+}
+
+/// One described wire struct.
+#[derive(Clone, Copy)]
+pub struct Layout {
+    /// Rust type name.
+    pub name: &'static str,
+    /// C type name (recovered from the binary's symbols where the spec says so).
+    pub c_name: &'static str,
+    pub size: usize,
+    pub prov: Provenance,
+    pub doc: &'static str,
+    pub fields: &'static [Field],
+    /// For role twins (MEM_PATTERN*D): the TENSOR*D layout it is byte-identical to.
+    pub alias_of: Option<fn() -> &'static Layout>,
+}
+
+/// Implemented by every type that can be a field.
+pub trait Wire {
+    fn ty() -> Ty;
+}
+
+/// Implemented by every described struct.
+pub trait Described {
+    fn layout() -> &'static Layout;
+}
+
+impl Wire for u8 {
+    fn ty() -> Ty {
+        Ty::U8
+    }
+}
+impl Wire for zerocopy::little_endian::U16 {
+    fn ty() -> Ty {
+        Ty::U16
+    }
+}
+impl Wire for zerocopy::little_endian::I16 {
+    fn ty() -> Ty {
+        Ty::I16
+    }
+}
+impl Wire for zerocopy::little_endian::U32 {
+    fn ty() -> Ty {
+        Ty::U32
+    }
+}
+impl Wire for zerocopy::little_endian::U64 {
+    fn ty() -> Ty {
+        Ty::U64
+    }
+}
+impl<T: Wire, const N: usize> Wire for [T; N] {
+    fn ty() -> Ty {
+        Ty::Array(T::ty, N)
+    }
+}
+
+/// A flattened scalar or scalar array of a layout, with its dotted path.
+#[derive(Clone, Debug, Serialize)]
+pub struct Leaf {
+    pub path: String,
+    pub offset: usize,
+    pub prim: Prim,
+    /// `None` for a scalar, `Some(n)` for an array of n elements.
+    pub len: Option<usize>,
+    #[serde(skip)]
+    pub fmt: LeafFmt,
+    pub prov: Provenance,
+    pub doc: &'static str,
+}
+
+/// [`Fmt`] restricted to what a leaf can carry.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum LeafFmt {
+    #[default]
+    Hex,
+    Dec,
+    Dtype,
+    DtypeNibbles,
+    Enum(&'static EnumTable),
+    Bytes,
+}
+
+impl Leaf {
+    pub fn size(&self) -> usize {
+        self.prim.size() * self.len.unwrap_or(1)
+    }
+}
+
+impl Layout {
+    /// Every scalar / array leaf in offset order, nested structs flattened.
+    pub fn leaves(&self) -> Vec<Leaf> {
+        let mut out = Vec::new();
+        self.push_leaves("", 0, &mut out);
+        out
+    }
+
+    fn push_leaves(&self, prefix: &str, base: usize, out: &mut Vec<Leaf>) {
+        for f in self.fields {
+            let path = format!("{prefix}{}", f.name);
+            let off = base + f.offset;
+            let leaf_fmt = match f.fmt {
+                Fmt::Hex => LeafFmt::Hex,
+                Fmt::Dec => LeafFmt::Dec,
+                Fmt::Dtype => LeafFmt::Dtype,
+                Fmt::DtypeNibbles => LeafFmt::DtypeNibbles,
+                Fmt::Enum(t) => LeafFmt::Enum(t),
+                Fmt::Bytes => LeafFmt::Bytes,
+                Fmt::Nested | Fmt::Inline => {
+                    if let Ty::Struct(l) = (f.ty)() {
+                        let p = if matches!(f.fmt, Fmt::Inline) { prefix.to_string() } else { format!("{path}.") };
+                        l().push_leaves(&p, off, out);
+                    }
+                    continue;
+                }
+            };
+            let (prim, len) = match (f.ty)() {
+                Ty::Array(elem, n) => (elem().prim(), Some(n)),
+                t => (t.prim(), None),
+            };
+            if let Some(prim) = prim {
+                out.push(Leaf { path, offset: off, prim, len, fmt: leaf_fmt, prov: f.prov, doc: f.doc });
+            }
+        }
+    }
+
+    /// Resolves a field path (`psum_dst.num[1]`, `opcode`) to its byte offset and size.
+    pub fn resolve(&self, path: &str) -> Option<(usize, usize)> {
+        let (base, index) = match path.strip_suffix(']').and_then(|p| p.split_once('[')) {
+            Some((b, i)) => (b, Some(i.parse::<usize>().ok()?)),
+            None => (path, None),
+        };
+        let leaf = self.leaves().into_iter().find(|l| l.path == base)?;
+        match (index, leaf.len) {
+            (None, _) => Some((leaf.offset, leaf.size())),
+            (Some(i), Some(n)) if i < n => Some((leaf.offset + i * leaf.prim.size(), leaf.prim.size())),
+            _ => None,
+        }
+    }
+
+    /// Resolves a path naming a nested struct field (`moving`, `psum_dst`) to its offset.
+    pub fn field_offset(&self, name: &str) -> Option<usize> {
+        self.fields.iter().find(|f| f.name == name).map(|f| f.offset)
+    }
+}
+
+/// Declares a wire struct once: emits the zerocopy struct and its [`Layout`].
+///
+/// ```ignore
+/// wire_struct! {
+///     /// doc
+///     struct Tensor1d as "NEURON_ISA_TPB_TENSOR1D", size 8, ["2.3", Confirmed] {
+///         /// field doc
+///         addr: Addr4 => Hex, "2.2", Confirmed;
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! wire_struct {
+    (
+        $(#[doc = $doc:literal])*
+        struct $name:ident as $c:literal, size $size:literal, [$sec:literal, $conf:ident] {
+            $(
+                $(#[doc = $fdoc:literal])*
+                $f:ident : $t:ty => $fmt:expr, $fsec:literal, $fconf:ident;
+            )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[repr(C)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug,
+                 zerocopy::FromBytes, zerocopy::IntoBytes, zerocopy::KnownLayout,
+                 zerocopy::Immutable, zerocopy::Unaligned)]
+        pub struct $name {
+            $( $(#[doc = $fdoc])* pub $f: $t, )*
+        }
+
+        const _: () = assert!(core::mem::size_of::<$name>() == $size, concat!(stringify!($name), " size"));
+
+        impl $name {
+            /// This struct's description.
+            pub const LAYOUT: $crate::layout::Layout = $crate::layout::Layout {
+                name: stringify!($name),
+                c_name: $c,
+                size: $size,
+                prov: $crate::provenance::Provenance::new($sec, $crate::provenance::Confidence::$conf),
+                doc: concat!($($doc, "\n",)*),
+                fields: &[ $(
+                    $crate::layout::Field {
+                        name: stringify!($f),
+                        offset: core::mem::offset_of!($name, $f),
+                        ty: <$t as $crate::layout::Wire>::ty,
+                        fmt: $fmt,
+                        prov: $crate::provenance::Provenance::new($fsec, $crate::provenance::Confidence::$fconf),
+                        doc: concat!($($fdoc,)*),
+                    },
+                )* ],
+                alias_of: None,
+            };
+        }
+
+        impl $crate::layout::Described for $name {
+            fn layout() -> &'static $crate::layout::Layout {
+                &Self::LAYOUT
+            }
+        }
+
+        impl $crate::layout::Wire for $name {
+            fn ty() -> $crate::layout::Ty {
+                $crate::layout::Ty::Struct(<$name as $crate::layout::Described>::layout)
+            }
+        }
+    };
+}
+
+/// Declares a role twin: byte-identical to `$of`, with its own C name (§2.5).
+#[macro_export]
+macro_rules! wire_alias {
+    ($(#[doc = $doc:literal])* struct $name:ident = $of:ident as $c:literal, [$sec:literal, $conf:ident]) => {
+        $(#[doc = $doc])*
+        #[repr(transparent)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug,
+                 zerocopy::FromBytes, zerocopy::IntoBytes, zerocopy::KnownLayout,
+                 zerocopy::Immutable, zerocopy::Unaligned)]
+        pub struct $name(pub $of);
+
+        impl $name {
+            pub const LAYOUT: $crate::layout::Layout = $crate::layout::Layout {
+                name: stringify!($name),
+                c_name: $c,
+                prov: $crate::provenance::Provenance::new($sec, $crate::provenance::Confidence::$conf),
+                doc: concat!($($doc, "\n",)*),
+                alias_of: Some(<$of as $crate::layout::Described>::layout),
+                ..$of::LAYOUT
+            };
+        }
+
+        impl core::ops::Deref for $name {
+            type Target = $of;
+            fn deref(&self) -> &$of {
+                &self.0
+            }
+        }
+        impl core::ops::DerefMut for $name {
+            fn deref_mut(&mut self) -> &mut $of {
+                &mut self.0
+            }
+        }
+        impl $crate::layout::Described for $name {
+            fn layout() -> &'static $crate::layout::Layout {
+                &Self::LAYOUT
+            }
+        }
+        impl $crate::layout::Wire for $name {
+            fn ty() -> $crate::layout::Ty {
+                $crate::layout::Ty::Struct(<$name as $crate::layout::Described>::layout)
+            }
+        }
+    };
+}

@@ -1,0 +1,26 @@
+//! The AWS Neuron TPB instruction-bundle wire format, described once as data.
+//!
+//! Layers, as in wasm-tools: [`layout`] (the description language) and the
+//! described structs ([`descriptor`], [`bundle`]); [`opcode`], [`dtype`] and
+//! [`enums`] tables; the codec ([`bundle::Bundle::decode`] / `encode`); the
+//! [`validate`] layer; the generator [`smith`]; the [`text`] format.
+//! Every item carries the spec section and confidence tag it comes from.
+
+pub mod addr4;
+pub mod bundle;
+pub mod catalog;
+pub mod descriptor;
+pub mod dtype;
+pub mod enums;
+pub mod generation;
+pub mod layout;
+pub mod opcode;
+pub mod operands;
+pub mod provenance;
+pub mod text;
+pub mod validate;
+
+pub use addr4::Addr4;
+pub use bundle::{Bundle, BodyKind, Raw, BUNDLE_BYTES};
+pub use generation::Generation;
+pub use provenance::{Confidence, Provenance, Severity};

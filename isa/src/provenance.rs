@@ -1,0 +1,94 @@
+//! Where a fact comes from and how sure the spec is of it.
+//!
+//! Every constant, layout and field of the description carries a [`Provenance`]:
+//! the spec section that established it and the spec's confidence tag. Reports
+//! print it; the validator derives a finding's severity from it.
+
+use serde::Serialize;
+
+/// The spec's three confidence tags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Confidence {
+    /// Encoder writes and decoder reads agree byte-exact, or read from the binary.
+    Confirmed,
+    /// Assigned from indirect evidence (descriptor widths, vtable reuse).
+    Strong,
+    /// A reading of the code that nothing checked.
+    Inferred,
+}
+
+impl Confidence {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Confirmed => "CONFIRMED",
+            Confidence::Strong => "STRONG",
+            Confidence::Inferred => "INFERRED",
+        }
+    }
+
+    /// A broken fact is as serious as the fact is certain.
+    pub const fn severity(self) -> Severity {
+        match self {
+            Confidence::Confirmed => Severity::Error,
+            Confidence::Strong => Severity::Warning,
+            Confidence::Inferred => Severity::Info,
+        }
+    }
+}
+
+/// How bad a validator finding is; derived from the broken fact's confidence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// Spec section plus confidence tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Provenance {
+    pub section: &'static str,
+    pub confidence: Confidence,
+}
+
+impl Provenance {
+    pub const fn new(section: &'static str, confidence: Confidence) -> Self {
+        Provenance { section, confidence }
+    }
+}
+
+impl std::fmt::Display for Provenance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "§{} {}", self.section, self.confidence.as_str())
+    }
+}
+
+/// A named constant of the format with its provenance, for `tpb facts` and reports.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Fact {
+    pub id: &'static str,
+    pub value: FactValue,
+    pub prov: Provenance,
+    pub doc: &'static str,
+}
+
+/// The value of a [`Fact`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum FactValue {
+    Int(u64),
+    Bytes(&'static [u8]),
+    Text(&'static str),
+}

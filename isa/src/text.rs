@@ -1,0 +1,205 @@
+//! The text format: one line per bundle, `0xNN:Name field=value …`, every
+//! field of the body layout by its path. The disassembler and the assembler
+//! both walk the same flattened layout, so text → bytes → text is exact.
+//! Comments start with `#`; blank lines are skipped.
+
+use crate::bundle::{BodyKind, Bundle, Raw, BUNDLE_BYTES, INST_WORD_LEN};
+use crate::dtype;
+use crate::layout::{Leaf, LeafFmt, Prim};
+use crate::opcode;
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+/// The flattened leaves of every body kind, built once.
+pub fn leaves(kind: BodyKind) -> &'static [Leaf] {
+    static CACHE: OnceLock<Vec<Vec<Leaf>>> = OnceLock::new();
+    let all = CACHE.get_or_init(|| BodyKind::ALL.iter().map(|k| k.layout().leaves()).collect());
+    let i = BodyKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
+    all.get(i).map_or(&[], Vec::as_slice)
+}
+
+/// The mnemonic: opcode byte and table name.
+pub fn mnemonic(op: u8) -> String {
+    format!("{op:#04x}:{}", opcode::name(op))
+}
+
+/// Disassembles one bundle to one line (no trailing newline).
+pub fn disasm(b: &Bundle) -> String {
+    let bytes = b.as_bytes();
+    let mut s = mnemonic(b.opcode());
+    for leaf in leaves(b.kind()) {
+        if leaf.path == "opcode" {
+            continue;
+        }
+        let _ = write!(s, " {}=", leaf.path);
+        let at = bytes.get(leaf.offset..).unwrap_or(&[]);
+        format_leaf(&mut s, leaf, at);
+    }
+    s
+}
+
+fn format_leaf(s: &mut String, leaf: &Leaf, at: &[u8]) {
+    match (leaf.len, leaf.fmt) {
+        (Some(n), LeafFmt::Bytes) | (Some(n), _) if leaf.prim == Prim::U8 => {
+            for b in at.iter().take(n) {
+                let _ = write!(s, "{b:02x}");
+            }
+        }
+        (Some(n), fmt) => {
+            s.push('[');
+            for i in 0..n {
+                if i > 0 {
+                    s.push(',');
+                }
+                format_scalar(s, leaf.prim, fmt, at.get(i * leaf.prim.size()..).unwrap_or(&[]));
+            }
+            s.push(']');
+        }
+        (None, fmt) => format_scalar(s, leaf.prim, fmt, at),
+    }
+}
+
+fn format_scalar(s: &mut String, prim: Prim, fmt: LeafFmt, at: &[u8]) {
+    let u = prim.read_u64(at).unwrap_or(0);
+    let hex = |s: &mut String| {
+        let _ = write!(s, "{:#0w$x}", u, w = 2 + 2 * prim.size());
+    };
+    match fmt {
+        LeafFmt::Dec if prim.is_signed() => {
+            let _ = write!(s, "{}", prim.read(at).unwrap_or(0));
+        }
+        LeafFmt::Dec => {
+            let _ = write!(s, "{u}");
+        }
+        LeafFmt::Dtype => match dtype::info(u as u8) {
+            Some(d) if prim == Prim::U8 => s.push_str(d.name),
+            _ => hex(s),
+        },
+        LeafFmt::DtypeNibbles => match (dtype::info((u & 0xF) as u8), dtype::info((u >> 4) as u8 & 0xF)) {
+            (Some(lo), Some(hi)) if prim == Prim::U8 => {
+                let _ = write!(s, "{}/{}", lo.name, hi.name);
+            }
+            _ => hex(s),
+        },
+        LeafFmt::Enum(t) => match t.name_of(u as u8) {
+            Some(n) if prim == Prim::U8 => s.push_str(n),
+            _ => hex(s),
+        },
+        LeafFmt::Hex | LeafFmt::Bytes => hex(s),
+    }
+}
+
+/// An assembler error: 1-based line and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct TextError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// Assembles a whole text (one bundle per non-blank line) into bytes.
+pub fn assemble(text: &str) -> Result<Vec<u8>, TextError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        match asm_line(line) {
+            Ok(Some(raw)) => out.extend_from_slice(&raw),
+            Ok(None) => {}
+            Err(message) => return Err(TextError { line: i + 1, message }),
+        }
+    }
+    Ok(out)
+}
+
+/// Assembles one line; `Ok(None)` for a blank or comment line.
+pub fn asm_line(line: &str) -> Result<Option<Raw>, String> {
+    let code = line.split('#').next().unwrap_or("").trim();
+    let mut tokens = code.split_whitespace();
+    let Some(mn) = tokens.next() else { return Ok(None) };
+    let (op_text, name) = mn.split_once(':').ok_or_else(|| format!("`{mn}`: expected 0xNN:Name"))?;
+    let op = parse_uint(op_text).filter(|v| *v <= 0xFF).ok_or_else(|| format!("`{op_text}`: not an opcode byte"))? as u8;
+    if name != opcode::name(op) {
+        return Err(format!("`{mn}`: opcode {op:#04x} is {}, not {name}", opcode::name(op)));
+    }
+    let kind = opcode::body_kind(op);
+    let leaves = leaves(kind);
+    let mut raw = [0u8; BUNDLE_BYTES];
+    raw[0] = op;
+    raw[1] = INST_WORD_LEN;
+    let mut seen = vec![false; leaves.len()];
+    for tok in tokens {
+        let (key, value) = tok.split_once('=').ok_or_else(|| format!("`{tok}`: expected field=value"))?;
+        let i = leaves
+            .iter()
+            .position(|l| l.path == key && l.path != "opcode")
+            .ok_or_else(|| format!("`{key}`: no such field in {}", kind.layout().name))?;
+        if std::mem::replace(&mut seen[i], true) {
+            return Err(format!("`{key}`: given twice"));
+        }
+        let leaf = &leaves[i];
+        let at = raw.get_mut(leaf.offset..leaf.offset + leaf.size()).ok_or_else(|| format!("`{key}`: outside the bundle"))?;
+        parse_leaf(leaf, value, at).map_err(|e| format!("`{key}={value}`: {e}"))?;
+    }
+    Ok(Some(raw))
+}
+
+fn parse_leaf(leaf: &Leaf, value: &str, at: &mut [u8]) -> Result<(), String> {
+    match leaf.len {
+        Some(n) if leaf.prim == Prim::U8 => {
+            if value.len() != 2 * n {
+                return Err(format!("expected {} hex digits", 2 * n));
+            }
+            for (i, b) in at.iter_mut().enumerate() {
+                let pair = value.get(2 * i..2 * i + 2).ok_or("bad hex")?;
+                *b = u8::from_str_radix(pair, 16).map_err(|_| format!("`{pair}` is not hex"))?;
+            }
+            Ok(())
+        }
+        Some(n) => {
+            let inner = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')).ok_or("expected [a,b,…]")?;
+            let parts: Vec<&str> = inner.split(',').collect();
+            if parts.len() != n {
+                return Err(format!("expected {n} elements, got {}", parts.len()));
+            }
+            let sz = leaf.prim.size();
+            for (i, p) in parts.iter().enumerate() {
+                let v = parse_scalar(leaf.prim, leaf.fmt, p)?;
+                leaf.prim.write(&mut at[i * sz..], v).ok_or("outside the bundle")?;
+            }
+            Ok(())
+        }
+        None => {
+            let v = parse_scalar(leaf.prim, leaf.fmt, value)?;
+            leaf.prim.write(at, v).ok_or_else(|| "outside the bundle".to_string())
+        }
+    }
+}
+
+fn parse_scalar(prim: Prim, fmt: LeafFmt, text: &str) -> Result<u64, String> {
+    let symbolic = match fmt {
+        LeafFmt::Dtype => dtype::by_name(text).map(|d| u64::from(d.tag)),
+        LeafFmt::Enum(t) => t.value_of(text).map(u64::from),
+        LeafFmt::DtypeNibbles => text.split_once('/').and_then(|(lo, hi)| {
+            Some(u64::from(dtype::by_name(lo)?.tag) | (u64::from(dtype::by_name(hi)?.tag) << 4))
+        }),
+        _ => None,
+    };
+    if let Some(v) = symbolic {
+        return Ok(v);
+    }
+    let n: i128 = if let Some(neg) = text.strip_prefix('-') {
+        -(parse_uint(neg).ok_or_else(|| format!("`{text}` is not a number"))? as i128)
+    } else {
+        parse_uint(text).ok_or_else(|| format!("`{text}` is not a number or a known name"))? as i128
+    };
+    if !prim.fits(n) {
+        return Err(format!("{n} does not fit {:?}", prim));
+    }
+    Ok(n as i64 as u64 & (u64::MAX >> (64 - 8 * prim.size() as u32)))
+}
+
+fn parse_uint(t: &str) -> Option<u64> {
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => t.parse().ok(),
+    }
+}

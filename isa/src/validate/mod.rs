@@ -1,0 +1,139 @@
+//! The validator: checks one decoded bundle against every invariant the spec
+//! documents, for one generation. It never fails and never panics; it returns
+//! findings, each naming its check code, field path, byte offset, section and
+//! a severity derived from the confidence of the facts involved.
+
+pub mod checks;
+mod slots;
+
+use crate::bundle::Bundle;
+use crate::dtype::{self, DtypeInfo};
+use crate::generation::Generation;
+use crate::layout::Layout;
+use crate::opcode::{self, OpcodeInfo};
+use crate::provenance::{Confidence, Severity};
+use checks::Check;
+use serde::Serialize;
+
+/// One broken invariant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub code: &'static str,
+    /// Field path in the body layout, e.g. `psum_dst.num[1]`.
+    pub field: String,
+    /// Byte offset of the field within the bundle.
+    pub offset: usize,
+    pub section: &'static str,
+    /// The weakest confidence among the check, the field's placement and the op's body assignment.
+    pub confidence: Confidence,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// Whether findings leave a bundle valid: only errors make it invalid.
+pub fn is_valid(findings: &[Finding]) -> bool {
+    !findings.iter().any(|f| f.severity == Severity::Error)
+}
+
+/// Validates one bundle for one generation.
+pub fn validate(bundle: &Bundle, generation: Generation) -> Vec<Finding> {
+    let mut out = Vec::new();
+    validate_into(bundle, generation, &mut out);
+    out
+}
+
+/// Validates one bundle, appending findings to `out` (allocation-free when it is clean).
+pub fn validate_into(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>) {
+    let layout = bundle.layout();
+    let op = opcode::lookup(bundle.opcode());
+    let mut cx = Ctx { layout, body_conf: Confidence::Confirmed, generation, out };
+    cx.header(bundle, op);
+    if let Some(op) = op {
+        cx.body_conf = op.body_prov.confidence;
+        slots::body(&mut cx, bundle, op);
+    }
+}
+
+pub(crate) struct Ctx<'a> {
+    layout: &'static Layout,
+    /// Confidence of the op → body assignment; findings in the body are no surer.
+    body_conf: Confidence,
+    pub(crate) generation: Generation,
+    out: &'a mut Vec<Finding>,
+}
+
+impl Ctx<'_> {
+    /// Reports `check` on a field of the body layout.
+    #[cold]
+    pub(crate) fn report(&mut self, check: &'static Check, field: &str, message: String) {
+        let (offset, conf) = resolve(self.layout, field).unwrap_or((0, Confidence::Inferred));
+        self.push(check, field.to_string(), offset, conf, message);
+    }
+
+    /// Reports `check` on a field of a view (an indirect reading of a slot).
+    #[cold]
+    pub(crate) fn report_view(&mut self, check: &'static Check, slot: &str, base: usize, view: &Layout, leaf: &str, message: String) {
+        let (offset, conf) = resolve(view, leaf).unwrap_or((0, Confidence::Inferred));
+        self.push(check, format!("{slot}.{leaf}"), base + offset, conf, message);
+    }
+
+    fn push(&mut self, check: &'static Check, field: String, offset: usize, field_conf: Confidence, message: String) {
+        let confidence = check.prov.confidence.max(field_conf).max(self.body_conf);
+        self.out.push(Finding {
+            code: check.code,
+            field,
+            offset,
+            section: check.prov.section,
+            confidence,
+            severity: confidence.severity(),
+            message,
+        });
+    }
+
+    /// Checks a dtype field; `Some` when the tag is valid and available here.
+    pub(crate) fn dtype(&mut self, field: &str, tag: u8) -> Option<&'static DtypeInfo> {
+        match dtype::info(tag) {
+            None => {
+                self.report(&checks::INVALID_DTYPE, field, format!("dtype tag {tag:#04x} is not a wire tag 1..=16"));
+                None
+            }
+            Some(d) if d.since > self.generation => {
+                self.report(
+                    &checks::DTYPE_UNAVAILABLE,
+                    field,
+                    format!("dtype {} (tag {}) does not exist before {}", d.name, d.tag, d.since),
+                );
+                None
+            }
+            Some(d) => Some(d),
+        }
+    }
+
+    fn header(&mut self, bundle: &Bundle, op: Option<&OpcodeInfo>) {
+        let h = bundle.header();
+        let saturate_ok = h.opcode == opcode::QUANTIZE_MX && h.inst_word_len == crate::bundle::header::INST_WORD_LEN_SATURATE;
+        if h.inst_word_len != crate::bundle::INST_WORD_LEN && !saturate_ok {
+            self.report(&checks::INST_WORD_LEN, "inst_word_len", format!("inst_word_len is {:#04x}, not 0x10", h.inst_word_len));
+        }
+        if h.reserved.get() != 0 {
+            self.report(&checks::HEADER_RESERVED, "reserved", format!("reserved half-word is {:#06x}", h.reserved.get()));
+        }
+        match op {
+            None => self.report(&checks::UNKNOWN_OPCODE, "opcode", format!("opcode {:#04x} is not in the opcode table", h.opcode)),
+            Some(o) if !o.available(self.generation) => self.report(
+                &checks::OPCODE_UNAVAILABLE,
+                "opcode",
+                format!("{} ({:#04x}) is not encoded on {}", o.name, o.byte, self.generation),
+            ),
+            Some(_) => {}
+        }
+    }
+}
+
+/// Offset and confidence of a field path in a layout.
+fn resolve(layout: &Layout, path: &str) -> Option<(usize, Confidence)> {
+    let (offset, _) = layout.resolve(path)?;
+    let base = path.split('[').next().unwrap_or(path);
+    let conf = layout.leaves().into_iter().find(|l| l.path == base).map(|l| l.prov.confidence)?;
+    Some((offset, conf))
+}

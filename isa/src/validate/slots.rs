@@ -1,0 +1,264 @@
+//! Per-body checks: descriptor slots, dtype fields and control-band enumerations.
+
+use super::checks::*;
+use super::Ctx;
+use crate::addr4::{self, Addr4, Region};
+use crate::bundle::{control::*, family_c::PoolCopyBundle, Bundle};
+use crate::operands::{self, Role, SlotType};
+use crate::descriptor::{Indirect16b, Indirect20b, MxIndirect16b, MxMemPattern1d, Tensor2d, Tensor3d, Tensor4d};
+use crate::dtype::{DtypeInfo, BF16};
+use crate::enums as en;
+use crate::generation::Generation;
+use crate::layout::Layout;
+use crate::opcode::OpcodeInfo;
+use zerocopy::little_endian::U16;
+use zerocopy::{FromBytes, IntoBytes};
+
+pub(super) fn body(cx: &mut Ctx<'_>, bundle: &Bundle, op: &OpcodeInfo) {
+    let layout = bundle.layout();
+    let bytes = bundle.as_bytes();
+    for slot in operands::live_slots(op) {
+        let dt = match slot.dtype.read(layout, cx.generation, bytes) {
+            Some(tag) => cx.dtype(slot.dtype.field(cx.generation), tag),
+            None => None,
+        };
+        let base = slot.offset(layout);
+        let Some(raw) = bytes.get(base..base + slot.size()) else { continue };
+        match slot.ty {
+            SlotType::Mx => {
+                if let Ok(m) = MxMemPattern1d::read_from_bytes(raw) {
+                    mx_operand(cx, slot.name, base, &m, dt);
+                }
+            }
+            SlotType::Pattern(2) => {
+                if let Ok(p) = Tensor2d::read_from_bytes(raw) {
+                    pattern(cx, slot.name, base, &p, dt, slot.role);
+                }
+            }
+            SlotType::Pattern(4) => {
+                if let Ok(p) = Tensor4d::read_from_bytes(raw) {
+                    pattern(cx, slot.name, base, &p, dt, slot.role);
+                }
+            }
+            SlotType::Pattern(_) => {
+                if let Ok(p) = Tensor3d::read_from_bytes(raw) {
+                    pattern(cx, slot.name, base, &p, dt, slot.role);
+                }
+            }
+        }
+    }
+    match bundle {
+        Bundle::Matmul(b) => matmul_band(cx, b.perf_sel, Some((b.row_group, b.col_group_norm))),
+        Bundle::MatmulMx(b) => matmul_band(cx, b.perf_sel, None),
+        Bundle::TensorScalar(b) => {
+            alu(cx, "op0", b.op0);
+            alu(cx, "op1", b.op1);
+        }
+        Bundle::TensorTensor(b) => alu(cx, "alu_op", b.alu_op),
+        Bundle::PoolCopy(b) if op.byte == POOL_OPCODE => pool(cx, b),
+        Bundle::Semaphore(b) => semaphore(cx, b),
+        Bundle::Branch(b) => branch(cx, b),
+        _ => {}
+    }
+}
+
+/// The Pool opcode, whose band carries func / mode / scale.
+pub const POOL_OPCODE: u8 = 0x45;
+
+fn matmul_band(cx: &mut Ctx<'_>, perf_sel: u8, v2_groups: Option<(u8, u8)>) {
+    if !matches!(perf_sel, 0 | 2 | 3) {
+        cx.report(&MATMUL_PERF_SEL, "perf_sel", format!("perf_sel is {perf_sel}"));
+    }
+    if let (Generation::V2, Some((row, col))) = (cx.generation, v2_groups) {
+        if !matches!(row, 1 | 2 | 4 | 8) {
+            cx.report(&MATMUL_ROW_GROUP, "row_group", format!("row_group is {row}"));
+        }
+        if !matches!(col, 1 | 2 | 4 | 8 | 16) {
+            cx.report(&MATMUL_COL_GROUP, "col_group_norm", format!("col_group_norm is {col}"));
+        }
+    }
+}
+
+fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt: Option<&'static DtypeInfo>) {
+    let data_path = format!("{slot}.data");
+    if !m.data.is_register() && m.data.is_indirect() {
+        // A gather: the slot reads as MXINDIRECT16B (§2.7).
+        let Ok(v) = MxIndirect16b::read_from_bytes(m.as_bytes()) else { return };
+        let view = &MxIndirect16b::LAYOUT;
+        addr_basic(cx, slot, base, view, "data", v.data);
+        mx_scale(cx, slot, base, view, "scale", v.scale);
+        if v.k_extent.get() == 0 {
+            cx.report_view(&MX_ZERO_K_EXTENT, slot, base, view, "k_extent", "k_extent is 0".into());
+        }
+        if v.scale_base_part >= 128 {
+            let msg = format!("scale_base_part {} is not below 128", v.scale_base_part);
+            cx.report_view(&MX_SCALE_PART_RANGE, slot, base, view, "scale_base_part", msg);
+        }
+        return;
+    }
+    let view = &MxMemPattern1d::LAYOUT;
+    if addr_basic(cx, slot, base, view, "data", m.data) {
+        let region = m.data.region();
+        if region == Region::Outside {
+            cx.report(&ADDRESS_OUTSIDE_MEMORY, &data_path, format!("address {:#x} is outside SBUF and the PSUM window", m.data.addr29()));
+        }
+        if let Some(d) = dt {
+            if m.data.addr29() % d.align != 0 {
+                let msg = format!("address {:#x} is not {}-byte aligned for {}", m.data.addr29(), d.align, d.name);
+                cx.report(&MISALIGNED_ADDRESS, &data_path, msg);
+            }
+        }
+    }
+    mx_scale(cx, slot, base, view, "scale", m.scale);
+    if !matches!(m.step_dir, 0x01 | 0xFF) {
+        cx.report(&MX_STEP_DIR, &format!("{slot}.step_dir"), format!("step_dir is {:#04x}", m.step_dir));
+    }
+    if m.k_extent.get() == 0 {
+        cx.report(&MX_ZERO_K_EXTENT, &format!("{slot}.k_extent"), "k_extent is 0".into());
+    }
+    if m.scale_base_part >= 128 {
+        cx.report(&MX_SCALE_PART_RANGE, &format!("{slot}.scale_base_part"), format!("scale_base_part {} is not below 128", m.scale_base_part));
+    }
+}
+
+fn mx_scale(cx: &mut Ctx<'_>, slot: &str, base: usize, view: &Layout, leaf: &str, a: Addr4) {
+    if addr_basic(cx, slot, base, view, leaf, a) && a.region() != Region::Sbuf {
+        let msg = format!("MX scale address {:#x} is not in SBUF", a.addr29());
+        cx.report_view(&MX_SCALE_NOT_SBUF, slot, base, view, leaf, msg);
+    }
+}
+
+/// Register-mode and dead-mode rules for one ADDR4; `true` when it is a plain
+/// (static, indirect or active) memory address whose region can be checked.
+fn addr_basic(cx: &mut Ctx<'_>, slot: &str, base: usize, view: &Layout, leaf: &str, a: Addr4) -> bool {
+    if a.is_register() {
+        if u32::from(a.regid()) >= addr4::REGID_LIMIT {
+            cx.report_view(&REGISTER_ID, slot, base, view, leaf, format!("register id {:#04x} is not below 0x40", a.regid()));
+        }
+        if a.word() & addr4::REGISTER_RESERVED_MASK != 0 {
+            let msg = format!("register-mode word {:#010x} has bits 8..30 set", a.word());
+            cx.report_view(&REGISTER_RESERVED_BITS, slot, base, view, leaf, msg);
+        }
+        return false;
+    }
+    if a.word() & addr4::MODE_MASK == addr4::MODE_DEAD {
+        cx.report_view(&DEAD_ADDR_MODE, slot, base, view, leaf, format!("ADDR4 {:#010x} has the dead mode nibble 0x60", a.word()));
+        return false;
+    }
+    true
+}
+
+/// A static pattern slot: TENSOR2D/3D/4D or a MEM_PATTERN twin.
+trait Pattern: IntoBytes + zerocopy::Immutable {
+    fn addr(&self) -> Addr4;
+    fn nums(&self) -> &[U16];
+    /// The static layout (names fields in findings).
+    fn layout(&self) -> &'static Layout;
+}
+
+macro_rules! pattern_impl {
+    ($($t:ty),*) => { $(
+        impl Pattern for $t {
+            fn addr(&self) -> Addr4 { self.addr }
+            fn nums(&self) -> &[U16] { &self.num }
+            fn layout(&self) -> &'static Layout { &<$t>::LAYOUT }
+        }
+    )* };
+}
+pattern_impl!(Tensor2d, Tensor3d, Tensor4d);
+
+/// Checks a TENSOR*/MEM_PATTERN* slot at `base`.
+fn pattern(cx: &mut Ctx<'_>, slot: &str, base: usize, p: &impl Pattern, dt: Option<&'static DtypeInfo>, role: Role) {
+    let a = p.addr();
+    let addr_path = format!("{slot}.addr");
+    let indirect = !a.is_register() && a.is_indirect();
+    if indirect {
+        // A gather: the slot reads as INDIRECT16B / INDIRECT20B and its
+        // stride/num region is inert (§2.7).
+        let view: &Layout = if p.nums().len() == 4 { &Indirect20b::LAYOUT } else { &Indirect16b::LAYOUT };
+        if a.region() == Region::Outside {
+            cx.report(&ADDRESS_OUTSIDE_MEMORY, &addr_path, format!("address {:#x} is outside SBUF and the PSUM window", a.addr29()));
+        }
+        if let Ok((g, _)) = Indirect16b::read_from_prefix(p.as_bytes()) {
+            addr_basic(cx, slot, base, view, "data", g.data);
+        }
+        return;
+    }
+    if addr_basic(cx, slot, base, p.layout(), "addr", a) {
+        let region = a.region();
+        let matmul_dst = role == (Role::Dst { matmul: true });
+        if matmul_dst && region != Region::Psum {
+            cx.report(&MATMUL_DST_NOT_PSUM, &addr_path, format!("matmul destination {:#x} is not in the PSUM window", a.addr29()));
+        } else if region == Region::Outside {
+            cx.report(&ADDRESS_OUTSIDE_MEMORY, &addr_path, format!("address {:#x} is outside SBUF and the PSUM window", a.addr29()));
+        }
+        if let Some(d) = dt {
+            if a.addr29() % d.align != 0 {
+                let msg = format!("address {:#x} is not {}-byte aligned for {}", a.addr29(), d.align, d.name);
+                cx.report(&MISALIGNED_ADDRESS, &addr_path, msg);
+            }
+            if let Role::Dst { matmul } = role {
+                if region == Region::Psum && !d.psum_write && !(matmul && d.tag == BF16) {
+                    cx.report(&PSUM_WRITE_DTYPE, &addr_path, format!("PSUM write with {}-byte class dtype {}", d.align, d.name));
+                }
+            }
+        }
+    }
+    for (i, n) in p.nums().iter().enumerate() {
+        if n.get() == 0 {
+            cx.report(&ZERO_NUM, &format!("{slot}.num[{i}]"), format!("num[{i}] is 0"));
+        }
+    }
+}
+
+fn alu(cx: &mut Ctx<'_>, field: &str, v: u8) {
+    if !en::ALU_OP.contains(v) {
+        cx.report(&UNKNOWN_ALU_OP, field, format!("ALU op {v:#04x} is not in the spec's (partial) list"));
+    }
+}
+
+/// f32 bits of 1.0: the Max pool scale.
+pub const POOL_MAX_SCALE: u32 = 0x3F80_0000;
+/// Pool sub-mode constant.
+pub const POOL_SUB_MODE: u8 = 3;
+
+fn pool(cx: &mut Ctx<'_>, b: &PoolCopyBundle) {
+    match en::POOL_FUNC.name_of(b.func) {
+        None => cx.report(&POOL_FUNC, "func", format!("Pool func {} is neither 1 (max) nor 2 (avg)", b.func)),
+        Some("max") if b.scale_or_fill.get() != POOL_MAX_SCALE => {
+            cx.report(&POOL_SCALE, "scale_or_fill", format!("max pool scale is {:#010x}, not 1.0", b.scale_or_fill.get()))
+        }
+        Some("avg") => {
+            let s = f32::from_bits(b.scale_or_fill.get());
+            if !(s > 0.0 && s <= 1.0) {
+                cx.report(&POOL_SCALE, "scale_or_fill", format!("avg pool scale {s} is not a reciprocal in (0, 1]"));
+            }
+        }
+        Some(_) => {}
+    }
+    if b.mode != POOL_SUB_MODE {
+        cx.report(&POOL_MODE, "mode", format!("Pool mode is {}, not 3", b.mode));
+    }
+}
+
+fn semaphore(cx: &mut Ctx<'_>, b: &SemaphoreBundle) {
+    if !en::SEMAPHORE_CMP_OP.contains(b.cmp_op) {
+        cx.report(&SEMAPHORE_CMP_OP, "cmp_op", format!("semaphore comparator {:#04x} is not in the table", b.cmp_op));
+    }
+    if !en::SEMAPHORE_SUBTYPE.contains(b.subtype) {
+        cx.report(&SEMAPHORE_SUBTYPE, "subtype", format!("semaphore subtype {:#04x} is not in the table", b.subtype));
+    }
+}
+
+fn branch(cx: &mut Ctx<'_>, b: &BranchBundle) {
+    if !en::BRANCH_COMP_OP.contains(b.comp_op) {
+        cx.report(&BRANCH_COMP_OP, "comp_op", format!("comp_op {} is not 0, 1..6 or 9..14", b.comp_op));
+        return;
+    }
+    if b.comp_op != 0 {
+        cx.dtype("lhs_dtype", b.lhs_dtype);
+        if b.ap_kind != 3 {
+            cx.report(&BRANCH_AP_KIND, "ap_kind", format!("conditional branch ap_kind is {}, not 3", b.ap_kind));
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! `tpb layout [--json]`: every described struct, field by field.
+
+use tpb_isa::layout::Layout;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> u8 {
+    let layouts = tpb_isa::catalog::layouts();
+    if a.json {
+        let v: Vec<_> = layouts.iter().map(|l| json(l)).collect();
+        println!("{}", serde_json::Value::Array(v));
+        return 0;
+    }
+    for l in layouts {
+        println!("{} ({}) {} bytes  [{}]", l.c_name, l.name, l.size, l.prov);
+        for f in l.leaves() {
+            println!("  +{:#04x} {:>3}  {:<28} {:?}{}  [{}]", f.offset, f.size(), f.path, f.prim, f.len.map(|n| format!("[{n}]")).unwrap_or_default(), f.prov);
+        }
+    }
+    0
+}
+
+fn json(l: &Layout) -> serde_json::Value {
+    serde_json::json!({
+        "name": l.name,
+        "c_name": l.c_name,
+        "size": l.size,
+        "section": l.prov.section,
+        "confidence": l.prov.confidence,
+        "alias_of": l.alias_of.map(|f| f().c_name),
+        "fields": l.leaves().iter().map(|f| serde_json::json!({
+            "name": f.path, "offset": f.offset, "size": f.size(), "type": f.prim, "len": f.len,
+            "section": f.prov.section, "confidence": f.prov.confidence,
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,15 @@
+//! One module per subcommand.
+
+pub mod asm;
+pub mod disasm;
+pub mod layout;
+pub mod validate;
+
+/// Usage or I/O error (bad arguments, unreadable or malformed input).
+pub const EXIT_USAGE: u8 = 2;
+
+/// Prints a one-line error and returns the usage/I-O exit code.
+pub fn fail(msg: impl std::fmt::Display) -> u8 {
+    eprintln!("tpb: error: {msg}");
+    EXIT_USAGE
+}

@@ -1,0 +1,84 @@
+//! `tpb validate [--arch v2|v3|v4] [--json] FILE…`: exit 0 all valid, 1 any invalid, 2 usage/I-O.
+
+use crate::input;
+use std::io::Write;
+use std::path::PathBuf;
+use tpb_isa::{validate, Bundle, Generation};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Generation to validate for (v2, v3, v4). Default: the container's, else v2.
+    #[arg(long)]
+    arch: Option<Generation>,
+    /// One JSON object per bundle per line.
+    #[arg(long)]
+    json: bool,
+    /// Print findings of valid bundles too (text mode prints only bundles with findings).
+    #[arg(long, short)]
+    verbose: bool,
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+pub fn run(a: Args) -> u8 {
+    let mut any_invalid = false;
+    let (mut total, mut invalid) = (0usize, 0usize);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut findings = Vec::new();
+    for file in &a.files {
+        let streams = match input::load(file) {
+            Ok(s) => s,
+            Err(e) => return super::fail(e),
+        };
+        for s in &streams {
+            let g = a.arch.or(s.generation).unwrap_or(Generation::V2);
+            let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else { return super::fail(format!("{}: not whole bundles", s.label())) };
+            for (off, raw) in bundles {
+                let b = Bundle::decode(raw);
+                findings.clear();
+                validate::validate_into(&b, g, &mut findings);
+                let ok = validate::is_valid(&findings);
+                total += 1;
+                if !ok {
+                    invalid += 1;
+                    any_invalid = true;
+                }
+                let r = if a.json {
+                    let v = serde_json::json!({
+                        "file": file.display().to_string(),
+                        "member": s.member,
+                        "offset": off,
+                        "arch": g,
+                        "opcode": b.opcode(),
+                        "name": tpb_isa::opcode::name(b.opcode()),
+                        "valid": ok,
+                        "findings": findings,
+                    });
+                    writeln!(out, "{v}")
+                } else if !findings.is_empty() || a.verbose {
+                    print_text(&mut out, &s.label(), off, &b, ok, &findings)
+                } else {
+                    Ok(())
+                };
+                if r.is_err() {
+                    return super::fail("cannot write to stdout");
+                }
+            }
+        }
+    }
+    if !a.json {
+        let _ = writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid);
+    }
+    let _ = out.flush();
+    u8::from(any_invalid)
+}
+
+fn print_text(out: &mut impl Write, label: &str, off: usize, b: &Bundle, ok: bool, f: &[validate::Finding]) -> std::io::Result<()> {
+    let verdict = if ok { "valid" } else { "INVALID" };
+    writeln!(out, "{label}+{off:#x}: {} {verdict}", tpb_isa::text::mnemonic(b.opcode()))?;
+    for x in f {
+        writeln!(out, "  {}: {} [{} @ {:#04x}, §{}] {}", x.severity.as_str(), x.code, x.field, x.offset, x.section, x.message)?;
+    }
+    Ok(())
+}
