@@ -16,7 +16,9 @@ pub mod generation;
 pub mod layout;
 pub mod opcode;
 pub mod operands;
+pub mod props;
 pub mod provenance;
+pub mod smith;
 pub mod text;
 pub mod validate;
 

@@ -1,1 +1,2 @@
 //! Reads vendor artefacts (libwalrus.so, wheels, NEFF containers) as bytes.
+pub mod neff;

@@ -6,6 +6,8 @@
 pub mod checks;
 mod slots;
 
+pub use slots::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
+
 use crate::bundle::Bundle;
 use crate::dtype::{self, DtypeInfo};
 use crate::generation::Generation;

@@ -250,6 +250,9 @@ fn semaphore(cx: &mut Ctx<'_>, b: &SemaphoreBundle) {
     }
 }
 
+/// Operand AP kind of a conditional branch: a scalar register (D-M10).
+pub const BRANCH_AP_KIND_SCALAR: u8 = 3;
+
 fn branch(cx: &mut Ctx<'_>, b: &BranchBundle) {
     if !en::BRANCH_COMP_OP.contains(b.comp_op) {
         cx.report(&BRANCH_COMP_OP, "comp_op", format!("comp_op {} is not 0, 1..6 or 9..14", b.comp_op));
@@ -257,7 +260,7 @@ fn branch(cx: &mut Ctx<'_>, b: &BranchBundle) {
     }
     if b.comp_op != 0 {
         cx.dtype("lhs_dtype", b.lhs_dtype);
-        if b.ap_kind != 3 {
+        if b.ap_kind != BRANCH_AP_KIND_SCALAR {
             cx.report(&BRANCH_AP_KIND, "ap_kind", format!("conditional branch ap_kind is {}, not 3", b.ap_kind));
         }
     }

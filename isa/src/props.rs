@@ -1,0 +1,155 @@
+//! The harness's properties as plain functions over bytes. Each fuzz target
+//! calls one of these, and `cargo test` runs each over a seeded corpus, so CI
+//! exercises every target without libFuzzer (as wasm-tools does).
+
+use crate::bundle::{Bundle, Raw, BUNDLE_BYTES};
+use crate::descriptor::{Indirect16b, Indirect20b, MxIndirect16b};
+use crate::generation::Generation;
+use crate::layout::Layout;
+use crate::validate::{self, Finding};
+use crate::{smith, text};
+use arbitrary::Unstructured;
+
+/// A property violation, with enough context to reproduce it.
+pub type Outcome = Result<(), String>;
+
+fn chunks(data: &[u8]) -> impl Iterator<Item = Raw> + '_ {
+    let n = data.len().div_ceil(BUNDLE_BYTES).max(1);
+    (0..n).map(move |i| {
+        let mut raw = [0u8; BUNDLE_BYTES];
+        let src = data.get(i * BUNDLE_BYTES..).unwrap_or(&[]);
+        let k = src.len().min(BUNDLE_BYTES);
+        raw[..k].copy_from_slice(&src[..k]);
+        raw
+    })
+}
+
+fn hex(raw: &[u8]) -> String {
+    raw.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `roundtrip`: raw bytes → decode → encode is the identity, and decode →
+/// encode → decode is the identity on typed values.
+pub fn roundtrip(data: &[u8]) -> Outcome {
+    for raw in chunks(data) {
+        let b = Bundle::decode(&raw);
+        let enc = b.encode();
+        if enc != raw {
+            return Err(format!("encode(decode(b)) != b for {}", hex(&raw)));
+        }
+        if Bundle::decode(&enc) != b {
+            return Err(format!("decode(encode(x)) != x for {}", hex(&raw)));
+        }
+    }
+    Ok(())
+}
+
+/// `structured`: generated bundles encode → decode to themselves and validate
+/// clean on their generation.
+pub fn structured(data: &[u8]) -> Outcome {
+    let mut u = Unstructured::new(data);
+    for g in Generation::ALL {
+        let Ok(b) = smith::bundle(&mut u, g) else { return Ok(()) };
+        if Bundle::decode(&b.encode()) != b {
+            return Err(format!("{g}: generated bundle does not round-trip: {}", hex(&b.encode())));
+        }
+        let f = validate::validate(&b, g);
+        if !f.is_empty() {
+            return Err(format!("{g}: generated bundle has findings {:?}\n{}", codes(&f), text::disasm(&b)));
+        }
+    }
+    Ok(())
+}
+
+/// `validate` (arbitrary bytes): never panics, and every finding names a real
+/// field at its real offset, for every generation.
+pub fn validate_any(data: &[u8]) -> Outcome {
+    for raw in chunks(data) {
+        let b = Bundle::decode(&raw);
+        for g in Generation::ALL {
+            for f in validate::validate(&b, g) {
+                if !names_real_field(b.layout(), &f) {
+                    return Err(format!("{g}: finding {} names `{}` @ {:#x}, not a field there", f.code, f.field, f.offset));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `validate` (mutations): a generated bundle with one invariant broken gets
+/// exactly the named check, nothing else.
+pub fn mutation(data: &[u8]) -> Outcome {
+    let mut u = Unstructured::new(data);
+    for g in Generation::ALL {
+        let Ok(b) = smith::bundle(&mut u, g) else { return Ok(()) };
+        let Ok(Some(m)) = smith::mutate(&mut u, &b, g) else { continue };
+        let f = validate::validate(&m.bundle, g);
+        if f.is_empty() || f.iter().any(|x| x.code != m.expect.code) {
+            return Err(format!(
+                "{g}: mutation `{}` expected only {}, got {:?}\nbefore: {}\nafter:  {}",
+                m.what,
+                m.expect.code,
+                codes(&f),
+                text::disasm(&b),
+                text::disasm(&m.bundle)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `text`: bytes → text → bytes is exact, and text → bytes → text too.
+pub fn text_roundtrip(data: &[u8]) -> Outcome {
+    for raw in chunks(data) {
+        let line = text::disasm(&Bundle::decode(&raw));
+        let back = match text::asm_line(&line) {
+            Ok(Some(r)) => r,
+            Ok(None) => return Err(format!("no bundle from `{line}`")),
+            Err(e) => return Err(format!("asm of `{line}` failed: {e}")),
+        };
+        if back != raw {
+            return Err(format!("text round trip changed bytes:\n{}\n{}\n{line}", hex(&raw), hex(&back)));
+        }
+        let again = text::disasm(&Bundle::decode(&back));
+        if again != line {
+            return Err(format!("text -> bytes -> text differs:\n{line}\n{again}"));
+        }
+    }
+    Ok(())
+}
+
+fn codes(f: &[Finding]) -> Vec<&'static str> {
+    f.iter().map(|x| x.code).collect()
+}
+
+/// A finding's path resolves to its offset in the body layout, or in the
+/// gather view of the slot it names.
+fn names_real_field(layout: &Layout, f: &Finding) -> bool {
+    if f.offset >= BUNDLE_BYTES {
+        return false;
+    }
+    if layout.resolve(&f.field).is_some_and(|(off, _)| off == f.offset) {
+        return true;
+    }
+    let Some((slot, leaf)) = f.field.split_once('.') else { return false };
+    let Some(base) = layout.field_offset(slot) else { return false };
+    [&Indirect16b::LAYOUT, &Indirect20b::LAYOUT, &MxIndirect16b::LAYOUT]
+        .iter()
+        .any(|v| v.resolve(leaf).is_some_and(|(off, _)| base + off == f.offset))
+}
+
+/// A deterministic byte source for seeded smoke runs (splitmix64).
+pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut s = seed;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+    }
+    out.truncate(len);
+    out
+}

@@ -1,0 +1,176 @@
+//! Valid bundles from arbitrary bytes.
+
+use super::put;
+use crate::addr4::{MODE_ACTIVE, MODE_INDIRECT, PSUM_BASE, PSUM_SPAN, REGISTER_BIT, REGID_LIMIT};
+use crate::bundle::{header, BodyKind, Bundle, Raw, BUNDLE_BYTES};
+use crate::dtype::{DtypeInfo, BF16, DTYPES};
+use crate::enums;
+use crate::generation::Generation;
+use crate::layout::Layout;
+use crate::opcode::{OpcodeInfo, OPCODES, QUANTIZE_MX};
+use crate::operands::{self, DtypeRef, Role, Slot, SlotType};
+use arbitrary::{Result, Unstructured};
+
+/// Opcodes the generator may pick on a generation: every available one.
+pub fn candidate_opcodes(g: Generation) -> impl Iterator<Item = &'static OpcodeInfo> {
+    OPCODES.iter().filter(move |o| o.available(g))
+}
+
+/// A valid bundle for `g`; typed bodies are picked more often than opaque ones.
+pub fn bundle(u: &mut Unstructured, g: Generation) -> Result<Bundle> {
+    let typed: Vec<_> = candidate_opcodes(g).filter(|o| o.body != BodyKind::Opaque).collect();
+    let all: Vec<_> = candidate_opcodes(g).collect();
+    let op = if u.ratio(4, 5)? { *u.choose(&typed)? } else { *u.choose(&all)? };
+    bundle_for(u, g, op)
+}
+
+/// A valid bundle of one opcode for `g`.
+pub fn bundle_for(u: &mut Unstructured, g: Generation, op: &OpcodeInfo) -> Result<Bundle> {
+    let mut raw: Raw = [0; BUNDLE_BYTES];
+    u.fill_buffer(&mut raw)?;
+    raw[0] = op.byte;
+    raw[1] = if op.byte == QUANTIZE_MX && u.ratio(1, 2)? { header::INST_WORD_LEN_SATURATE } else { header::INST_WORD_LEN };
+    raw[2] = 0;
+    raw[3] = 0;
+    let layout = op.body.layout();
+    for slot in operands::live_slots(op) {
+        match slot.ty {
+            SlotType::Pattern(_) => pattern(u, g, &mut raw, layout, slot)?,
+            SlotType::Mx => mx(u, g, &mut raw, layout, slot)?,
+        }
+    }
+    band(u, g, &mut raw, layout, op)?;
+    Ok(Bundle::decode(&raw))
+}
+
+/// Dtypes valid on `g` that a slot may carry.
+fn dtypes(g: Generation, nibble: bool, psum_dst: bool, matmul: bool) -> Vec<&'static DtypeInfo> {
+    DTYPES
+        .iter()
+        .filter(|d| d.since <= g && (!nibble || d.tag <= 0x0F))
+        .filter(|d| !psum_dst || d.psum_write || (matmul && d.tag == BF16))
+        .collect()
+}
+
+fn pick_dtype(u: &mut Unstructured, g: Generation, r: DtypeRef, psum_dst: bool, matmul: bool) -> Result<&'static DtypeInfo> {
+    Ok(*u.choose(&dtypes(g, matches!(r, DtypeRef::Nibble(..)), psum_dst, matmul))?)
+}
+
+/// An address word in `psum` or SBUF, aligned to `align`, static or active.
+fn memory_word(u: &mut Unstructured, psum: bool, align: u32) -> Result<u32> {
+    let offset = if psum { u.int_in_range(0..=PSUM_SPAN)? } else { u.int_in_range(0..=PSUM_BASE - 1)? };
+    let addr = (if psum { PSUM_BASE + offset } else { offset }) & !(align - 1);
+    let mode = if u.ratio(1, 4)? { MODE_ACTIVE } else { 0 };
+    Ok(mode | addr)
+}
+
+fn register_word(u: &mut Unstructured) -> Result<u32> {
+    Ok(REGISTER_BIT | u.int_in_range(0..=REGID_LIMIT - 1)?)
+}
+
+fn pattern(u: &mut Unstructured, g: Generation, raw: &mut Raw, layout: &Layout, slot: &Slot) -> Result<()> {
+    let SlotType::Pattern(dims) = slot.ty else { return Ok(()) };
+    let name = slot.name;
+    let matmul = slot.role == (Role::Dst { matmul: true });
+    let form = u.int_in_range(0..=9u8)?;
+    if form < 7 {
+        // Static memory operand.
+        let psum = matmul || (u.ratio(1, 3)?);
+        let d = pick_dtype(u, g, slot.dtype, psum && slot.is_dst(), matmul)?;
+        slot.dtype.write(layout, g, raw, d.tag);
+        put(raw, layout, &format!("{name}.addr"), u64::from(memory_word(u, psum, d.align)?));
+    } else if form < 9 || slot.is_dst() {
+        // Register-mode address.
+        let d = pick_dtype(u, g, slot.dtype, false, matmul)?;
+        slot.dtype.write(layout, g, raw, d.tag);
+        put(raw, layout, &format!("{name}.addr"), u64::from(register_word(u)?));
+    } else {
+        // A gather: index (indirect mode) then a data address; the rest is inert.
+        let d = pick_dtype(u, g, slot.dtype, false, false)?;
+        slot.dtype.write(layout, g, raw, d.tag);
+        let index = MODE_INDIRECT | (u.int_in_range(0..=PSUM_BASE - 1)?);
+        put(raw, layout, &format!("{name}.addr"), u64::from(index));
+        let psum = u.ratio(1, 3)?;
+        let data = memory_word(u, psum, 1)?;
+        let off = slot.offset(layout) + 4;
+        raw[off..off + 4].copy_from_slice(&data.to_le_bytes());
+        return Ok(());
+    }
+    for i in 0..dims {
+        put(raw, layout, &format!("{name}.num[{i}]"), u64::from(u.int_in_range(1..=u16::MAX)?));
+    }
+    Ok(())
+}
+
+fn mx(u: &mut Unstructured, g: Generation, raw: &mut Raw, layout: &Layout, slot: &Slot) -> Result<()> {
+    let d = pick_dtype(u, g, slot.dtype, false, false)?;
+    slot.dtype.write(layout, g, raw, d.tag);
+    let base = slot.offset(layout);
+    let mut w = |off: usize, bytes: &[u8]| raw[base + off..base + off + bytes.len()].copy_from_slice(bytes);
+    let scale = memory_word(u, false, 1)?;
+    let k: u16 = u.int_in_range(1..=u16::MAX)?;
+    let part: u8 = u.int_in_range(0..=127)?;
+    if u.ratio(1, 5)? {
+        // MXINDIRECT16B: index, data, scale, k_extent, spare, scale_base_part.
+        w(0, &(MODE_INDIRECT | u.int_in_range(0..=PSUM_BASE - 1)?).to_le_bytes());
+        let psum = u.ratio(1, 3)?;
+        w(4, &memory_word(u, psum, d.align)?.to_le_bytes());
+        w(8, &scale.to_le_bytes());
+        w(12, &k.to_le_bytes());
+        w(15, &[part]);
+    } else {
+        // MXMEM_PATTERN1D: data, scale, k_extent, step_dir, scale_base_part.
+        let psum = u.ratio(1, 3)?;
+        let data = if u.ratio(1, 6)? { register_word(u)? } else { memory_word(u, psum, d.align)? };
+        w(0, &data.to_le_bytes());
+        w(4, &scale.to_le_bytes());
+        w(8, &k.to_le_bytes());
+        w(10, &[if u.ratio(1, 2)? { 0x01 } else { 0xFF }]);
+        w(11, &[part]);
+    }
+    Ok(())
+}
+
+/// Fixes the control-band fields the spec constrains.
+fn band(u: &mut Unstructured, g: Generation, raw: &mut Raw, layout: &Layout, op: &OpcodeInfo) -> Result<()> {
+    let pick = |u: &mut Unstructured, t: &enums::EnumTable| -> Result<u64> { Ok(u64::from(u.choose(t.entries)?.0)) };
+    match op.body {
+        BodyKind::Matmul | BodyKind::MatmulMx => {
+            put(raw, layout, "perf_sel", *u.choose(&[0u64, 2, 3])?);
+            if op.body == BodyKind::Matmul && g == Generation::V2 {
+                put(raw, layout, "row_group", *u.choose(&[1u64, 2, 4, 8])?);
+                put(raw, layout, "col_group_norm", *u.choose(&[1u64, 2, 4, 8, 16])?);
+            }
+        }
+        BodyKind::TensorScalar => {
+            put(raw, layout, "op0", pick(u, &enums::ALU_OP)?);
+            put(raw, layout, "op1", pick(u, &enums::ALU_OP)?);
+        }
+        BodyKind::TensorTensor => put(raw, layout, "alu_op", pick(u, &enums::ALU_OP)?),
+        BodyKind::PoolCopy if op.byte == crate::validate::POOL_OPCODE => {
+            let func = pick(u, &enums::POOL_FUNC)?;
+            put(raw, layout, "func", func);
+            put(raw, layout, "mode", u64::from(crate::validate::POOL_SUB_MODE));
+            let scale = if enums::POOL_FUNC.name_of(func as u8) == Some("max") {
+                crate::validate::POOL_MAX_SCALE
+            } else {
+                (1.0f32 / f32::from(u.int_in_range(1..=u16::MAX)?)).to_bits()
+            };
+            put(raw, layout, "scale_or_fill", u64::from(scale));
+        }
+        BodyKind::Semaphore => {
+            put(raw, layout, "cmp_op", pick(u, &enums::SEMAPHORE_CMP_OP)?);
+            put(raw, layout, "subtype", pick(u, &enums::SEMAPHORE_SUBTYPE)?);
+        }
+        BodyKind::Branch => {
+            let c = pick(u, &enums::BRANCH_COMP_OP)?;
+            put(raw, layout, "comp_op", c);
+            if c != 0 {
+                put(raw, layout, "lhs_dtype", u64::from(pick_dtype(u, g, DtypeRef::Field("lhs_dtype"), false, false)?.tag));
+                put(raw, layout, "ap_kind", u64::from(crate::validate::BRANCH_AP_KIND_SCALAR));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}

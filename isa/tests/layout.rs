@@ -1,0 +1,153 @@
+//! Every layout against the offsets and sizes the spec gives.
+
+use tpb_isa::bundle::*;
+use tpb_isa::catalog;
+use tpb_isa::descriptor::*;
+use tpb_isa::layout::Layout;
+
+fn at(l: &Layout, path: &str) -> (usize, usize) {
+    l.resolve(path).unwrap_or_else(|| panic!("{}: no field {path}", l.name))
+}
+
+#[test]
+fn descriptor_sizes_follow_the_4_plus_4n_rule() {
+    assert_eq!(Tensor1d::LAYOUT.size, pattern_size(1));
+    assert_eq!(Tensor2d::LAYOUT.size, pattern_size(2));
+    assert_eq!(Tensor3d::LAYOUT.size, pattern_size(3));
+    assert_eq!(Tensor4d::LAYOUT.size, pattern_size(4));
+    assert_eq!([8, 12, 16, 20], [1, 2, 3, 4].map(pattern_size));
+    assert_eq!(MxMemPattern1d::LAYOUT.size, 16);
+    assert_eq!(MxIndirect16b::LAYOUT.size, 16);
+    assert_eq!(Indirect16b::LAYOUT.size, 16);
+    assert_eq!(Indirect20b::LAYOUT.size, 20);
+}
+
+#[test]
+fn strides_then_nums_as_separate_arrays() {
+    assert_eq!(at(&Tensor1d::LAYOUT, "stride0"), (4, 2));
+    assert_eq!(at(&Tensor1d::LAYOUT, "num0"), (6, 2));
+    assert_eq!(at(&Tensor2d::LAYOUT, "num"), (8, 4));
+    assert_eq!(at(&Tensor3d::LAYOUT, "stride[2]"), (8, 2));
+    assert_eq!(at(&Tensor3d::LAYOUT, "num[0]"), (0x0A, 2));
+    assert_eq!(at(&Tensor4d::LAYOUT, "stride[3]"), (0x0A, 2));
+    assert_eq!(at(&Tensor4d::LAYOUT, "num[0]"), (0x0C, 2));
+    assert_eq!(at(&Tensor4d::LAYOUT, "num[3]"), (0x12, 2));
+}
+
+#[test]
+fn mem_patterns_are_byte_twins_of_tensors() {
+    for (mp, t) in [(&MemPattern2d::LAYOUT, &Tensor2d::LAYOUT), (&MemPattern3d::LAYOUT, &Tensor3d::LAYOUT), (&MemPattern4d::LAYOUT, &Tensor4d::LAYOUT)] {
+        assert_eq!(mp.size, t.size);
+        assert_eq!(mp.alias_of.map(|f| f().c_name), Some(t.c_name));
+        let a: Vec<_> = mp.leaves().iter().map(|l| (l.path.clone(), l.offset)).collect();
+        let b: Vec<_> = t.leaves().iter().map(|l| (l.path.clone(), l.offset)).collect();
+        assert_eq!(a, b);
+        assert!(mp.c_name.contains("MEM_PATTERN"));
+    }
+}
+
+#[test]
+fn mx_and_gather_descriptors() {
+    let mx = &MxMemPattern1d::LAYOUT;
+    assert_eq!(at(mx, "scale"), (4, 4));
+    assert_eq!(at(mx, "k_extent"), (8, 2));
+    assert_eq!(at(mx, "step_dir"), (0x0A, 1));
+    assert_eq!(at(mx, "scale_base_part"), (0x0B, 1));
+    let mi = &MxIndirect16b::LAYOUT;
+    assert_eq!(at(mi, "scale"), (8, 4));
+    assert_eq!(at(mi, "k_extent"), (0x0C, 2));
+    assert_eq!(at(mi, "scale_base_part"), (0x0F, 1));
+    assert_eq!(at(&Indirect16b::LAYOUT, "num"), (8, 2));
+    assert_eq!(at(&Indirect20b::LAYOUT, "_inert"), (0x0A, 10));
+}
+
+#[test]
+fn family_a_slots_and_control_band() {
+    let m = &MatmulBundle::LAYOUT;
+    assert_eq!(at(m, "moving.addr"), (0x10, 4));
+    assert_eq!(at(m, "in_dtype"), (0x20, 1));
+    assert_eq!(at(m, "dst_dtype_dense"), (0x23, 1));
+    assert_eq!(at(m, "dst_dtype_mx"), (0x28, 1));
+    assert_eq!(at(m, "accumulate"), (0x2B, 1));
+    assert_eq!(at(m, "psum_zero_region"), (0x2F, 1));
+    assert_eq!(at(m, "psum_dst.addr"), (0x30, 4));
+    assert_eq!(at(m, "psum_dst.num[2]"), (0x3E, 2));
+    let x = &MatmulMxBundle::LAYOUT;
+    assert_eq!(at(x, "moving.k_extent"), (0x18, 2));
+    assert_eq!(at(x, "dst_dtype_mx"), (0x28, 1));
+    let a = &ActivationBundle::LAYOUT;
+    assert_eq!(at(a, "out_dtype"), (0x21, 1));
+    assert_eq!(at(a, "act_tbl_sel"), (0x23, 1));
+    assert_eq!(at(a, "dst.addr"), (0x30, 4));
+    let t = &TensorScalarBundle::LAYOUT;
+    assert_eq!(at(t, "scalar_base"), (0x22, 1));
+    assert_eq!(at(t, "op0"), (0x24, 1));
+    assert_eq!(at(t, "op1"), (0x25, 1));
+    assert_eq!(at(t, "reverse"), (0x26, 1));
+}
+
+#[test]
+fn family_b_and_c() {
+    let b = &TensorTensorBundle::LAYOUT;
+    assert_eq!(at(b, "in_dtype_nibbles"), (0x0C, 1));
+    assert_eq!(at(b, "alu_op"), (0x0E, 1));
+    assert_eq!(at(b, "dst.addr"), (0x10, 4));
+    assert_eq!(at(b, "in0.addr"), (0x20, 4));
+    assert_eq!(at(b, "in1.num[2]"), (0x3E, 2));
+    let c = &PoolCopyBundle::LAYOUT;
+    assert_eq!(at(c, "src.addr"), (0x0C, 4));
+    assert_eq!(at(c, "src_dtype"), (0x20, 1));
+    assert_eq!(at(c, "func"), (0x24, 1));
+    assert_eq!(at(c, "mode"), (0x25, 1));
+    assert_eq!(at(c, "scale_or_fill"), (0x28, 4));
+    assert_eq!(at(c, "out.addr"), (0x2C, 4));
+    assert_eq!(at(c, "out.num[3]"), (0x3E, 2));
+    let n = &BnStatsBundle::LAYOUT;
+    assert_eq!(at(n, "src.addr"), (0x0C, 4));
+    assert_eq!(at(n, "out.addr"), (0x30, 4));
+}
+
+#[test]
+fn semaphore_and_branch_records() {
+    let s = &SemaphoreBundle::LAYOUT;
+    assert_eq!(at(s, "events"), (0x04, 8));
+    assert_eq!(at(s, "cmp_op"), (0x20, 1));
+    assert_eq!(at(s, "act_idx"), (0x23, 1));
+    assert_eq!(at(s, "wait_value"), (0x24, 4));
+    assert_eq!(at(s, "act_value"), (0x28, 4));
+    let b = &BranchBundle::LAYOUT;
+    assert_eq!(at(b, "comp_op"), (0x0C, 1));
+    assert_eq!(at(b, "rhs_imm"), (0x10, 4));
+    assert_eq!(at(b, "lhs_reg"), (0x20, 1));
+    assert_eq!(at(b, "target_pc"), (0x30, 8));
+}
+
+/// Every body covers all 64 bytes exactly once, so decoding is lossless by construction.
+#[test]
+fn every_body_tiles_64_bytes() {
+    for k in BodyKind::ALL {
+        let l = k.layout();
+        assert_eq!(l.size, 64, "{}", l.name);
+        let mut covered = [0u8; 64];
+        for leaf in l.leaves() {
+            for b in &mut covered[leaf.offset..leaf.offset + leaf.size()] {
+                *b += 1;
+            }
+        }
+        assert!(covered.iter().all(|c| *c == 1), "{}: coverage {covered:?}", l.name);
+        assert_eq!(at(l, "opcode"), (0, 1));
+        assert_eq!(at(l, "inst_word_len"), (1, 1));
+        assert_eq!(at(l, "reserved"), (2, 2));
+    }
+}
+
+#[test]
+fn catalog_lists_every_layout_once() {
+    let names: Vec<_> = catalog::layouts().iter().map(|l| l.c_name).collect();
+    let mut dedup = names.clone();
+    dedup.sort();
+    dedup.dedup();
+    assert_eq!(names.len(), dedup.len());
+    assert!(names.contains(&"NEURON_ISA_TPB_TENSOR3D"));
+    assert!(names.contains(&"NEURON_ISA_TPB_BUNDLE_MATMUL"));
+}
