@@ -1,7 +1,9 @@
-//! Reading the files the commands take: raw bundle streams (N × 64 bytes).
+//! Reading the files the commands take: raw bundle streams (N × 64 bytes), or
+//! NEFF containers, which give one stream per engine stream they hold.
 
 use std::path::{Path, PathBuf};
 use tpb_isa::Generation;
+use tpb_oracle::neff;
 
 /// One stream of bundles and where it came from.
 pub struct Stream {
@@ -25,8 +27,13 @@ impl Stream {
 }
 
 /// Loads a file as bundle streams; errors are one line naming the file and offset.
+/// A `.neff` file, or any file whose header reads as a NEFF container, is
+/// opened as a container; everything else is a raw bundle stream.
 pub fn load(path: &Path) -> Result<Vec<Stream>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    if is_neff_name(path) || neff::sniff(&bytes) {
+        return load_neff(path, &bytes);
+    }
     if bytes.is_empty() {
         return Err(format!("{}: offset 0x0: empty file, expected N x 64-byte bundles", path.display()));
     }
@@ -35,7 +42,89 @@ pub fn load(path: &Path) -> Result<Vec<Stream>, String> {
     Ok(vec![stream])
 }
 
+fn is_neff_name(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("neff"))
+}
+
+fn load_neff(path: &Path, bytes: &[u8]) -> Result<Vec<Stream>, String> {
+    let n = neff::parse(bytes, &path.display().to_string()).map_err(|e| e.to_string())?;
+    if !n.integrity.ok() {
+        eprintln!("tpb: warning: {}: payload integrity: {}", path.display(), n.integrity.describe());
+    }
+    if n.streams.is_empty() {
+        eprintln!("tpb: warning: {}: container holds no engine streams", path.display());
+    }
+    Ok(n.streams
+        .into_iter()
+        .map(|s| Stream { file: path.to_path_buf(), member: s.member, bytes: s.bytes, generation: s.generation })
+        .collect())
+}
+
 /// A stream must be a whole number of bundles.
 pub fn check_length(s: &Stream) -> Result<(), String> {
     tpb_isa::bundle::stream(&s.bytes).map(|_| ()).map_err(|e| format!("{}: {e}", s.label()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundles(ops: &[u8]) -> Vec<u8> {
+        ops.iter().flat_map(|op| {
+            let mut b = [0u8; 64];
+            b[0] = *op;
+            b[1] = tpb_isa::bundle::INST_WORD_LEN;
+            b
+        }).collect()
+    }
+
+    fn neff_bytes(target: &str) -> Vec<u8> {
+        let kelf = format!(r#"{{"target": "{target}", "graphs": [{{"name": "sg00"}}]}}"#);
+        let pe = bundles(&[0xB1, 0x02]);
+        let sp = bundles(&[0xA4]);
+        neff::build::container(2, &[("kelf-0.json", kelf.as_bytes()), ("sg00/PE.bin", &pe), ("sg00/SP.bin", &sp)]).unwrap()
+    }
+
+    #[test]
+    fn raw_bundle_file_loads_as_one_raw_stream() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.bin");
+        std::fs::write(&p, bundles(&[0x01, 0x02, 0xA4])).unwrap();
+        let s = load(&p).unwrap();
+        assert_eq!(s.len(), 1);
+        assert_eq!((s[0].member.as_str(), s[0].bytes.len(), s[0].generation), ("", 192, None));
+    }
+
+    #[test]
+    fn neff_loads_one_stream_per_engine_stream_by_name_or_by_header() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["prog.neff", "prog.bin"] {
+            let p = dir.path().join(name);
+            std::fs::write(&p, neff_bytes("sunda")).unwrap();
+            let s = load(&p).unwrap();
+            let members: Vec<&str> = s.iter().map(|s| s.member.as_str()).collect();
+            assert_eq!(members, ["sg00/PE.bin", "sg00/SP.bin"], "{name}");
+            assert!(s.iter().all(|s| s.generation == Some(Generation::V2)));
+            assert_eq!(s[0].label(), format!("{}:sg00/PE.bin", p.display()));
+            assert_eq!(s[0].bytes.len(), 128);
+        }
+        let p = dir.path().join("c.neff");
+        std::fs::write(&p, neff_bytes("cayman")).unwrap();
+        assert_eq!(load(&p).unwrap()[0].generation, Some(Generation::V3));
+    }
+
+    #[test]
+    fn malformed_neff_is_an_error_naming_file_member_and_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bad.neff");
+        let mut b = neff_bytes("cayman");
+        b.truncate(b.len() - 10);
+        std::fs::write(&p, &b).unwrap();
+        let e = load(&p).err().unwrap();
+        assert!(e.starts_with(&format!("{}: header: file offset 0x10: data_size", p.display())), "{e}");
+        // A raw stream named .neff is still read as a container, and refused.
+        std::fs::write(&p, bundles(&[0x01; 20])).unwrap();
+        let e = load(&p).err().unwrap();
+        assert!(e.contains("bad.neff: header: file offset 0x8: header_size"), "{e}");
+    }
 }

@@ -2,6 +2,7 @@
 //! Each subcommand lives in `cmd/<name>.rs`; exit codes are part of the contract.
 
 mod cmd;
+mod conform;
 mod input;
 
 use clap::{Parser, Subcommand};
@@ -24,6 +25,20 @@ enum Command {
     Asm(cmd::asm::Args),
     /// Print every struct with every field's name, offset and size.
     Layout(cmd::layout::Args),
+    /// Summarise NEFF containers: header, integrity, members, per-engine opcode histograms.
+    Neff(cmd::neff::Args),
+    /// Write the generated C header neuron_isa_tpb.h (stdout, or -o FILE).
+    Header(cmd::header::Args),
+    /// The nightly conformance run: description, property campaign, corpus replay, C header, --lib and --neff checks.
+    Conform(cmd::conform::Args),
+    /// Regenerate the seed corpus (corpus/<target>/) from the hand files and the generator.
+    Corpus(cmd::corpus::Args),
+    /// Check libwalrus.so (or a wheel) against isa: exit 0 all hold, 4 a fact differs, 1 error.
+    Check(cmd::check::Args),
+    /// Compare the facts of two libwalrus.so builds: exit bits 1 error, 4 changed, 8 NEW disagrees with isa.
+    Diff(cmd::diff::Args),
+    /// List the expected facts with provenance (isa constants + library oracle facts).
+    Facts(cmd::facts::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +55,13 @@ fn main() -> ExitCode {
         Command::Disasm(a) => cmd::disasm::run(a),
         Command::Asm(a) => cmd::asm::run(a),
         Command::Layout(a) => cmd::layout::run(a),
+        Command::Neff(a) => cmd::neff::run(a),
+        Command::Header(a) => cmd::header::run(a),
+        Command::Conform(a) => cmd::conform::run(a),
+        Command::Corpus(a) => cmd::corpus::run(a),
+        Command::Check(a) => cmd::check::run(a),
+        Command::Diff(a) => cmd::diff::run(a),
+        Command::Facts(a) => cmd::facts::run(a),
     };
     ExitCode::from(code)
 }

@@ -277,18 +277,49 @@ impl Layout {
         }
     }
 
-    /// Resolves a field path (`psum_dst.num[1]`, `opcode`) to its byte offset and size.
+    /// Resolves a field path (`psum_dst.num[1]`, `opcode`) to its byte offset
+    /// and size. Walks the description without allocating (the validator
+    /// resolves dtype fields on every bundle).
     pub fn resolve(&self, path: &str) -> Option<(usize, usize)> {
         let (base, index) = match path.strip_suffix(']').and_then(|p| p.split_once('[')) {
             Some((b, i)) => (b, Some(i.parse::<usize>().ok()?)),
             None => (path, None),
         };
-        let leaf = self.leaves().into_iter().find(|l| l.path == base)?;
-        match (index, leaf.len) {
-            (None, _) => Some((leaf.offset, leaf.size())),
-            (Some(i), Some(n)) if i < n => Some((leaf.offset + i * leaf.prim.size(), leaf.prim.size())),
+        let (off, ty) = self.find(base)?;
+        match (index, ty) {
+            (None, t) => Some((off, t.size())),
+            (Some(i), Ty::Array(elem, n)) if i < n => {
+                let sz = elem().size();
+                Some((off + i * sz, sz))
+            }
             _ => None,
         }
+    }
+
+    /// Finds a leaf or struct field by dotted path; inline structs are searched without a prefix.
+    fn find(&self, path: &str) -> Option<(usize, Ty)> {
+        let (head, rest) = match path.split_once('.') {
+            Some((h, r)) => (h, Some(r)),
+            None => (path, None),
+        };
+        for f in self.fields {
+            let ty = (f.ty)();
+            if let (Fmt::Inline, Ty::Struct(l)) = (f.fmt, ty) {
+                if let Some((o, t)) = l().find(path) {
+                    return Some((f.offset + o, t));
+                }
+                continue;
+            }
+            if f.name != head {
+                continue;
+            }
+            return match (rest, ty) {
+                (None, t) => Some((f.offset, t)),
+                (Some(r), Ty::Struct(l)) => l().find(r).map(|(o, t)| (f.offset + o, t)),
+                _ => None,
+            };
+        }
+        None
     }
 
     /// Resolves a path naming a nested struct field (`moving`, `psum_dst`) to its offset.

@@ -8,6 +8,7 @@
 
 pub mod addr4;
 pub mod bundle;
+pub mod c_header;
 pub mod catalog;
 pub mod descriptor;
 pub mod dtype;
@@ -18,6 +19,7 @@ pub mod opcode;
 pub mod operands;
 pub mod props;
 pub mod provenance;
+pub mod recovered;
 pub mod smith;
 pub mod text;
 pub mod validate;

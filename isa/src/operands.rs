@@ -5,6 +5,7 @@
 use crate::bundle::BodyKind;
 use crate::generation::Generation;
 use crate::layout::Layout;
+use std::sync::OnceLock;
 
 /// The wire type of a slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,12 +41,16 @@ impl DtypeRef {
     /// Reads the tag from a bundle's bytes.
     pub fn read(self, layout: &Layout, g: Generation, bytes: &[u8]) -> Option<u8> {
         let (off, _) = layout.resolve(self.field(g))?;
-        let b = *bytes.get(off)?;
-        Some(match self {
+        Some(self.tag_of(*bytes.get(off)?))
+    }
+
+    /// The tag held by the byte at the field's offset (a nibble or the whole byte).
+    pub fn tag_of(self, b: u8) -> u8 {
+        match self {
             DtypeRef::Nibble(_, 0) => b & 0x0F,
             DtypeRef::Nibble(_, _) => b >> 4,
             _ => b,
-        })
+        }
     }
 
     /// Writes the tag into a bundle's bytes (keeping the other nibble).
@@ -134,4 +139,38 @@ pub fn slots(kind: BodyKind) -> &'static [Slot] {
 /// The slots an opcode actually uses (LoadStationary has no destination, Memset no source).
 pub fn live_slots(op: &crate::opcode::OpcodeInfo) -> impl Iterator<Item = &'static Slot> + '_ {
     slots(op.body).iter().filter(move |s| if s.is_dst() { op.operands.dst } else { op.operands.src })
+}
+
+/// A live slot with its offsets resolved against the body layout. The
+/// validator runs on every bundle of a stream; resolving field paths by name
+/// there cost more than the checks themselves, so it is done once per opcode.
+#[derive(Clone, Copy, Debug)]
+pub struct Placed {
+    pub slot: &'static Slot,
+    /// Byte offset of the slot in the bundle ([`Slot::offset`]).
+    pub offset: usize,
+    /// Byte offset of the slot's dtype field on each generation (by
+    /// [`Generation::index`]); `None` when the layout has no such field.
+    pub dtype_at: [Option<usize>; 3],
+}
+
+/// The live slots of an opcode, placed; empty for bytes outside the opcode table.
+pub fn placed(op: u8) -> &'static [Placed] {
+    static TABLE: OnceLock<Vec<Vec<Placed>>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..=u8::MAX)
+            .map(|byte| {
+                let Some(op) = crate::opcode::lookup(byte) else { return Vec::new() };
+                let layout = op.body.layout();
+                live_slots(op)
+                    .map(|slot| Placed {
+                        slot,
+                        offset: slot.offset(layout),
+                        dtype_at: Generation::ALL.map(|g| layout.resolve(slot.dtype.field(g)).map(|(off, _)| off)),
+                    })
+                    .collect()
+            })
+            .collect()
+    });
+    table.get(usize::from(op)).map_or(&[], Vec::as_slice)
 }

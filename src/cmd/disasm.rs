@@ -26,7 +26,13 @@ pub fn run(a: Args) -> u8 {
             }
             for (i, (off, raw)) in bundles.enumerate() {
                 let line = tpb_isa::text::disasm(&Bundle::decode(raw));
-                if writeln!(out, "{line} # [{i}] +{off:#x}").is_err() {
+                // Container streams name subgraph/engine on every line (raw files keep the short form).
+                let r = if s.member.is_empty() {
+                    writeln!(out, "{line} # [{i}] +{off:#x}")
+                } else {
+                    writeln!(out, "{line} # {} [{i}] +{off:#x}", s.member)
+                };
+                if r.is_err() {
                     return super::fail("cannot write to stdout");
                 }
             }

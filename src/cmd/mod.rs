@@ -1,8 +1,15 @@
 //! One module per subcommand.
 
 pub mod asm;
+pub mod check;
+pub mod conform;
+pub mod corpus;
+pub mod diff;
 pub mod disasm;
+pub mod facts;
+pub mod header;
 pub mod layout;
+pub mod neff;
 pub mod validate;
 
 /// Usage or I/O error (bad arguments, unreadable or malformed input).

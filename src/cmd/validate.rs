@@ -34,7 +34,7 @@ pub fn run(a: Args) -> u8 {
         for s in &streams {
             let g = a.arch.or(s.generation).unwrap_or(Generation::V2);
             let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else { return super::fail(format!("{}: not whole bundles", s.label())) };
-            for (off, raw) in bundles {
+            for (index, (off, raw)) in bundles.enumerate() {
                 let b = Bundle::decode(raw);
                 findings.clear();
                 validate::validate_into(&b, g, &mut findings);
@@ -49,6 +49,7 @@ pub fn run(a: Args) -> u8 {
                         "file": file.display().to_string(),
                         "member": s.member,
                         "offset": off,
+                        "index": index,
                         "arch": g,
                         "opcode": b.opcode(),
                         "name": tpb_isa::opcode::name(b.opcode()),
@@ -57,7 +58,9 @@ pub fn run(a: Args) -> u8 {
                     });
                     writeln!(out, "{v}")
                 } else if !findings.is_empty() || a.verbose {
-                    print_text(&mut out, &s.label(), off, &b, ok, &findings)
+                    // Container streams also carry the bundle index (member = subgraph/engine).
+                    let at = if s.member.is_empty() { format!("+{off:#x}") } else { format!("+{off:#x} [{index}]") };
+                    print_text(&mut out, &s.label(), &at, &b, ok, &findings)
                 } else {
                     Ok(())
                 };
@@ -74,9 +77,9 @@ pub fn run(a: Args) -> u8 {
     u8::from(any_invalid)
 }
 
-fn print_text(out: &mut impl Write, label: &str, off: usize, b: &Bundle, ok: bool, f: &[validate::Finding]) -> std::io::Result<()> {
+fn print_text(out: &mut impl Write, label: &str, at: &str, b: &Bundle, ok: bool, f: &[validate::Finding]) -> std::io::Result<()> {
     let verdict = if ok { "valid" } else { "INVALID" };
-    writeln!(out, "{label}+{off:#x}: {} {verdict}", tpb_isa::text::mnemonic(b.opcode()))?;
+    writeln!(out, "{label}{at}: {} {verdict}", tpb_isa::text::mnemonic(b.opcode()))?;
     for x in f {
         writeln!(out, "  {}: {} [{} @ {:#04x}, §{}] {}", x.severity.as_str(), x.code, x.field, x.offset, x.section, x.message)?;
     }

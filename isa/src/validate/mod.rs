@@ -93,6 +93,7 @@ impl Ctx<'_> {
     }
 
     /// Checks a dtype field; `Some` when the tag is valid and available here.
+    #[inline]
     pub(crate) fn dtype(&mut self, field: &str, tag: u8) -> Option<&'static DtypeInfo> {
         match dtype::info(tag) {
             None => {

@@ -33,7 +33,7 @@ impl Algorithm {
         }
     }
 
-    pub const fn len(self) -> usize {
+    pub const fn digest_len(self) -> usize {
         match self {
             Algorithm::Md5 => 16,
             Algorithm::Sha256 => 32,
@@ -109,7 +109,7 @@ pub fn check(header: &NeffHeader, payload: &[u8]) -> Integrity {
     let Some(alg) = Algorithm::for_version(header.pkg_version.get()) else {
         return Integrity { algorithm: None, stored: hex(&header.hash), computed: String::new(), matched: None, tail_nonzero: false };
     };
-    let stored = &header.hash[..alg.len()];
+    let stored = &header.hash[..alg.digest_len()];
     let computed = alg.digest(payload);
     let matched = if stored == computed.as_slice() {
         Some(Form::Plain)
@@ -123,7 +123,7 @@ pub fn check(header: &NeffHeader, payload: &[u8]) -> Integrity {
         stored: hex(stored),
         computed: hex(&computed),
         matched,
-        tail_nonzero: header.hash[alg.len()..].iter().any(|b| *b != 0),
+        tail_nonzero: header.hash[alg.digest_len()..].iter().any(|b| *b != 0),
     }
 }
 

@@ -1,0 +1,53 @@
+# Hand-checked seed bundles for CoreV2 (Trn1), one per line in the `tpb disasm`
+# text format; fields left out are zero. Each line was laid out by hand from the
+# spec's field tables (section in the comment). A line's comment may end with
+# `expect: code, code`: the exact validator findings that line must produce on
+# this generation (none = it validates clean). `cargo test` checks every line.
+
+# Family A, matmul (2.1 / 2.5 / 2.10): LoadStationary stages bf16 weights from SBUF
+# (no destination operand); CoreV2 row/column groups come from {1,2,4,8} / {1,2,4,8,16}.
+0x01:LoadStationary moving.addr=0x00010000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=bf16 row_group=1 col_group_norm=1 wt_base_rows=128 num_active_cols=128
+# MatMul: bf16 moving tensor, fp32 PSUM accumulator at the window base, start+stop, 2 KiB bank (log2 = 11).
+0x02:MatMul moving.addr=0x00020000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=bf16 dst_dtype_dense=f32 row_group=1 col_group_norm=1 accumulate=0x03 psum_zero_region=11 psum_dst.addr=0x02000000 psum_dst.stride=[1,1,1] psum_dst.num=[128,1,1]
+# The same matmul writing its result into SBUF: a matmul destination must be in PSUM (2.5).
+0x02:MatMul moving.addr=0x00020000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=bf16 dst_dtype_dense=f32 row_group=1 col_group_norm=1 accumulate=0x03 psum_zero_region=11 psum_dst.addr=0x00040000 psum_dst.stride=[1,1,1] psum_dst.num=[128,1,1] # expect: matmul-dst-not-psum
+# A row group of 3 is not a CoreV2 PE tiling (2.5, INFERRED: a warning, not an error).
+0x02:MatMul moving.addr=0x00020000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=bf16 dst_dtype_dense=f32 row_group=3 col_group_norm=1 accumulate=0x03 psum_zero_region=11 psum_dst.addr=0x02000000 psum_dst.stride=[1,1,1] psum_dst.num=[128,1,1] # expect: matmul-row-group
+# Sparse matmul parts are not encoded on CoreV2 (opcode table).
+0x06:LoadTagsSparse moving.addr=0x00010000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=bf16 row_group=1 col_group_norm=1 # expect: opcode-unavailable
+
+# Family A, activation (2.1): fp32 PSUM source, bf16 SBUF destination, table 0.
+0x21:Activation src.addr=0x02000000 src.stride=[1,1,1] src.num=[512,1,1] in_dtype=f32 out_dtype=bf16 act_tbl_sel=0 dst.addr=0x00030000 dst.stride=[1,1,1] dst.num=[512,1,1]
+# A bf16 destination in PSUM: PSUM writes need a 4-byte dtype (2.2 / 2.10).
+0x21:Activation src.addr=0x00030000 src.stride=[1,1,1] src.num=[512,1,1] in_dtype=bf16 out_dtype=bf16 act_tbl_sel=2 dst.addr=0x02000400 dst.stride=[1,1,1] dst.num=[512,1,1] # expect: psum-write-dtype
+
+# Family A, TensorScalar (2.1): out = (in * s0) + s1 over a 2-D bf16 tile in SBUF.
+0x43:TensorScalar src.addr=0x00030000 src.stride=[1,64,1] src.num=[64,8,1] in_dtype=bf16 out_dtype=bf16 op0=mult op1=add dst.addr=0x00034000 dst.stride=[1,64,1] dst.num=[64,8,1]
+# An odd start address for a 2-byte dtype is misaligned (2.2).
+0x43:TensorScalar src.addr=0x00030001 src.stride=[1,1,1] src.num=[64,1,1] in_dtype=bf16 out_dtype=bf16 op0=max op1=min dst.addr=0x00034000 dst.stride=[1,1,1] dst.num=[64,1,1] # expect: misaligned-address
+
+# Family B, TensorTensor (2.1 / D-J05): fp32 = fp32 + fp32, in0 dtype in the low nibble, in1 in the high one.
+0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=add num_active_parts=128 dst.addr=0x00050000 dst.stride=[1,1,1] dst.num=[256,1,1] in0.addr=0x00051000 in0.stride=[1,1,1] in0.num=[256,1,1] in1.addr=0x00052000 in1.stride=[1,1,1] in1.num=[256,1,1]
+# A zero count in a static pattern is illegal (2.3).
+0x41:TensorTensor in_dtype_nibbles=bf16/bf16 out_dtype=bf16 alu_op=sub num_active_parts=64 dst.addr=0x00050000 dst.stride=[1,1,1] dst.num=[256,1,1] in0.addr=0x00051000 in0.stride=[1,1,1] in0.num=[256,0,1] in1.addr=0x00052000 in1.stride=[1,1,1] in1.num=[256,1,1] # expect: zero-num
+
+# Family C (2.1 / D-J03 / D-J06): 2x2 average pool, scale = 1/4 (0x3E800000), mode 3.
+0x45:Pool src.addr=0x00060000 src.stride=[1,2,32,64] src.num=[2,2,16,16] src_dtype=bf16 dst_dtype=bf16 func=avg mode=3 scale_or_fill=0x3e800000 out.addr=0x00068000 out.stride=[1,1,16,1] out.num=[1,1,16,16]
+# Max pool with scale 1.0 but mode 2 instead of the constant 3.
+0x45:Pool src.addr=0x00060000 src.stride=[1,2,32,64] src.num=[2,2,16,16] src_dtype=f32 dst_dtype=f32 func=max mode=2 scale_or_fill=0x3f800000 out.addr=0x00068000 out.stride=[1,1,16,1] out.num=[1,1,16,16] # expect: pool-mode
+# TensorCopy fp32 PSUM -> bf16 SBUF (the usual PSUM evacuation).
+0x46:TensorCopy src.addr=0x02000000 src.stride=[1,1,1,1] src.num=[512,1,1,1] src_dtype=f32 dst_dtype=bf16 out.addr=0x00070000 out.stride=[1,1,1,1] out.num=[512,1,1,1]
+# Memset: destination only, fill value 0.
+0x49:Memset dst_dtype=f32 scale_or_fill=0x00000000 out.addr=0x00072000 out.stride=[1,1,1,1] out.num=[1024,1,1,1]
+
+# Mixed-width Family C (2.1): BNStats, 4-D bf16 source, 2-D fp32 statistics out.
+0x61:BNStats src.addr=0x00080000 src.stride=[1,512,1,1] src.num=[512,4,1,1] src_dtype=bf16 dst_dtype=f32 out.addr=0x00088000 out.stride=[1,6] out.num=[6,4]
+
+# Semaphore record (1.14): wait until sema 3 >= 1, then decrement it.
+0xA0:EventSemaphore cmp_op=ge wait_idx=3 subtype=dec act_idx=3 wait_value=0x00000001 act_value=0x00000001
+# Comparator 0x02 is not in the table (1.6).
+0xA0:EventSemaphore cmp_op=0x02 wait_idx=3 subtype=inc act_idx=4 wait_value=0x00000001 act_value=0x00000001 # expect: semaphore-cmp-op
+
+# Branch (D-M10): unconditional jump, then "if r5 < 16 goto" with an i32 scalar register.
+0xA9:Branch comp_op=always target_pc=0x0000000000000040
+0xA9:Branch comp_op=imm_lt lhs_dtype=i32 ap_kind=3 rhs_imm=0x00000010 lhs_reg=5 target_pc=0x0000000000000100

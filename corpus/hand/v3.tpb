@@ -1,0 +1,51 @@
+# Hand-checked seed bundles for CoreV3 (Trn2), one per line in the `tpb disasm`
+# text format; fields left out are zero. A line's comment may end with
+# `expect: code, code`: the exact validator findings on this generation.
+
+# Family A, matmul (2.1 / 2.5 / 2.10). CoreV3 packs the row/col group into +0x2C and
+# still reads the dense destination dtype at +0x23.
+0x01:LoadStationary moving.addr=0x00010000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=f8e4m3 rowcol_group_v3=0x11 wt_base_rows=128 num_active_cols=128
+0x02:MatMul moving.addr=0x00020000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=f8e4m3 perf_sel=2 dst_dtype_dense=f32 accumulate=0x01 rowcol_group_v3=0x11 psum_zero_region=11 psum_dst.addr=0x02000800 psum_dst.stride=[1,1,1] psum_dst.num=[128,1,1]
+# bf16 is the one 2-byte dtype a matmul may write to PSUM (the "nc" form, 2.10).
+0x02:MatMul moving.addr=0x00020000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=bf16 dst_dtype_dense=bf16 accumulate=0x03 psum_zero_region=11 psum_dst.addr=0x02000000 psum_dst.stride=[1,1,1] psum_dst.num=[128,1,1]
+# Sparse matmul exists from CoreV3 on.
+0x06:LoadTagsSparse moving.addr=0x00010000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=bf16
+0x07:MatMulSparse moving.addr=0x00020000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=bf16 dst_dtype_dense=f32 accumulate=0x03 psum_zero_region=11 psum_dst.addr=0x02001000 psum_dst.stride=[1,1,1] psum_dst.num=[128,1,1]
+# Perf selector 1 is not one of 0/2/3 (2.5, INFERRED).
+0x02:MatMul moving.addr=0x00020000 moving.stride=[1,1,1] moving.num=[128,1,1] in_dtype=bf16 perf_sel=1 dst_dtype_dense=f32 accumulate=0x03 psum_zero_region=11 psum_dst.addr=0x02000000 psum_dst.stride=[1,1,1] psum_dst.num=[128,1,1] # expect: matmul-perf-sel
+
+# Family A, activation (2.1): still opcode 0x21 on CoreV3.
+0x21:Activation src.addr=0x02000000 src.stride=[1,1,1] src.num=[128,1,1] in_dtype=f32 out_dtype=f8e4m3 act_tbl_sel=1 dst.addr=0x00031000 dst.stride=[1,1,1] dst.num=[128,1,1]
+# The FP4-x4 tag 16 does not exist before CoreV4 (D-M08).
+0x21:Activation src.addr=0x00030000 src.stride=[1,1,1] src.num=[128,1,1] in_dtype=bf16 out_dtype=0x10 act_tbl_sel=1 dst.addr=0x00031000 dst.stride=[1,1,1] dst.num=[128,1,1] # expect: dtype-unavailable
+
+# Family A, TensorScalar (2.1), and its OrPtr variant 0x53, with a register-mode source address (reg 7).
+0x43:TensorScalar src.addr=0x00030000 src.stride=[1,1,1] src.num=[256,1,1] in_dtype=f32 out_dtype=f32 op0=add op1=max dst.addr=0x00038000 dst.stride=[1,1,1] dst.num=[256,1,1]
+0x53:TensorScalar src.addr=0x80000007 src.stride=[1,1,1] src.num=[256,1,1] in_dtype=f32 out_dtype=f32 op0=mult op1=add dst.addr=0x00038000 dst.stride=[1,1,1] dst.num=[256,1,1]
+# Register ids are below 0x40 (2.2).
+0x43:TensorScalar src.addr=0x80000041 src.stride=[1,1,1] src.num=[256,1,1] in_dtype=f32 out_dtype=f32 op0=add op1=add dst.addr=0x00038000 dst.stride=[1,1,1] dst.num=[256,1,1] # expect: register-id
+
+# Family B (2.1): compare two int32 tiles; the bit-vector variant 0x51 shares the layout.
+0x41:TensorTensor in_dtype_nibbles=i32/i32 out_dtype=u8 alu_op=is_gt num_active_parts=128 dst.addr=0x00050000 dst.stride=[1,1,1] dst.num=[64,1,1] in0.addr=0x00051000 in0.stride=[1,1,1] in0.num=[64,1,1] in1.addr=0x00052000 in1.stride=[1,1,1] in1.num=[64,1,1]
+0x51:TensorTensorBitvec in_dtype_nibbles=u8/u8 out_dtype=u8 alu_op=max num_active_parts=32 dst.addr=0x00050000 dst.stride=[1,1,1] dst.num=[64,1,1] in0.addr=0x00051000 in0.stride=[1,1,1] in0.num=[64,1,1] in1.addr=0x00052000 in1.stride=[1,1,1] in1.num=[64,1,1]
+# ALU byte 0x07 is not one the spec lists (1.4, STRONG: a warning).
+0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=0x07 num_active_parts=128 dst.addr=0x00050000 dst.stride=[1,1,1] dst.num=[64,1,1] in0.addr=0x00051000 in0.stride=[1,1,1] in0.num=[64,1,1] in1.addr=0x00052000 in1.stride=[1,1,1] in1.num=[64,1,1] # expect: unknown-alu-op
+
+# Family C (2.1): casting copy bf16 -> fp8, a 3x3 max pool (scale 1.0), Iota (destination only).
+0x47:TensorCopyCast src.addr=0x00060000 src.stride=[1,1,1,1] src.num=[2048,1,1,1] src_dtype=bf16 dst_dtype=f8e5m2 out.addr=0x00064000 out.stride=[1,1,1,1] out.num=[2048,1,1,1]
+0x45:Pool src.addr=0x00060000 src.stride=[1,1,30,30] src.num=[3,3,10,10] src_dtype=f16 dst_dtype=f16 func=max mode=3 scale_or_fill=0x3f800000 out.addr=0x00068000 out.stride=[1,1,10,1] out.num=[1,1,10,10]
+0x7E:Iota dst_dtype=i32 out.addr=0x00070000 out.stride=[1,1,1,1] out.num=[128,1,1,1]
+# An average pool whose scale is 2.0 is not a reciprocal 1/N.
+0x45:Pool src.addr=0x00060000 src.stride=[1,1,30,30] src.num=[3,3,10,10] src_dtype=f32 dst_dtype=f32 func=avg mode=3 scale_or_fill=0x40000000 out.addr=0x00068000 out.stride=[1,1,10,1] out.num=[1,1,10,10] # expect: pool-scale
+
+# Mixed-width Family C: BNStats with transpose.
+0x82:BNStatsTranspose src.addr=0x00080000 src.stride=[1,256,1,1] src.num=[256,2,1,1] src_dtype=f32 dst_dtype=f32 out.addr=0x00088000 out.stride=[1,6] out.num=[6,2]
+
+# Semaphore record (1.14): set sema 10 to 0 without waiting (wait_dec, threshold 0).
+0xA0:EventSemaphore cmp_op=wait_dec wait_idx=10 subtype=set act_idx=10 wait_value=0x00000000 act_value=0x00000000
+0xA0:EventSemaphore cmp_op=eq wait_idx=1 subtype=0x12 act_idx=1 wait_value=0x00000002 act_value=0x00000001 # expect: semaphore-subtype
+
+# Branch (D-M10): register compare "if r1 > r2 goto".
+0xA9:Branch comp_op=reg_gt lhs_dtype=i32 ap_kind=3 lhs_reg=1 rhs_reg=2 target_pc=0x0000000000000200
+# A conditional branch whose operand kind is not a scalar register.
+0xA9:Branch comp_op=reg_lt lhs_dtype=i32 ap_kind=1 lhs_reg=1 rhs_reg=2 target_pc=0x0000000000000200 # expect: branch-ap-kind

@@ -1,0 +1,132 @@
+//! Hand-written bundles (in the text format) against the validator.
+
+use tpb_isa::text::asm_line;
+use tpb_isa::validate::{is_valid, validate, Finding};
+use tpb_isa::{Bundle, Generation, Severity};
+
+fn bundle(line: &str) -> Bundle {
+    let raw = asm_line(line).expect("assembles").expect("one bundle");
+    Bundle::decode(&raw)
+}
+
+fn codes(f: &[Finding]) -> Vec<(&str, &str, usize)> {
+    f.iter().map(|x| (x.code, x.field.as_str(), x.offset)).collect()
+}
+
+const MATMUL: &str = "0x02:MatMul moving.addr=0x00037b00 moving.stride=[1,0,0] moving.num=[128,1,1] in_dtype=f16 \
+     dst_dtype_dense=f32 dst_dtype_mx=f32 psum_dst.addr=0x02000000 psum_dst.stride=[1,1,1] psum_dst.num=[128,1,1]";
+
+#[test]
+fn clean_matmul_on_every_generation() {
+    let b = bundle(MATMUL);
+    assert_eq!(codes(&validate(&b, Generation::V3)), vec![]);
+    assert_eq!(codes(&validate(&b, Generation::V4)), vec![]);
+}
+
+#[test]
+fn dense_dst_dtype_moves_with_the_generation() {
+    let b = bundle(&MATMUL.replace("dst_dtype_dense=f32", "dst_dtype_dense=0x00"));
+    assert_eq!(codes(&validate(&b, Generation::V3)), vec![("invalid-dtype", "dst_dtype_dense", 0x23)]);
+    assert!(validate(&b, Generation::V4).is_empty(), "CoreV4 reads +0x28 instead");
+    let b = bundle(&MATMUL.replace("dst_dtype_mx=f32", "dst_dtype_mx=0x00"));
+    assert_eq!(codes(&validate(&b, Generation::V4)), vec![("invalid-dtype", "dst_dtype_mx", 0x28)]);
+}
+
+#[test]
+fn matmul_destination_must_be_psum() {
+    let b = bundle(&MATMUL.replace("psum_dst.addr=0x02000000", "psum_dst.addr=0x00001000"));
+    let f = validate(&b, Generation::V3);
+    assert_eq!(codes(&f), vec![("matmul-dst-not-psum", "psum_dst.addr", 0x30)]);
+    assert_eq!(f[0].severity, Severity::Error);
+    assert!(!is_valid(&f));
+}
+
+#[test]
+fn bf16_nc_form_is_a_matmul_privilege() {
+    let b = bundle(&MATMUL.replace("dst_dtype_dense=f32", "dst_dtype_dense=bf16"));
+    assert!(validate(&b, Generation::V3).is_empty());
+    let act = bundle("0x21:Activation src.addr=0x100 src.num=[1,1,1] in_dtype=bf16 out_dtype=bf16 dst.addr=0x02000000 dst.num=[1,1,1]");
+    assert_eq!(codes(&validate(&act, Generation::V2)), vec![("psum-write-dtype", "dst.addr", 0x30)]);
+}
+
+#[test]
+fn unknown_opcode_is_the_only_finding() {
+    let b = bundle("0xb1:unknown");
+    assert_eq!(codes(&validate(&b, Generation::V3)), vec![("unknown-opcode", "opcode", 0)]);
+}
+
+#[test]
+fn saturate_length_only_for_quantize_mx_on_v4() {
+    let q = bundle("0xe3:QuantizeMx inst_word_len=0x11");
+    assert!(validate(&q, Generation::V4).is_empty());
+    let f = validate(&q, Generation::V3);
+    assert_eq!(codes(&f), vec![("opcode-unavailable", "opcode", 0)]);
+    let n = bundle("0xa4:NoOp inst_word_len=0x11");
+    assert_eq!(codes(&validate(&n, Generation::V3)), vec![("inst-word-len", "inst_word_len", 1)]);
+}
+
+#[test]
+fn strong_family_assignment_caps_severity() {
+    // 0x47's Family C body is STRONG, so a broken slot rule there is a warning.
+    let b = bundle("0x47:TensorCopyCast src.addr=0x100 src.num=[1,1,1,0] src_dtype=f32 dst_dtype=f32 out.addr=0x200 out.num=[1,1,1,1]");
+    let f = validate(&b, Generation::V2);
+    assert_eq!(codes(&f), vec![("zero-num", "src.num[3]", 0x1E)]);
+    assert_eq!(f[0].severity, Severity::Warning);
+    assert!(is_valid(&f));
+}
+
+#[test]
+fn register_mode_rules() {
+    let ok = "0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=add dst.addr=0x80000003 dst.num=[1,1,1] \
+              in0.addr=0x100 in0.num=[1,1,1] in1.addr=0x200 in1.num=[1,1,1]";
+    assert!(validate(&bundle(ok), Generation::V2).is_empty());
+    let bad_id = bundle(&ok.replace("0x80000003", "0x80000040"));
+    assert_eq!(codes(&validate(&bad_id, Generation::V2)), vec![("register-id", "dst.addr", 0x10)]);
+    let bad_bits = bundle(&ok.replace("0x80000003", "0x80010003"));
+    assert_eq!(codes(&validate(&bad_bits, Generation::V2)), vec![("register-reserved-bits", "dst.addr", 0x10)]);
+}
+
+#[test]
+fn gather_slot_reads_as_indirect() {
+    // Index ADDR4 in indirect mode: the static num region is inert, so num 0 is not a finding.
+    let b = bundle("0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=add dst.addr=0x100 dst.num=[1,1,1] \
+                    in0.addr=0x20000100 in0.stride=[0x200,0,0] in0.num=[0,0,0] in1.addr=0x200 in1.num=[1,1,1]");
+    assert!(validate(&b, Generation::V2).is_empty());
+    let dead_data = bundle("0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=add dst.addr=0x100 dst.num=[1,1,1] \
+                    in0.addr=0x20000100 in0.stride=[0,0x6000,0] in0.num=[0,0,0] in1.addr=0x200 in1.num=[1,1,1]");
+    assert_eq!(codes(&validate(&dead_data, Generation::V2)), vec![("dead-addr-mode", "in0.data", 0x24)]);
+}
+
+#[test]
+fn pool_band() {
+    let ok = "0x45:Pool src.addr=0x100 src.num=[1,1,1,1] src_dtype=f32 dst_dtype=f32 func=max mode=3 scale_or_fill=0x3f800000 out.addr=0x200 out.num=[1,1,1,1]";
+    assert!(validate(&bundle(ok), Generation::V2).is_empty());
+    let avg = bundle(&ok.replace("func=max", "func=avg").replace("0x3f800000", "0x3e800000"));
+    assert!(validate(&avg, Generation::V2).is_empty(), "1/4 is a valid avg scale");
+    let bad = bundle(&ok.replace("0x3f800000", "0x3f000000"));
+    assert_eq!(codes(&validate(&bad, Generation::V2)), vec![("pool-scale", "scale_or_fill", 0x28)]);
+}
+
+#[test]
+fn mx_rules_on_v4() {
+    let ok = "0x0a:MatMulMx moving.data=0x00000100 moving.scale=0x00000200 moving.k_extent=32 moving.step_dir=0x01 \
+              moving.scale_base_part=5 in_dtype=f8e4m3 dst_dtype_mx=f32 psum_dst.addr=0x02000000 psum_dst.num=[1,1,1]";
+    assert!(validate(&bundle(ok), Generation::V4).is_empty());
+    let psum_scale = bundle(&ok.replace("moving.scale=0x00000200", "moving.scale=0x02000200"));
+    assert_eq!(codes(&validate(&psum_scale, Generation::V4)), vec![("mx-scale-not-sbuf", "moving.scale", 0x14)]);
+    let part = bundle(&ok.replace("scale_base_part=5", "scale_base_part=128"));
+    assert_eq!(codes(&validate(&part, Generation::V4)), vec![("mx-scale-part-range", "moving.scale_base_part", 0x1B)]);
+    let f = validate(&bundle(ok), Generation::V2);
+    assert_eq!(codes(&f), vec![("opcode-unavailable", "opcode", 0)]);
+}
+
+#[test]
+fn findings_serialize_with_the_cli_fields() {
+    let b = bundle(&MATMUL.replace("in_dtype=f16", "in_dtype=0x00"));
+    let f = validate(&b, Generation::V3);
+    let v = serde_json::to_value(&f[0]).expect("serializes");
+    for k in ["code", "field", "offset", "severity", "message", "section"] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    assert_eq!(v["severity"], "error");
+}

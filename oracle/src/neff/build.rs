@@ -1,0 +1,39 @@
+//! Writes small NEFF containers: fixtures for tests and seeds for fuzzing.
+//! pkg_version 2 packs a gzip tar with the MD5 in the word-reversed form the
+//! real compiler writes; pkg_version 1 a bare tar with SHA-256.
+
+use super::header::{NeffHeader, HEADER_BYTES};
+use super::integrity::{self, Algorithm, Form};
+use std::io::{self, Write};
+use zerocopy::{FromZeros, IntoBytes};
+
+/// A container holding `members` (path, bytes), in that order.
+pub fn container(pkg_version: u64, members: &[(&str, &[u8])]) -> io::Result<Vec<u8>> {
+    let mut t = tar::Builder::new(Vec::new());
+    for (name, data) in members {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        t.append_data(&mut h, name, *data)?;
+    }
+    let tar_bytes = t.into_inner()?;
+    let (payload, alg) = if pkg_version == integrity::PKG_VERSION_SHA256 {
+        (tar_bytes, Some(Algorithm::Sha256))
+    } else {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&tar_bytes)?;
+        (gz.finish()?, Algorithm::for_version(pkg_version))
+    };
+    let mut h = NeffHeader::new_zeroed();
+    h.pkg_version.set(pkg_version);
+    h.header_size.set(HEADER_BYTES as u64);
+    h.data_size.set(payload.len() as u64);
+    if let Some(alg) = alg {
+        let form = if alg == Algorithm::Md5 { Form::WordReversed } else { Form::Plain };
+        let d = integrity::stored_digest(alg, &payload, form);
+        h.hash[..d.len()].copy_from_slice(&d);
+    }
+    let mut out = h.as_bytes().to_vec();
+    out.extend_from_slice(&payload);
+    Ok(out)
+}

@@ -1,0 +1,644 @@
+//! Conformance over real bundles: every bundle of every engine stream goes
+//! through the header invariant, the codec round trip, the text round trip,
+//! typed-vs-opaque decode and the validator. The report keeps two things
+//! apart: a spec that disagrees with what the compiler emitted (validator
+//! findings, opcodes the spec does not name) is a finding about the spec; a
+//! round-trip mismatch or a panic is a bug in this harness.
+
+use super::{EngineStream, Neff};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tpb_isa::bundle::{Raw, INST_WORD_LEN};
+use tpb_isa::validate::{self, Finding};
+use tpb_isa::{opcode, text, BodyKind, Bundle, Generation, Provenance, Severity};
+
+/// Values listed per field; the rest are summed as "other".
+pub const TOP_VALUES: usize = 8;
+/// Distinct values counted exactly per field; later new values count as "other".
+pub const MAX_TRACKED: usize = 4096;
+/// Harness failures kept in detail (all are counted).
+pub const MAX_DETAILS: usize = 200;
+/// Fields named per finding code in the report.
+const MAX_FIELDS_PER_CODE: usize = 64;
+
+/// Where each stream's generation came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GenerationFrom {
+    /// `--arch` given by the user.
+    Arch,
+    /// The container's `kelf-0.json` target.
+    Target,
+    /// Neither: v2 assumed.
+    Default,
+}
+
+/// One container that went into the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Source {
+    pub file: String,
+    pub tool_version: Option<String>,
+    pub target: Option<String>,
+    pub generation: Generation,
+    pub generation_from: GenerationFrom,
+    pub integrity: String,
+    pub integrity_ok: bool,
+    /// (member, bundles) per stream.
+    pub streams: Vec<(String, usize)>,
+    pub bundles: usize,
+}
+
+/// A bug in this harness, found on a real bundle.
+#[derive(Clone, Debug, Serialize)]
+pub struct HarnessFailure {
+    pub file: String,
+    pub member: String,
+    pub index: usize,
+    pub offset: usize,
+    pub opcode: String,
+    /// `codec-round-trip`, `text-round-trip`, `text-fields` or `panic`.
+    pub kind: &'static str,
+    pub detail: String,
+}
+
+/// The values one field of the body layout took.
+#[derive(Clone, Debug)]
+struct FieldDist {
+    path: String,
+    offset: usize,
+    prov: Provenance,
+    values: HashMap<String, usize>,
+    untracked: usize,
+}
+
+impl FieldDist {
+    fn add(&mut self, value: &str, n: usize) {
+        if let Some(c) = self.values.get_mut(value) {
+            *c += n;
+        } else if self.values.len() < MAX_TRACKED {
+            self.values.insert(value.to_string(), n);
+        } else {
+            self.untracked += n;
+        }
+    }
+
+    /// The most frequent values and the count of everything else.
+    fn top(&self) -> (Vec<(&str, usize)>, usize) {
+        let mut v: Vec<(&str, usize)> = self.values.iter().map(|(k, c)| (k.as_str(), *c)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let other = v.iter().skip(TOP_VALUES).map(|x| x.1).sum::<usize>() + self.untracked;
+        v.truncate(TOP_VALUES);
+        (v, other)
+    }
+
+    fn distinct(&self) -> String {
+        if self.untracked > 0 {
+            format!(">{}", self.values.len())
+        } else {
+            self.values.len().to_string()
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        let (top, other) = self.top();
+        json!({
+            "path": self.path,
+            "offset": self.offset,
+            "section": self.prov.section,
+            "confidence": self.prov.confidence,
+            "distinct": self.values.len(),
+            "distinct_capped": self.untracked > 0,
+            "top": top.iter().map(|(v, c)| json!({"value": v, "count": c})).collect::<Vec<_>>(),
+            "other": other,
+        })
+    }
+}
+
+/// Everything seen for one opcode byte.
+#[derive(Clone, Debug)]
+struct OpStats {
+    kind: BodyKind,
+    count: usize,
+    /// Stream engine stem → bundles.
+    engines: BTreeMap<&'static str, usize>,
+    header_ok: usize,
+    codec_ok: usize,
+    text_ok: usize,
+    /// Bundles with no finding at all.
+    clean: usize,
+    /// Bundles with no error-severity finding.
+    valid: usize,
+    /// Finding code → findings.
+    findings: BTreeMap<&'static str, usize>,
+    fields: Vec<FieldDist>,
+}
+
+impl OpStats {
+    fn new(op: u8) -> OpStats {
+        let kind = opcode::body_kind(op);
+        let fields = text::leaves(kind)
+            .iter()
+            .filter(|l| l.path != "opcode")
+            .map(|l| FieldDist { path: l.path.clone(), offset: l.offset, prov: l.prov, values: HashMap::new(), untracked: 0 })
+            .collect();
+        OpStats {
+            kind,
+            count: 0,
+            engines: BTreeMap::new(),
+            header_ok: 0,
+            codec_ok: 0,
+            text_ok: 0,
+            clean: 0,
+            valid: 0,
+            findings: BTreeMap::new(),
+            fields,
+        }
+    }
+
+    fn merge(&mut self, o: OpStats) {
+        self.count += o.count;
+        for (e, c) in o.engines {
+            *self.engines.entry(e).or_insert(0) += c;
+        }
+        self.header_ok += o.header_ok;
+        self.codec_ok += o.codec_ok;
+        self.text_ok += o.text_ok;
+        self.clean += o.clean;
+        self.valid += o.valid;
+        for (k, c) in o.findings {
+            *self.findings.entry(k).or_insert(0) += c;
+        }
+        for (mine, theirs) in self.fields.iter_mut().zip(o.fields) {
+            for (v, c) in theirs.values {
+                mine.add(&v, c);
+            }
+            mine.untracked += theirs.untracked;
+        }
+    }
+}
+
+/// One validator check code over all bundles.
+#[derive(Clone, Debug)]
+struct CodeStats {
+    severity: Severity,
+    section: &'static str,
+    count: usize,
+    opcodes: BTreeMap<u8, usize>,
+    fields: BTreeMap<String, usize>,
+}
+
+/// The conformance of one or more containers' bundles.
+#[derive(Clone, Debug, Default)]
+pub struct NeffConformance {
+    sources: Vec<Source>,
+    bundles: usize,
+    /// Bundles with validator findings or an opcode the spec does not name.
+    disagreeing: usize,
+    ops: BTreeMap<u8, OpStats>,
+    codes: BTreeMap<&'static str, CodeStats>,
+    harness: Vec<HarnessFailure>,
+    harness_count: usize,
+}
+
+/// What one bundle showed.
+struct Outcome {
+    kind: BodyKind,
+    header_ok: bool,
+    codec_ok: bool,
+    text: Result<(), String>,
+    line: String,
+    findings: Vec<Finding>,
+}
+
+fn analyse(raw: &Raw, g: Generation) -> Outcome {
+    let b = Bundle::decode(raw);
+    let h = b.header();
+    let header_ok = h.inst_word_len == INST_WORD_LEN && h.reserved.get() == 0;
+    let codec_ok = b.encode() == *raw;
+    let line = text::disasm(&b);
+    let text = match text::asm_line(&line) {
+        Ok(Some(back)) if back == *raw => Ok(()),
+        Ok(Some(back)) => Err(format!("assembled {} differs from the original", first_diff(raw, &back))),
+        Ok(None) => Err("disassembly assembled to nothing".to_string()),
+        Err(e) => Err(format!("assembler rejected its own disassembly: {e}")),
+    };
+    Outcome { kind: b.kind(), header_ok, codec_ok, text, line, findings: validate::validate(&b, g) }
+}
+
+fn first_diff(a: &Raw, b: &Raw) -> String {
+    match a.iter().zip(b.iter()).position(|(x, y)| x != y) {
+        Some(i) => format!("at byte {i:#04x} ({:#04x} vs {:#04x})", a[i], b[i]),
+        None => "nowhere".to_string(),
+    }
+}
+
+/// Runs every bundle of `neff`; `arch` overrides the generation the target implies.
+pub fn conform(neff: &Neff, arch: Option<Generation>) -> NeffConformance {
+    let mut c = NeffConformance::default();
+    c.add(neff, arch);
+    c
+}
+
+/// One report over several containers.
+pub fn conform_all(neffs: &[Neff], arch: Option<Generation>) -> NeffConformance {
+    let mut c = NeffConformance::default();
+    for n in neffs {
+        c.add(n, arch);
+    }
+    c
+}
+
+impl NeffConformance {
+    /// Adds every bundle of one container.
+    pub fn add(&mut self, neff: &Neff, arch: Option<Generation>) {
+        let (generation, generation_from) = match (arch, neff.generation()) {
+            (Some(g), _) => (g, GenerationFrom::Arch),
+            (None, Some(g)) => (g, GenerationFrom::Target),
+            (None, None) => (Generation::V2, GenerationFrom::Default),
+        };
+        for s in &neff.streams {
+            self.add_stream(&neff.name, s, generation);
+        }
+        self.sources.push(Source {
+            file: neff.name.clone(),
+            tool_version: neff.tool_version.clone(),
+            target: neff.target().map(str::to_string),
+            generation,
+            generation_from,
+            integrity: neff.integrity.describe(),
+            integrity_ok: neff.integrity.ok(),
+            streams: neff.streams.iter().map(|s| (s.member.clone(), s.len())).collect(),
+            bundles: neff.bundles(),
+        });
+    }
+
+    /// Folds another report into this one.
+    pub fn merge(&mut self, other: NeffConformance) {
+        self.sources.extend(other.sources);
+        self.bundles += other.bundles;
+        self.disagreeing += other.disagreeing;
+        for (op, s) in other.ops {
+            match self.ops.get_mut(&op) {
+                Some(mine) => mine.merge(s),
+                None => {
+                    self.ops.insert(op, s);
+                }
+            }
+        }
+        for (code, s) in other.codes {
+            let mine = self.codes.entry(code).or_insert_with(|| CodeStats { count: 0, opcodes: BTreeMap::new(), fields: BTreeMap::new(), ..s.clone() });
+            mine.count += s.count;
+            mine.severity = mine.severity.min(s.severity);
+            for (op, c) in s.opcodes {
+                *mine.opcodes.entry(op).or_insert(0) += c;
+            }
+            for (f, c) in s.fields {
+                if mine.fields.len() < MAX_FIELDS_PER_CODE || mine.fields.contains_key(&f) {
+                    *mine.fields.entry(f).or_insert(0) += c;
+                }
+            }
+        }
+        self.harness_count += other.harness_count;
+        for h in other.harness {
+            if self.harness.len() < MAX_DETAILS {
+                self.harness.push(h);
+            }
+        }
+    }
+
+    fn add_stream(&mut self, file: &str, s: &EngineStream, g: Generation) {
+        for (index, offset, raw) in s.bundles() {
+            self.bundles += 1;
+            let op = raw[0];
+            let fail = |kind: &'static str, detail: String| HarnessFailure {
+                file: file.to_string(),
+                member: s.member.clone(),
+                index,
+                offset,
+                opcode: format!("{op:#04x}"),
+                kind,
+                detail,
+            };
+            let outcome = match catch_unwind(AssertUnwindSafe(|| analyse(raw, g))) {
+                Ok(o) => o,
+                Err(p) => {
+                    let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
+                    self.harness_failure(fail("panic", msg.unwrap_or_else(|| "panic".to_string())));
+                    continue;
+                }
+            };
+            if !outcome.codec_ok {
+                self.harness_failure(fail("codec-round-trip", "decode then encode changed the bytes".to_string()));
+            }
+            if let Err(e) = &outcome.text {
+                self.harness_failure(fail("text-round-trip", e.clone()));
+            }
+            let unknown = opcode::lookup(op).is_none();
+            if unknown || !outcome.findings.is_empty() {
+                self.disagreeing += 1;
+            }
+            for f in &outcome.findings {
+                let cs = self.codes.entry(f.code).or_insert_with(|| CodeStats {
+                    severity: f.severity,
+                    section: f.section,
+                    count: 0,
+                    opcodes: BTreeMap::new(),
+                    fields: BTreeMap::new(),
+                });
+                cs.count += 1;
+                cs.severity = cs.severity.min(f.severity);
+                *cs.opcodes.entry(op).or_insert(0) += 1;
+                if cs.fields.len() < MAX_FIELDS_PER_CODE || cs.fields.contains_key(&f.field) {
+                    *cs.fields.entry(f.field.clone()).or_insert(0) += 1;
+                }
+            }
+            let st = self.ops.entry(op).or_insert_with(|| OpStats::new(op));
+            st.count += 1;
+            *st.engines.entry(s.engine.stem()).or_insert(0) += 1;
+            st.header_ok += usize::from(outcome.header_ok);
+            st.codec_ok += usize::from(outcome.codec_ok);
+            st.text_ok += usize::from(outcome.text.is_ok());
+            st.clean += usize::from(outcome.findings.is_empty());
+            st.valid += usize::from(validate::is_valid(&outcome.findings));
+            for f in &outcome.findings {
+                *st.findings.entry(f.code).or_insert(0) += 1;
+            }
+            let mismatch = record_fields(st, outcome.kind, &outcome.line);
+            if let Some(m) = mismatch {
+                self.harness_failure(fail("text-fields", m));
+            }
+        }
+    }
+
+    fn harness_failure(&mut self, f: HarnessFailure) {
+        self.harness_count += 1;
+        if self.harness.len() < MAX_DETAILS {
+            self.harness.push(f);
+        }
+    }
+
+    /// Round-trip mismatches, text-field mismatches and panics: bugs in the harness.
+    pub fn harness_failures(&self) -> usize {
+        self.harness_count
+    }
+
+    /// Bundles with validator findings or an opcode the spec does not name.
+    pub fn spec_disagreements(&self) -> usize {
+        self.disagreeing
+    }
+
+    pub fn bundles(&self) -> usize {
+        self.bundles
+    }
+
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    /// The opcodes the spec does not name, with bundle counts.
+    pub fn unknown_opcodes(&self) -> Vec<(u8, usize)> {
+        self.ops.iter().filter(|(op, _)| opcode::lookup(**op).is_none()).map(|(op, s)| (*op, s.count)).collect()
+    }
+
+    /// Bundle count of one opcode byte.
+    pub fn opcode_count(&self, op: u8) -> usize {
+        self.ops.get(&op).map_or(0, |s| s.count)
+    }
+
+    /// The most frequent values of one field of one opcode's layout.
+    pub fn field_values(&self, op: u8, path: &str) -> Vec<(String, usize)> {
+        self.ops
+            .get(&op)
+            .and_then(|s| s.fields.iter().find(|f| f.path == path))
+            .map(|f| f.top().0.into_iter().map(|(v, c)| (v.to_string(), c)).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn to_json(&self) -> Value {
+        let ops: Vec<Value> = self
+            .ops
+            .iter()
+            .map(|(op, s)| {
+                let info = opcode::lookup(*op);
+                json!({
+                    "opcode": format!("{op:#04x}"),
+                    "name": opcode::name(*op),
+                    "known": info.is_some(),
+                    "spec_engine": info.map(|i| i.engine),
+                    "body": s.kind.layout().name,
+                    "typed": s.kind != BodyKind::Opaque,
+                    "count": s.count,
+                    "engines": s.engines,
+                    "header_invariant_ok": s.header_ok,
+                    "codec_round_trip_ok": s.codec_ok,
+                    "text_round_trip_ok": s.text_ok,
+                    "no_findings": s.clean,
+                    "valid": s.valid,
+                    "findings": s.findings,
+                    "fields": s.fields.iter().map(FieldDist::to_json).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let codes: Vec<Value> = self
+            .codes
+            .iter()
+            .map(|(code, s)| {
+                json!({
+                    "code": code, "severity": s.severity, "section": s.section, "count": s.count,
+                    "opcodes": s.opcodes.iter().map(|(op, c)| json!({"opcode": format!("{op:#04x}"), "count": c})).collect::<Vec<_>>(),
+                    "fields": s.fields,
+                })
+            })
+            .collect();
+        let unknown: Vec<Value> = self
+            .unknown_opcodes()
+            .iter()
+            .map(|(op, c)| json!({"opcode": format!("{op:#04x}"), "count": c, "engines": self.ops.get(op).map(|s| &s.engines)}))
+            .collect();
+        json!({
+            "bundles": self.bundles,
+            "harness_failures": {"count": self.harness_count, "details": self.harness},
+            "spec_disagreements": {"bundles": self.disagreeing, "unknown_opcodes": unknown, "findings": codes},
+            "sources": self.sources,
+            "opcodes": ops,
+        })
+    }
+
+    pub fn to_markdown(&self) -> String {
+        let mut m = String::new();
+        let _ = writeln!(m, "# NEFF conformance\n");
+        let _ = writeln!(m, "- containers: {}, bundles: {}", self.sources.len(), self.bundles);
+        let _ = writeln!(
+            m,
+            "- **harness failures: {}** (round-trip mismatches and panics; each one is a bug in this harness)",
+            self.harness_count
+        );
+        let _ = writeln!(
+            m,
+            "- **spec disagreements: {} bundles** (validator findings or opcodes the spec does not name; facts about the spec, not harness failures)\n",
+            self.disagreeing
+        );
+
+        let _ = writeln!(m, "## Containers\n");
+        let _ = writeln!(m, "| file | compiler | target | generation | integrity | streams | bundles |");
+        let _ = writeln!(m, "|---|---|---|---|---|---|---|");
+        for s in &self.sources {
+            let from = match s.generation_from {
+                GenerationFrom::Arch => "--arch",
+                GenerationFrom::Target => "target",
+                GenerationFrom::Default => "default, target unknown",
+            };
+            let _ = writeln!(
+                m,
+                "| {} | {} | {} | {} ({from}) | {} | {} | {} |",
+                cell(&s.file),
+                cell(s.tool_version.as_deref().unwrap_or("unknown")),
+                cell(s.target.as_deref().unwrap_or("unknown")),
+                s.generation,
+                cell(&s.integrity),
+                s.streams.len(),
+                s.bundles
+            );
+        }
+
+        let _ = writeln!(m, "\n## Harness failures\n");
+        if self.harness_count == 0 {
+            let _ = writeln!(m, "None: every bundle round-tripped byte-exact through the codec and the text format.");
+        } else {
+            let _ = writeln!(m, "| file | member | index | offset | opcode | kind | detail |");
+            let _ = writeln!(m, "|---|---|---|---|---|---|---|");
+            for h in &self.harness {
+                let _ = writeln!(
+                    m,
+                    "| {} | {} | {} | {:#x} | {} | {} | {} |",
+                    cell(&h.file),
+                    cell(&h.member),
+                    h.index,
+                    h.offset,
+                    h.opcode,
+                    h.kind,
+                    cell(&h.detail)
+                );
+            }
+            if self.harness_count > self.harness.len() {
+                let _ = writeln!(m, "\n({} more not listed)", self.harness_count - self.harness.len());
+            }
+        }
+
+        let _ = writeln!(m, "\n## Spec disagrees with compiler output\n");
+        let _ = writeln!(m, "### Opcodes the spec does not name\n");
+        let unknown = self.unknown_opcodes();
+        if unknown.is_empty() {
+            let _ = writeln!(m, "None.");
+        } else {
+            let _ = writeln!(m, "| opcode | bundles | engines |");
+            let _ = writeln!(m, "|---|---|---|");
+            for (op, c) in unknown {
+                let _ = writeln!(m, "| {op:#04x} | {c} | {} |", self.ops.get(&op).map(|s| engines_text(&s.engines)).unwrap_or_default());
+            }
+        }
+        let _ = writeln!(m, "\n### Validator findings\n");
+        if self.codes.is_empty() {
+            let _ = writeln!(m, "None.");
+        } else {
+            let _ = writeln!(m, "| check | worst severity | spec § | findings | opcodes | fields |");
+            let _ = writeln!(m, "|---|---|---|---|---|---|");
+            for (code, s) in &self.codes {
+                let ops: Vec<String> = s.opcodes.iter().map(|(op, c)| format!("{op:#04x} x{c}")).collect();
+                let fields: Vec<String> = s.fields.iter().map(|(f, c)| format!("`{f}` x{c}")).collect();
+                let _ = writeln!(
+                    m,
+                    "| {code} | {} | {} | {} | {} | {} |",
+                    s.severity.as_str(),
+                    cell(s.section),
+                    s.count,
+                    ops.join(", "),
+                    cell(&fields.join(", "))
+                );
+            }
+        }
+
+        let _ = writeln!(m, "\n## Per opcode\n");
+        let _ = writeln!(
+            m,
+            "| opcode | name | body layout | decode | bundles | engines seen (spec says) | header invariant | codec round trip | text round trip | no findings | valid | findings |"
+        );
+        let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for (op, s) in &self.ops {
+            let spec_engine = opcode::lookup(*op).map_or("not in spec", |i| i.engine);
+            let findings: Vec<String> = s.findings.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+            let _ = writeln!(
+                m,
+                "| {op:#04x} | {} | {} | {} | {} | {} ({spec_engine}) | {} | {} | {} | {} | {} | {} |",
+                opcode::name(*op),
+                s.kind.layout().name,
+                if s.kind == BodyKind::Opaque { "opaque" } else { "typed" },
+                s.count,
+                engines_text(&s.engines),
+                s.header_ok,
+                s.codec_ok,
+                s.text_ok,
+                s.clean,
+                s.valid,
+                findings.join(", ")
+            );
+        }
+
+        let _ = writeln!(m, "\n## Field values per opcode\n");
+        let _ = writeln!(m, "Each field of the spec's body layout, with the values real bundles carry (top {TOP_VALUES}, then \"other\").\n");
+        for (op, s) in &self.ops {
+            let _ = writeln!(
+                m,
+                "### {op:#04x} {} ({}, {}), {} bundles\n",
+                opcode::name(*op),
+                s.kind.layout().name,
+                if s.kind == BodyKind::Opaque { "opaque" } else { "typed" },
+                s.count
+            );
+            let _ = writeln!(m, "| field | offset | spec | distinct | values (count) |");
+            let _ = writeln!(m, "|---|---|---|---|---|");
+            for f in &s.fields {
+                let (top, other) = f.top();
+                let mut vals: Vec<String> = top.iter().map(|(v, c)| format!("`{}` x{c}", cell(v))).collect();
+                if other > 0 {
+                    vals.push(format!("other x{other}"));
+                }
+                let _ = writeln!(m, "| `{}` | {:#04x} | {} | {} | {} |", f.path, f.offset, cell(&f.prov.to_string()), f.distinct(), vals.join(", "));
+            }
+            let _ = writeln!(m);
+        }
+        m
+    }
+}
+
+/// Counts each `path=value` token of a disassembly line into the opcode's
+/// field distributions; `Some` when the line and the layout disagree.
+fn record_fields(st: &mut OpStats, kind: BodyKind, line: &str) -> Option<String> {
+    if kind != st.kind {
+        return Some(format!("decoded as {:?}, table says {:?}", kind, st.kind));
+    }
+    let mut tokens = line.split_whitespace().skip(1);
+    for f in &mut st.fields {
+        let Some((path, value)) = tokens.next().and_then(|t| t.split_once('=')) else {
+            return Some(format!("disassembly has no token for `{}`", f.path));
+        };
+        if path != f.path {
+            return Some(format!("disassembly token `{path}` where the layout has `{}`", f.path));
+        }
+        f.add(value, 1);
+    }
+    tokens.next().map(|t| format!("disassembly has extra token `{t}`"))
+}
+
+fn engines_text(e: &BTreeMap<&'static str, usize>) -> String {
+    let v: Vec<String> = e.iter().map(|(k, c)| format!("{k} x{c}")).collect();
+    v.join(", ")
+}
+
+/// Escapes a markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}

@@ -1,0 +1,49 @@
+//! Container errors: every one names the file, the member (or `header` /
+//! `payload`) and an offset, and says which byte space the offset is in.
+
+use std::fmt;
+
+/// Where in the container an error is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    /// Byte offset in the .neff file.
+    File(u64),
+    /// Byte offset in the decompressed tar stream.
+    Tar(u64),
+    /// Byte offset inside a member's bytes.
+    Member(u64),
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            At::File(o) => write!(f, "file offset {o:#x}"),
+            At::Tar(o) => write!(f, "tar offset {o:#x}"),
+            At::Member(o) => write!(f, "offset {o:#x}"),
+        }
+    }
+}
+
+/// A malformed or unreadable container.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NeffError {
+    pub file: String,
+    /// Archive member path, or `header` / `payload` for the container itself.
+    pub member: String,
+    pub at: At,
+    pub message: String,
+}
+
+impl NeffError {
+    pub fn new(file: &str, member: &str, at: At, message: String) -> Self {
+        NeffError { file: file.to_string(), member: member.to_string(), at, message }
+    }
+}
+
+impl fmt::Display for NeffError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}: {}", self.file, self.member, self.at, self.message)
+    }
+}
+
+impl std::error::Error for NeffError {}

@@ -1,0 +1,126 @@
+//! `tpb facts`: what the harness believes, with provenance — the format's
+//! constants from `tpb_isa::catalog::facts()`, then the oracle's facts about
+//! the vendor library with each known build's pinned addresses.
+
+use super::check::expected;
+use super::profile::Profiles;
+use super::report::hex_bytes;
+use super::spec::{fact_specs, Kind};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use tpb_isa::provenance::FactValue;
+use tpb_isa::Confidence;
+
+/// One `isa` constant.
+#[derive(Clone, Debug, Serialize)]
+pub struct IsaFact {
+    pub id: &'static str,
+    pub value: String,
+    pub section: &'static str,
+    pub confidence: Confidence,
+    pub doc: &'static str,
+}
+
+/// One oracle fact.
+#[derive(Clone, Debug, Serialize)]
+pub struct OracleFact {
+    pub id: String,
+    pub kind: Kind,
+    pub section: &'static str,
+    pub confidence: Confidence,
+    /// The value every build must show (constants); `None` where it is per build.
+    pub expected: Option<String>,
+    pub doc: String,
+    /// Build-id → the profile's expected value, for per-build facts.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub per_build: BTreeMap<String, String>,
+    /// Build-id → pinned address.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub pinned: BTreeMap<String, String>,
+}
+
+/// A known build.
+#[derive(Clone, Debug, Serialize)]
+pub struct KnownBuild {
+    pub build_id: String,
+    pub label: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FactList {
+    pub isa: Vec<IsaFact>,
+    pub oracle: Vec<OracleFact>,
+    pub profiles: Vec<KnownBuild>,
+}
+
+fn value_text(v: &FactValue) -> String {
+    match v {
+        FactValue::Int(i) => format!("{i} ({i:#x})"),
+        FactValue::Bytes(b) => hex_bytes(b),
+        FactValue::Text(t) => t.to_string(),
+    }
+}
+
+/// Every expected fact with provenance.
+pub fn fact_list(profiles: &Profiles) -> FactList {
+    let isa = tpb_isa::catalog::facts()
+        .into_iter()
+        .map(|f| IsaFact { id: f.id, value: value_text(&f.value), section: f.prov.section, confidence: f.prov.confidence, doc: f.doc })
+        .collect();
+    let oracle = fact_specs()
+        .into_iter()
+        .map(|s| {
+            let mut per_build = BTreeMap::new();
+            let mut pinned = BTreeMap::new();
+            let common = expected(s.target, None);
+            for p in &profiles.list {
+                if common.is_none() {
+                    if let Some(v) = expected(s.target, Some(p)) {
+                        per_build.insert(p.build_id.clone(), v);
+                    }
+                }
+                if let Some(a) = p.address(&s.id) {
+                    pinned.insert(p.build_id.clone(), format!("{a:#x}"));
+                }
+            }
+            OracleFact {
+                id: s.id,
+                kind: s.kind,
+                section: s.prov.section,
+                confidence: s.prov.confidence,
+                expected: common,
+                doc: s.doc,
+                per_build,
+                pinned,
+            }
+        })
+        .collect();
+    let profiles = profiles.list.iter().map(|p| KnownBuild { build_id: p.build_id.clone(), label: p.label.clone() }).collect();
+    FactList { isa, oracle, profiles }
+}
+
+/// The `tpb facts` text.
+pub fn fact_list_text(f: &FactList) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# isa: constants of the format (tpb_isa::catalog::facts)");
+    for x in &f.isa {
+        let _ = writeln!(out, "{:<28} §{:<18} {:<9} {}  — {}", x.id, x.section, x.confidence.as_str(), x.value, x.doc);
+    }
+    let _ = writeln!(out, "\n# oracle: facts about the vendor library (tpb check)");
+    for x in &f.oracle {
+        let v = x.expected.clone().unwrap_or_else(|| "(per build)".into());
+        let _ = writeln!(out, "{:<46} {:<9} §{:<28} {:<9} {v}", x.id, format!("{:?}", x.kind).to_lowercase(), x.section, x.confidence.as_str());
+        for (b, v) in &x.per_build {
+            let _ = writeln!(out, "{:48}{b}: {v}", "");
+        }
+        for (b, a) in &x.pinned {
+            let _ = writeln!(out, "{:48}pinned in {b} at {a}", "");
+        }
+    }
+    let _ = writeln!(out, "\n# known builds (oracle/profiles)");
+    for p in &f.profiles {
+        let _ = writeln!(out, "{}  {}", p.build_id, p.label);
+    }
+    out
+}

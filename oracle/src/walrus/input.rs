@@ -1,0 +1,130 @@
+//! Getting the library's bytes: a bare `libwalrus.so`, or the member of a
+//! neuronx_cc wheel read straight out of the zip in memory. The file is read
+//! once; every later stage borrows the one buffer.
+
+use super::error::{Result, WalrusError};
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Where the spec read the library inside the neuronx_cc wheel (preamble).
+pub const WHEEL_MEMBER: &str = "neuronxcc/starfish/lib/libwalrus.so";
+
+/// Default cap on the bytes read for one library (the known build is ~62 MiB).
+pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
+
+const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
+const ZIP_MAGICS: [&[u8; 4]; 2] = [b"PK\x03\x04", b"PK\x05\x06"];
+
+/// The library's bytes and where they came from.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub path: PathBuf,
+    /// The wheel member the bytes were read from, when the path is a wheel.
+    pub member: Option<String>,
+    pub bytes: Vec<u8>,
+}
+
+impl Input {
+    /// Bytes already in memory (tests, the fuzz entry point).
+    pub fn from_bytes(label: impl Into<PathBuf>, bytes: Vec<u8>) -> Input {
+        Input { path: label.into(), member: None, bytes }
+    }
+
+    /// `path` or `path!member`, for messages.
+    pub fn label(&self) -> String {
+        match &self.member {
+            Some(m) => format!("{}!{m}", self.path.display()),
+            None => self.path.display().to_string(),
+        }
+    }
+
+    /// Reads a library or a wheel, refusing more than `max_bytes` of library.
+    pub fn open(path: &Path, max_bytes: u64) -> Result<Input> {
+        let shown = path.display().to_string();
+        let io = |source| WalrusError::Io { path: shown.clone(), source };
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        let mut magic = [0u8; 4];
+        let got = read_up_to(&mut file, &mut magic).map_err(io)?;
+        let magic = &magic[..got];
+        if ZIP_MAGICS.iter().any(|m| magic == &m[..]) {
+            let file = std::fs::File::open(path).map_err(io)?;
+            let (member, bytes) = read_wheel_member(&shown, file, max_bytes)?;
+            return Ok(Input { path: path.to_path_buf(), member: Some(member), bytes });
+        }
+        if magic != &ELF_MAGIC[..] {
+            return Err(WalrusError::NotElfOrWheel { path: shown, magic: hex_magic(magic) });
+        }
+        let len = file.metadata().map_err(io)?.len();
+        if len > max_bytes {
+            return Err(WalrusError::TooLarge { path: shown, what: "the library".into(), size: len, cap: max_bytes });
+        }
+        let bytes = std::fs::read(path).map_err(io)?;
+        Ok(Input { path: path.to_path_buf(), member: None, bytes })
+    }
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+fn hex_magic(b: &[u8]) -> String {
+    if b.is_empty() {
+        return "(empty file)".into();
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+}
+
+/// The library inside a wheel: the exact member path, else the one member
+/// whose file name is `libwalrus.so`. Reads at most `max_bytes` whatever the
+/// zip directory claims, so a lying header cannot balloon memory.
+fn read_wheel_member(path: &str, file: std::fs::File, max_bytes: u64) -> Result<(String, Vec<u8>)> {
+    let zip_err = |detail: String| WalrusError::Zip { path: path.to_string(), detail };
+    let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| zip_err(e.to_string()))?;
+    let file_name = WHEEL_MEMBER.rsplit('/').next().unwrap_or(WHEEL_MEMBER);
+    let index = match archive.index_for_name(WHEEL_MEMBER) {
+        Some(i) => i,
+        None => {
+            let suffix = format!("/{file_name}");
+            let hits: Vec<String> = archive
+                .file_names()
+                .filter_map(|n| n.ok())
+                .filter(|n| n.ends_with(&suffix) || n.as_ref() == file_name)
+                .map(|n| n.into_owned())
+                .collect();
+            match hits.as_slice() {
+                [one] => archive.index_for_name(one).ok_or_else(|| zip_err(format!("member {one} vanished from the directory")))?,
+                [] => {
+                    return Err(WalrusError::NoMember {
+                        path: path.to_string(),
+                        wanted: WHEEL_MEMBER.to_string(),
+                        file: file_name.to_string(),
+                        members: archive.len(),
+                    })
+                }
+                many => return Err(WalrusError::AmbiguousMember { path: path.to_string(), file: file_name.to_string(), names: many.join(", ") }),
+            }
+        }
+    };
+    let mut member = archive.by_index(index).map_err(|e| zip_err(format!("member #{index}: {e}")))?;
+    let name = member.name().map(|n| n.into_owned()).map_err(|e| zip_err(format!("member #{index}: name: {e}")))?;
+    let declared = member.size();
+    if declared > max_bytes {
+        return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {name}"), size: declared, cap: max_bytes });
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
+    let read = (&mut member)
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| zip_err(format!("member {name}: {e}")))?;
+    if read as u64 > max_bytes {
+        return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {name} (inflated)"), size: read as u64, cap: max_bytes });
+    }
+    Ok((name, bytes))
+}

@@ -1,0 +1,42 @@
+//! The oracle for `libwalrus.so`, the Neuron compiler library the format was
+//! reverse-engineered from: read its constants as bytes (never load or run
+//! it), check them against `tpb_isa`, and compare two builds.
+//!
+//! Pipeline: [`input`] (file or wheel member, read once) → [`image`] (ELF
+//! sanity + goblin) → [`symbols`] (PT_DYNAMIC, then SHT_DYNSYM, then .symtab;
+//! demangled) → [`check`] (one [`report::Row`] per [`spec`] fact, at a
+//! [`profile`]'s pinned addresses or found by search) → [`diff`] / [`render`].
+
+pub mod asserts;
+pub mod check;
+pub mod command;
+pub mod diff;
+pub mod error;
+pub mod facts;
+pub mod image;
+pub mod input;
+pub mod lut;
+pub mod profile;
+pub mod render;
+pub mod report;
+pub mod spec;
+pub mod symbols;
+
+pub use check::{check_image, check_input};
+pub use error::WalrusError;
+pub use input::{Input, DEFAULT_MAX_BYTES, WHEEL_MEMBER};
+pub use profile::Profiles;
+pub use report::{Report, Row, Status};
+
+/// Runs arbitrary bytes through the whole pipeline as if they were the
+/// library: parse, every fact, text and JSON rendering, a diff against
+/// itself. Errors are expected; a panic is a bug (the `elf` fuzz target).
+pub fn fuzz_elf(data: &[u8]) {
+    let Ok(profiles) = Profiles::embedded() else { return };
+    let Ok(img) = image::Image::parse("fuzz", data) else { return };
+    let Ok(report) = check_image(&img, &profiles) else { return };
+    let _ = render::report_text(&report);
+    let _ = serde_json::to_string(&report);
+    let d = diff::diff(report.clone(), report);
+    let _ = render::diff_text(&d);
+}

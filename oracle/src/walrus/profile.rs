@@ -1,0 +1,134 @@
+//! Per-build profiles: where one known build keeps each fact, and its identity.
+//! A profile holds addresses and file identity only; the values it must find
+//! there come from `tpb_isa`, so no value is written twice. Profiles are JSON
+//! files in `oracle/profiles/`, named by GNU build-id and embedded at compile time.
+
+use super::error::{Result, WalrusError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Every embedded profile: (file stem = build-id, JSON).
+const EMBEDDED: &[(&str, &str)] = &[(
+    "92b4d331a42d7e80bb839e03218d2b9b0c23c346",
+    include_str!("../../profiles/92b4d331a42d7e80bb839e03218d2b9b0c23c346.json"),
+)];
+
+/// File identity of a known build (`null` where the spec recorded nothing).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    pub md5: Option<String>,
+    pub sha256: Option<String>,
+    pub size: Option<u64>,
+}
+
+/// Section bases of a known build.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sections {
+    #[serde(rename = ".text")]
+    pub text: Option<String>,
+    #[serde(rename = ".rodata")]
+    pub rodata: Option<String>,
+    pub va_equals_offset: Option<bool>,
+}
+
+/// One known build.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Lower-case hex GNU build-id; the key.
+    pub build_id: String,
+    pub label: String,
+    pub identity: Identity,
+    pub sections: Sections,
+    /// Fact id → virtual address (hex string).
+    pub addresses: BTreeMap<String, String>,
+}
+
+/// Parses `0x…` (or bare hex) into an address.
+pub fn parse_addr(s: &str) -> Option<u64> {
+    let h = s.strip_prefix("0x").unwrap_or(s);
+    u64::from_str_radix(h, 16).ok()
+}
+
+fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+impl Profile {
+    /// Parses and checks one profile; `name` is for messages.
+    pub fn parse(name: &str, json: &str, pinnable: &[String]) -> Result<Profile> {
+        let bad = |detail: String| WalrusError::Profile { name: name.to_string(), detail };
+        let p: Profile = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
+        if p.build_id.is_empty() || p.build_id.len() % 2 != 0 || !is_hex(&p.build_id, p.build_id.len()) {
+            return Err(bad(format!("build_id `{}` is not lower-case hex", p.build_id)));
+        }
+        if let Some(m) = &p.identity.md5 {
+            if !is_hex(m, 32) {
+                return Err(bad(format!("identity.md5 `{m}` is not 32 lower-case hex digits")));
+            }
+        }
+        if let Some(s) = &p.identity.sha256 {
+            if !is_hex(s, 64) {
+                return Err(bad(format!("identity.sha256 `{s}` is not 64 lower-case hex digits")));
+            }
+        }
+        for (k, v) in [(".text", &p.sections.text), (".rodata", &p.sections.rodata)] {
+            if let Some(v) = v {
+                parse_addr(v).ok_or_else(|| bad(format!("sections.{k} `{v}` is not a hex address")))?;
+            }
+        }
+        for (id, v) in &p.addresses {
+            if !pinnable.iter().any(|f| f == id) {
+                return Err(bad(format!("addresses.{id}: no such pinnable fact (known: {})", pinnable.join(", "))));
+            }
+            parse_addr(v).ok_or_else(|| bad(format!("addresses.{id} `{v}` is not a hex address")))?;
+        }
+        Ok(p)
+    }
+
+    pub fn address(&self, fact_id: &str) -> Option<u64> {
+        self.addresses.get(fact_id).and_then(|v| parse_addr(v))
+    }
+
+    pub fn section_base(&self, name: &str) -> Option<u64> {
+        match name {
+            ".text" => self.sections.text.as_deref().and_then(parse_addr),
+            ".rodata" => self.sections.rodata.as_deref().and_then(parse_addr),
+            _ => None,
+        }
+    }
+}
+
+/// The set of known builds.
+#[derive(Clone, Debug, Default)]
+pub struct Profiles {
+    pub list: Vec<Profile>,
+}
+
+impl Profiles {
+    /// The profiles shipped in `oracle/profiles/`.
+    pub fn embedded() -> Result<Profiles> {
+        let pinnable = super::spec::pinnable_ids();
+        let mut list = Vec::new();
+        for (stem, json) in EMBEDDED {
+            let name = format!("oracle/profiles/{stem}.json");
+            let p = Profile::parse(&name, json, &pinnable)?;
+            if p.build_id != *stem {
+                return Err(WalrusError::Profile { name, detail: format!("build_id {} differs from the file name", p.build_id) });
+            }
+            list.push(p);
+        }
+        Ok(Profiles { list })
+    }
+
+    pub fn find(&self, build_id_hex: &str) -> Option<&Profile> {
+        self.list.iter().find(|p| p.build_id == build_id_hex)
+    }
+
+    /// The build the spec was read from (the first embedded profile).
+    pub fn spec_build(&self) -> Option<&Profile> {
+        self.list.first()
+    }
+}

@@ -1,0 +1,394 @@
+//! The NEFF container reader on containers these tests build themselves:
+//! header fields, both digest forms, SHA-256 for pkg_version 1, and every
+//! kind of malformed container, each of which must be a clear error naming
+//! file, member and offset, never a panic or a huge allocation.
+
+use std::io::Write;
+use tpb_isa::Generation;
+use tpb_oracle::neff::integrity::{self, Algorithm, Form};
+use tpb_oracle::neff::{self, conform, At, Compression, Engine, Limits, NeffHeader, HEADER_BYTES};
+use zerocopy::{FromZeros, IntoBytes};
+
+const INFO: &[u8] = br#"{"tool_version": "9.9.1+test", "num_tpb": 1}"#;
+const KELF_CAYMAN: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#;
+const KELF_SUNDA: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "sunda"}"#;
+
+fn bundle(op: u8) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    b[0] = op;
+    b[1] = tpb_isa::bundle::INST_WORD_LEN;
+    b
+}
+
+fn stream(ops: &[u8]) -> Vec<u8> {
+    ops.iter().flat_map(|op| bundle(*op)).collect()
+}
+
+fn tar(members: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, data) in members {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, name, data.as_slice()).unwrap();
+    }
+    b.into_inner().unwrap()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn members(kelf: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("info.json", INFO.to_vec()),
+        ("kelf-0.json", kelf.to_vec()),
+        ("neff.json", b"{}".to_vec()),
+        ("sg00/def.json", b"{}".to_vec()),
+        ("sg00/PE.bin", stream(&[0xB1, 0xCC, 0x01, 0x02])),
+        ("sg00/Activation.bin", stream(&[0xB1, 0xCC, 0x23])),
+        ("sg00/DVE.bin", stream(&[0xB1, 0xCC])),
+        ("sg00/Pool.bin", stream(&[0xB1, 0xCC, 0xA4])),
+        ("sg00/SP.bin", stream(&[0xB1, 0xCC, 0xA0])),
+        ("sg00/PE.json", b"{}".to_vec()),
+    ]
+}
+
+/// A container around `payload` with the digest of `alg` stored in `form`.
+fn container(pkg_version: u64, payload: &[u8], digest: Option<(Algorithm, Form)>) -> Vec<u8> {
+    let mut h = NeffHeader::new_zeroed();
+    h.pkg_version.set(pkg_version);
+    h.header_size.set(HEADER_BYTES as u64);
+    h.data_size.set(payload.len() as u64);
+    h.neff_version_major.set(2);
+    h.unnamed_0a8.set(1);
+    h.name[..9].copy_from_slice(b"file.neff");
+    h.uuid = [0xAB; 16];
+    h.requested_tpb_count.set(1);
+    h.feature_bits.set(0x209c00);
+    h.vnc_size.set(2);
+    if let Some((alg, form)) = digest {
+        let d = integrity::stored_digest(alg, payload, form);
+        h.hash[..d.len()].copy_from_slice(&d);
+    }
+    let mut out = h.as_bytes().to_vec();
+    out.extend_from_slice(payload);
+    out
+}
+
+fn good_v2() -> Vec<u8> {
+    let payload = gzip(&tar(&members(KELF_CAYMAN)));
+    container(2, &payload, Some((Algorithm::Md5, Form::WordReversed)))
+}
+
+fn err(bytes: &[u8]) -> neff::NeffError {
+    match neff::parse(bytes, "t.neff") {
+        Ok(_) => panic!("malformed container parsed"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn header_fields_members_streams_and_target() {
+    let n = neff::parse(&good_v2(), "t.neff").unwrap();
+    assert_eq!(n.header.pkg_version.get(), 2);
+    assert_eq!(n.header.neff_version_major.get(), 2);
+    assert_eq!(n.header.name_text(), "file.neff");
+    assert_eq!(n.header.uuid_hex(), "ab".repeat(16));
+    assert_eq!(n.header.requested_tpb_count.get(), 1);
+    assert_eq!(n.header.feature_bits.get(), 0x209c00);
+    assert_eq!(n.header.vnc_size.get(), 2);
+    assert_eq!(n.compression, Compression::Gzip);
+    assert_eq!(n.integrity.matched, Some(Form::WordReversed));
+    assert_eq!(n.tool_version.as_deref(), Some("9.9.1+test"));
+    assert_eq!(n.target(), Some("cayman"));
+    assert_eq!(n.generation(), Some(Generation::V3));
+    assert_eq!(n.members.len(), 10);
+    assert_eq!(n.members[4].name, "sg00/PE.bin");
+    assert_eq!(n.members[4].size, 256);
+    assert_eq!(n.subgraphs(), vec!["sg00"]);
+    let engines: Vec<Engine> = n.streams.iter().map(|s| s.engine).collect();
+    assert_eq!(engines, Engine::ALL.to_vec());
+    let pe = &n.streams[0];
+    assert_eq!((pe.member.as_str(), pe.subgraph.as_str(), pe.len()), ("sg00/PE.bin", "sg00", 4));
+    assert_eq!(pe.generation, Some(Generation::V3));
+    assert_eq!(pe.opcode_histogram().get(&0x02), Some(&1));
+    assert_eq!(n.bundles(), 15);
+    assert!(n.notes.is_empty(), "{:?}", n.notes);
+    assert!(neff::sniff(&good_v2()));
+}
+
+#[test]
+fn sunda_target_is_v2() {
+    let payload = gzip(&tar(&members(KELF_SUNDA)));
+    let n = neff::parse(&container(2, &payload, Some((Algorithm::Md5, Form::Plain))), "t.neff").unwrap();
+    assert_eq!(n.generation(), Some(Generation::V2));
+    assert!(n.streams.iter().all(|s| s.generation == Some(Generation::V2)));
+}
+
+#[test]
+fn plain_md5_is_accepted_and_reported_as_plain() {
+    let payload = gzip(&tar(&members(KELF_CAYMAN)));
+    let n = neff::parse(&container(2, &payload, Some((Algorithm::Md5, Form::Plain))), "t.neff").unwrap();
+    assert_eq!(n.integrity.matched, Some(Form::Plain));
+    assert!(n.integrity.describe().contains("plain"));
+}
+
+#[test]
+fn wrong_md5_parses_but_integrity_fails() {
+    let mut bytes = good_v2();
+    let at = NeffHeader::LAYOUT.field_offset("hash").unwrap();
+    bytes[at] ^= 0xFF;
+    let n = neff::parse(&bytes, "t.neff").unwrap();
+    assert!(!n.integrity.ok());
+    assert_eq!(n.integrity.algorithm, Some(Algorithm::Md5));
+    assert!(n.integrity.describe().contains("MISMATCH"), "{}", n.integrity.describe());
+}
+
+#[test]
+fn pkg_version_1_is_raw_tar_with_sha256() {
+    let payload = tar(&members(KELF_CAYMAN));
+    let n = neff::parse(&container(1, &payload, Some((Algorithm::Sha256, Form::Plain))), "t.neff").unwrap();
+    assert_eq!(n.integrity.algorithm, Some(Algorithm::Sha256));
+    assert_eq!(n.integrity.matched, Some(Form::Plain));
+    assert_eq!(n.compression, Compression::None);
+    assert_eq!(n.streams.len(), 5);
+    // The MD5 digest stored where SHA-256 is expected does not pass.
+    let bad = container(1, &payload, Some((Algorithm::Md5, Form::Plain)));
+    assert!(!neff::parse(&bad, "t.neff").unwrap().integrity.ok());
+}
+
+#[test]
+fn truncated_payload_is_an_error_with_an_offset() {
+    let payload = gzip(&tar(&members(KELF_CAYMAN)));
+    let cut = &payload[..payload.len() / 2];
+    let e = err(&container(2, cut, Some((Algorithm::Md5, Form::WordReversed))));
+    assert_eq!(e.file, "t.neff");
+    assert!(matches!(e.at, At::Tar(_)), "{e}");
+    let s = e.to_string();
+    assert!(s.starts_with("t.neff: ") && s.contains("tar offset 0x") && s.contains("truncated"), "{s}");
+}
+
+#[test]
+fn gzip_trailer_is_checked() {
+    let mut payload = gzip(&tar(&members(KELF_CAYMAN)));
+    let n = payload.len();
+    payload[n - 8] ^= 0xFF; // the CRC32 of the trailer
+    let e = err(&container(2, &payload, None));
+    assert_eq!(e.member, "payload");
+    assert!(e.to_string().contains("gzip"), "{e}");
+}
+
+#[test]
+fn data_size_past_eof_is_refused_without_allocating() {
+    let mut bytes = good_v2();
+    let at = NeffHeader::LAYOUT.field_offset("data_size").unwrap();
+    bytes[at..at + 8].copy_from_slice(&(1u64 << 60).to_le_bytes());
+    let e = err(&bytes);
+    assert_eq!((e.member.as_str(), e.at), ("header", At::File(at as u64)));
+    assert!(e.to_string().contains("past the end of the file"), "{e}");
+    // u64::MAX overflows header_size + data_size: still a clean error.
+    bytes[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert_eq!(err(&bytes).at, At::File(at as u64));
+}
+
+#[test]
+fn bad_header_size_and_short_file() {
+    let mut bytes = good_v2();
+    let at = NeffHeader::LAYOUT.field_offset("header_size").unwrap();
+    bytes[at..at + 8].copy_from_slice(&0x10u64.to_le_bytes());
+    let e = err(&bytes);
+    assert_eq!((e.member.as_str(), e.at), ("header", At::File(at as u64)));
+    let e = err(&good_v2()[..100]);
+    assert_eq!(e.member, "header");
+    assert!(e.to_string().contains("shorter than the 1024-byte header"), "{e}");
+}
+
+#[test]
+fn member_over_the_cap_is_refused() {
+    let bytes = good_v2();
+    let limits = Limits { max_member: 200, ..Limits::default() };
+    let e = neff::parse_with(&bytes, "t.neff", &limits).err().unwrap();
+    assert_eq!(e.member, "sg00/PE.bin");
+    assert!(matches!(e.at, At::Tar(_)));
+    assert!(e.to_string().contains("over the cap of 200 bytes"), "{e}");
+}
+
+#[test]
+fn member_claiming_2_pow_60_bytes_is_refused() {
+    // A tar entry whose size field claims 2^60 bytes, followed by a little data.
+    let mut h = tar::Header::new_gnu();
+    h.set_path("sg00/PE.bin").unwrap();
+    h.set_size(1 << 60);
+    h.set_cksum();
+    let mut t = h.as_bytes().to_vec();
+    t.extend_from_slice(&stream(&[0xB1]));
+    let e = err(&container(2, &gzip(&t), None));
+    assert_eq!(e.member, "sg00/PE.bin");
+    assert!(e.to_string().contains("over the cap"), "{e}");
+    // Not a kept member: skipping it runs into the end of the stream.
+    h.set_path("big.npy").unwrap();
+    h.set_cksum();
+    let mut t = h.as_bytes().to_vec();
+    t.extend_from_slice(&[0u8; 512]);
+    let e = err(&container(2, &gzip(&t), None));
+    assert!(matches!(e.at, At::Tar(_)), "{e}");
+}
+
+#[test]
+fn decompressed_total_over_the_cap_is_refused() {
+    let mut m = members(KELF_CAYMAN);
+    m.push(("sg00/zeros.npy", vec![0u8; 1 << 20]));
+    let bytes = container(2, &gzip(&tar(&m)), None);
+    let limits = Limits { max_total: 64 << 10, ..Limits::default() };
+    let e = neff::parse_with(&bytes, "t.neff", &limits).err().unwrap();
+    assert!(e.to_string().contains("exceeds the cap of 65536 bytes"), "{e}");
+}
+
+#[test]
+fn too_many_members_is_refused() {
+    let limits = Limits { max_members: 3, ..Limits::default() };
+    let e = neff::parse_with(&good_v2(), "t.neff", &limits).err().unwrap();
+    assert!(e.to_string().contains("more than 3 archive members"), "{e}");
+}
+
+#[test]
+fn stream_not_a_multiple_of_64_names_member_and_offset() {
+    let mut m = members(KELF_CAYMAN);
+    m[6].1.extend_from_slice(&[0xA4, 0x10, 0, 0, 0]);
+    let e = err(&container(2, &gzip(&tar(&m)), None));
+    assert_eq!((e.member.as_str(), e.at), ("sg00/DVE.bin", At::Member(128)));
+    assert_eq!(
+        e.to_string(),
+        "t.neff: sg00/DVE.bin: offset 0x80: stream is 133 bytes, not a multiple of 64: trailing partial bundle of 5 bytes"
+    );
+}
+
+#[test]
+fn payload_that_is_not_gzip_or_tar_is_refused() {
+    let e = err(&container(2, b"PK\x03\x04 this is a zip, not a gzip tar", None));
+    assert_eq!((e.member.as_str(), e.at), ("payload", At::File(0x400)));
+    assert!(e.to_string().contains("neither gzip"), "{e}");
+    // gzip magic but a broken deflate stream.
+    let mut g = gzip(&tar(&members(KELF_CAYMAN)));
+    for b in g.iter_mut().skip(10).take(40) {
+        *b = 0xFF;
+    }
+    let e = err(&container(2, &g, None));
+    assert!(e.to_string().contains("corrupt"), "{e}");
+}
+
+#[test]
+fn malformed_kelf_json_names_member_and_byte() {
+    let mut m = members(KELF_CAYMAN);
+    m[1].1 = b"{\"target\": \"cayman\",\n \"graphs\": [}".to_vec();
+    let e = err(&container(2, &gzip(&tar(&m)), None));
+    assert_eq!(e.member, "kelf-0.json");
+    assert_eq!(e.at, At::Member(33));
+}
+
+#[test]
+fn missing_metadata_is_a_note_and_arch_is_needed() {
+    let m: Vec<_> = members(KELF_CAYMAN).into_iter().filter(|(n, _)| !n.ends_with(".json")).collect();
+    let n = neff::parse(&container(2, &gzip(&tar(&m)), None), "t.neff").unwrap();
+    assert_eq!(n.generation(), None);
+    assert!(n.notes.iter().any(|x| x.contains("target unknown")), "{:?}", n.notes);
+    assert!(n.notes.iter().any(|x| x.contains("pkg_version") || x.contains("info.json")));
+}
+
+#[test]
+fn raw_bundle_stream_is_not_sniffed_as_neff() {
+    let raw = stream(&[0x01; 32]);
+    assert!(!neff::sniff(&raw));
+    let mut raw = stream(&[0x02; 32]);
+    raw[8] = 0; // word 0 = 0x1002 even with a zero byte; never a pkg_version
+    assert!(!neff::sniff(&raw));
+}
+
+#[test]
+fn conformance_on_a_built_container() {
+    let n = neff::parse(&good_v2(), "t.neff").unwrap();
+    let c = conform::conform(&n, None);
+    assert_eq!(c.bundles(), 15);
+    assert_eq!(c.harness_failures(), 0);
+    assert_eq!(c.unknown_opcodes(), vec![(0xB1, 5), (0xCC, 5)]);
+    assert!(c.spec_disagreements() >= 10);
+    assert_eq!(c.sources()[0].generation, Generation::V3);
+    let md = c.to_markdown();
+    assert!(md.contains("| 0xb1 | 5 | Activation x1, DVE x1, PE x1, Pool x1, SP x1 |"), "{md}");
+    assert!(md.contains("**harness failures: 0**"));
+    let j = c.to_json();
+    assert_eq!(j["bundles"], 15);
+    assert_eq!(j["spec_disagreements"]["unknown_opcodes"][0]["opcode"], "0xb1");
+    // --arch overrides the target.
+    let c4 = conform::conform(&n, Some(Generation::V4));
+    assert_eq!(c4.sources()[0].generation, Generation::V4);
+    // Merging two reports adds up.
+    let mut both = conform::conform(&n, None);
+    both.merge(c4);
+    assert_eq!(both.bundles(), 30);
+    assert_eq!(both.opcode_count(0xB1), 10);
+    assert_eq!(both.sources().len(), 2);
+}
+
+#[test]
+fn summary_lists_header_integrity_members_and_histograms() {
+    let n = neff::parse(&good_v2(), "t.neff").unwrap();
+    let t = neff::summary::text(&n);
+    assert!(t.contains("MD5 ok (word-byte-reversed form)"), "{t}");
+    assert!(t.contains("target: cayman -> v3"), "{t}");
+    assert!(t.contains("sg00/PE.bin: 4 bundles: 0x01 LoadStationary x1, 0x02 MatMul x1, 0xb1 unknown x1, 0xcc unknown x1"), "{t}");
+    let j = neff::summary::json(&n);
+    assert_eq!(j["header"]["vnc_size"], 2);
+    assert_eq!(j["engines"]["PE"]["bundles"], 4);
+    assert_eq!(j["integrity"]["matched"], "word_reversed");
+}
+
+#[test]
+fn read_file_names_the_path() {
+    let dir = tempdir();
+    let p = dir.join("x.neff");
+    std::fs::write(&p, good_v2()).unwrap();
+    let n = neff::read_file(&p).unwrap();
+    assert_eq!(n.name, p.display().to_string());
+    let e = neff::read_file(&dir.join("missing.neff")).err().unwrap();
+    assert!(e.to_string().contains("missing.neff") && e.to_string().contains("cannot read"), "{e}");
+    let limits = Limits { max_file: 10, ..Limits::default() };
+    assert!(neff::read_file_with(&p, &limits).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn tempdir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tpb-neff-test-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn fuzz_entry_survives_mutations_of_a_valid_container() {
+    let good = good_v2();
+    neff::fuzz_neff(&good);
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..300 {
+        let mut b = good.clone();
+        for _ in 0..1 + next() % 4 {
+            let i = (next() as usize) % b.len();
+            b[i] ^= 1 << (next() % 8);
+        }
+        let cut = (next() as usize) % (b.len() + 1);
+        neff::fuzz_neff(&b);
+        neff::fuzz_neff(&b[..cut]);
+    }
+    for len in [0, 1, 8, 1023, 1024, 1025] {
+        neff::fuzz_neff(&vec![0u8; len]);
+    }
+}

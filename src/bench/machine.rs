@@ -1,0 +1,103 @@
+//! What the figures were measured on: CPU, cores, memory, kernel, load,
+//! toolchain, commit and date. Read from /proc and the tools themselves;
+//! anything unavailable reads `unknown`.
+
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The machine and moment of a run.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// `YYYY-MM-DD HH:MM` UTC.
+    pub date: String,
+    pub cpu_model: String,
+    /// Logical CPUs in /proc/cpuinfo.
+    pub logical_cpus: usize,
+    /// Threads this process may run at once (cgroup/affinity aware).
+    pub parallelism: usize,
+    pub memory: String,
+    pub kernel: String,
+    /// /proc/loadavg's first three fields: how busy the machine was.
+    pub loadavg: String,
+    pub rustc: String,
+    pub commit: String,
+}
+
+const UNKNOWN: &str = "unknown";
+
+impl Machine {
+    pub fn probe() -> Machine {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu_model = cpuinfo
+            .lines()
+            .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string()))
+            .unwrap_or_else(|| UNKNOWN.into());
+        let logical_cpus = cpuinfo.lines().filter(|l| l.starts_with("processor")).count();
+        let parallelism = std::thread::available_parallelism().map_or(1, usize::from);
+        let memory = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|m| m.lines().find_map(|l| l.strip_prefix("MemTotal:").map(str::trim).map(str::to_string)))
+            .and_then(|v| v.trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or_else(|| UNKNOWN.into(), |kib| format!("{:.1} GiB", kib as f64 / f64::from(1u32 << 20)));
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").map_or_else(|_| UNKNOWN.into(), |s| s.trim().to_string());
+        let loadavg = std::fs::read_to_string("/proc/loadavg")
+            .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            .unwrap_or_else(|_| UNKNOWN.into());
+        Machine {
+            date: utc_now(),
+            cpu_model,
+            logical_cpus: logical_cpus.max(1),
+            parallelism,
+            memory,
+            kernel,
+            loadavg,
+            rustc: tool_line("rustc", &["--version"]),
+            commit: tool_line("git", &["rev-parse", "--short", "HEAD"]),
+        }
+    }
+}
+
+/// First line of a tool's stdout, or `unknown`.
+fn tool_line(tool: &str, args: &[&str]) -> String {
+    Command::new(tool)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string))
+        .unwrap_or_else(|| UNKNOWN.into())
+}
+
+fn utc_now() -> String {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    utc(secs)
+}
+
+/// `YYYY-MM-DD HH:MM` for seconds since the epoch (proleptic Gregorian, UTC).
+fn utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let (hh, mm) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    // Days-to-civil over 400-year eras (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00");
+        assert_eq!(utc(1_767_323_096), "2026-01-02 03:04");
+    }
+}

@@ -1,0 +1,129 @@
+//! The codec workload both benchmark front ends run: a stream of generated
+//! valid bundles and the kernels timed over it (memcpy, decode, encode,
+//! decode+encode, decode+validate, disassemble, parallel validate).
+//!
+//! This file depends only on `std`, `tpb_isa` and `rayon`, because the
+//! criterion bench of `tpb-isa` (`isa/benches/codec.rs`) includes it by path:
+//! `cargo bench` and `tpb bench` then time literally the same code on the
+//! same bytes.
+
+use rayon::prelude::*;
+use std::hint::black_box;
+use tpb_isa::validate::{self, Finding};
+use tpb_isa::{props, smith, text, Bundle, Generation, BUNDLE_BYTES};
+
+/// Stream size the issue asks for: 64 MiB, well past every cache level.
+pub const DEFAULT_MIB: usize = 64;
+/// Environment variable that shrinks (or grows) the stream, in MiB, for quick runs.
+pub const ENV_MIB: &str = "TPB_BENCH_MIB";
+/// The generation the bundles are generated and validated for: CoreV4
+/// encodes every typed body (MX matmul included), so every validator path runs.
+pub const GENERATION: Generation = Generation::V4;
+/// Distinct generated bundles; the stream repeats them. 64 Ki × 64 B = 4 MiB,
+/// more than the L2 cache and far more than a branch predictor can memorise.
+pub const DISTINCT: usize = 1 << 16;
+/// Bundles per parallel work item (64 KiB of stream).
+pub const PAR_CHUNK_BUNDLES: usize = 1024;
+const SEED: u64 = 0x7462_2d62_656e_6368; // "tpb-bench"
+
+/// Stream size in bytes: `TPB_BENCH_MIB` if set and positive, else `default_mib`.
+pub fn stream_bytes(default_mib: usize) -> usize {
+    let mib = std::env::var(ENV_MIB).ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|m| *m > 0);
+    mib.unwrap_or(default_mib) << 20
+}
+
+/// `len` bytes (rounded down to whole bundles) of valid generated bundles.
+pub fn generate(len: usize) -> Vec<u8> {
+    let count = len / BUNDLE_BYTES;
+    let distinct = count.clamp(1, DISTINCT);
+    let mut pool = Vec::with_capacity(distinct * BUNDLE_BYTES);
+    // A fresh byte source per bundle, so each is independent of the others' sizes.
+    for i in 0..(distinct as u64).saturating_mul(4) {
+        if pool.len() >= distinct * BUNDLE_BYTES {
+            break;
+        }
+        let bytes = props::seeded_bytes(SEED ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15), 256);
+        let mut u = arbitrary::Unstructured::new(&bytes);
+        if let Ok(b) = smith::bundle(&mut u, GENERATION) {
+            pool.extend_from_slice(&b.encode());
+        }
+    }
+    if pool.is_empty() {
+        return pool;
+    }
+    let mut out = Vec::with_capacity(count * BUNDLE_BYTES);
+    while out.len() < count * BUNDLE_BYTES {
+        let take = (count * BUNDLE_BYTES - out.len()).min(pool.len());
+        out.extend_from_slice(&pool[..take]);
+    }
+    out
+}
+
+/// The stream's bundles, 64 bytes each (a trailing partial bundle is ignored).
+fn bundles(stream: &[u8]) -> impl Iterator<Item = &[u8; BUNDLE_BYTES]> {
+    stream.chunks_exact(BUNDLE_BYTES).filter_map(|c| <&[u8; BUNDLE_BYTES]>::try_from(c).ok())
+}
+
+/// The physical limit: copy the stream.
+pub fn memcpy(src: &[u8], dst: &mut [u8]) {
+    dst.copy_from_slice(src);
+    black_box(dst);
+}
+
+/// Decodes every bundle; the typed values are kept observable.
+pub fn decode(stream: &[u8]) -> usize {
+    let mut n = 0;
+    for raw in bundles(stream) {
+        black_box(&Bundle::decode(raw));
+        n += 1;
+    }
+    n
+}
+
+/// Decodes the stream once, for the encode kernel.
+pub fn decode_all(stream: &[u8]) -> Vec<Bundle> {
+    bundles(stream).map(Bundle::decode).collect()
+}
+
+/// Encodes typed bundles back into `out` (64 bytes each).
+pub fn encode(bundles: &[Bundle], out: &mut [u8]) {
+    for (b, dst) in bundles.iter().zip(out.chunks_exact_mut(BUNDLE_BYTES)) {
+        dst.copy_from_slice(&b.encode());
+    }
+    black_box(out);
+}
+
+/// Decode then encode every bundle into `out`: the codec round trip.
+pub fn roundtrip(stream: &[u8], out: &mut [u8]) {
+    for (raw, dst) in bundles(stream).zip(out.chunks_exact_mut(BUNDLE_BYTES)) {
+        dst.copy_from_slice(&black_box(Bundle::decode(raw)).encode());
+    }
+    black_box(out);
+}
+
+/// Decode and validate every bundle; returns the number of findings.
+pub fn decode_validate(stream: &[u8], g: Generation) -> usize {
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut n = 0;
+    for raw in bundles(stream) {
+        findings.clear();
+        validate::validate_into(&Bundle::decode(raw), g, &mut findings);
+        n += findings.len();
+    }
+    n
+}
+
+/// Disassembles every bundle; returns the bytes of text produced.
+pub fn disasm(stream: &[u8]) -> usize {
+    bundles(stream).map(|raw| text::disasm(&Bundle::decode(raw)).len()).sum()
+}
+
+/// Decode + validate on a rayon pool of `threads`; returns the number of findings.
+pub fn par_validate(pool: &rayon::ThreadPool, stream: &[u8], g: Generation) -> usize {
+    pool.install(|| stream.par_chunks(PAR_CHUNK_BUNDLES * BUNDLE_BYTES).map(|c| decode_validate(c, g)).sum())
+}
+
+/// A rayon pool of exactly `threads` workers.
+pub fn pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build()
+}

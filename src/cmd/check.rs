@@ -1,0 +1,34 @@
+//! `tpb check PATH [--json] [--max-bytes N]`: every fact about a libwalrus.so
+//! (or a wheel holding one) against `isa`. Exit 0 every fact holds, 4 a fact
+//! differs or is missing, 1 error (unreadable, not ELF, corrupt wheel…), 2 usage.
+
+use std::io::Write;
+use std::path::PathBuf;
+use tpb_oracle::walrus::{command, DEFAULT_MAX_BYTES};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A libwalrus.so, or a neuronx_cc wheel (.whl) holding neuronxcc/starfish/lib/libwalrus.so.
+    path: PathBuf,
+    /// One JSON report instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Refuse a library (or wheel member) larger than this many bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
+    max_bytes: u64,
+}
+
+pub fn run(a: Args) -> u8 {
+    emit(command::check_command(&a.path, a.json, a.max_bytes))
+}
+
+/// Prints an outcome and returns its exit code (1 if stdout is gone).
+pub fn emit(o: command::Outcome) -> u8 {
+    let mut out = std::io::stdout().lock();
+    if out.write_all(o.stdout.as_bytes()).and_then(|_| out.flush()).is_err() {
+        eprintln!("tpb: error: cannot write to stdout");
+        return 1;
+    }
+    eprint!("{}", o.stderr);
+    o.code
+}

@@ -1,0 +1,50 @@
+//! `tpb conform [--time SECONDS] [--lib PATH_OR_WHEEL]… [--neff FILE]…`: the
+//! nightly conformance run (see `crate::conform`). Writes
+//! `reports/<YYYY-MM-DD>/{summary.md,summary.json,junit.xml}` and prints a
+//! one-screen table. Exit 0 when no harness check failed, 1 when one did,
+//! 2 on a usage or I/O error.
+
+use crate::conform::{self, summary, Options};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Seconds for the property campaign (wall time, spread over every family × generation).
+    #[arg(long, default_value_t = 30)]
+    time: u64,
+    /// A libwalrus.so or a neuronx_cc wheel to run the library oracle on (repeatable).
+    #[arg(long = "lib", value_name = "PATH_OR_WHEEL")]
+    libs: Vec<PathBuf>,
+    /// A compiled NEFF program to run every bundle of (repeatable).
+    #[arg(long = "neff", value_name = "FILE")]
+    neffs: Vec<PathBuf>,
+    /// Reports root; the run writes `<out>/<YYYY-MM-DD>/`.
+    #[arg(long, default_value = "reports")]
+    out: PathBuf,
+    /// Corpus root to replay (default: ./corpus, else the source tree's).
+    #[arg(long)]
+    corpus: Option<PathBuf>,
+    /// Campaign seed (decimal or 0x hex); default: the clock. The report names it.
+    #[arg(long, value_parser = super::corpus::parse_seed)]
+    seed: Option<u64>,
+    /// No progress bars (they are also off when stdout is not a terminal).
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn run(a: Args) -> u8 {
+    for p in a.libs.iter().chain(&a.neffs) {
+        if !p.is_file() {
+            return super::fail(format!("{}: no such file", p.display()));
+        }
+    }
+    let opts = Options { time: Duration::from_secs(a.time), libs: a.libs, neffs: a.neffs, out: a.out, corpus: a.corpus, seed: a.seed, quiet: a.quiet };
+    match conform::run(&opts) {
+        Ok(o) => {
+            print!("{}", summary::table(&o.report, &o.folder.display().to_string()));
+            u8::from(!o.report.passed())
+        }
+        Err(e) => super::fail(e),
+    }
+}

@@ -1,0 +1,87 @@
+//! `tpb corpus [--out DIR] [--count N] [--seed S]`: regenerates the seed corpus
+//! (`DIR/<target>/*.bin`) from the hand files and the generator, deterministically
+//! for a seed. `corpus/hand/` and `corpus/regressions/` are never touched.
+//! Exit 0 on success, 2 on an I/O error.
+
+use crate::conform::seeds::{self, DEFAULT_COUNT, DEFAULT_SEED};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Corpus root; seeds go to `<out>/<target>/`.
+    #[arg(long, default_value = "corpus")]
+    out: PathBuf,
+    /// Generated inputs per family × generation.
+    #[arg(long, default_value_t = DEFAULT_COUNT)]
+    count: usize,
+    /// Generator seed (decimal or 0x hex); the default reproduces the checked-in corpus.
+    #[arg(long, value_parser = parse_seed, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+}
+
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    }
+    .map_err(|e| format!("`{s}` is not a u64: {e}"))
+}
+
+pub fn run(a: Args) -> u8 {
+    let files = match seeds::generate(a.count, a.seed) {
+        Ok(f) => f,
+        Err(e) => return super::fail(e),
+    };
+    match write(&a.out, &files) {
+        Ok(s) => {
+            println!(
+                "{}: {} seed files for {} targets ({} written, {} unchanged, {} stale removed)",
+                a.out.display(),
+                files.len(),
+                s.targets,
+                s.written,
+                files.len() - s.written,
+                s.removed
+            );
+            0
+        }
+        Err(e) => super::fail(e),
+    }
+}
+
+struct Stats {
+    targets: usize,
+    written: usize,
+    removed: usize,
+}
+
+/// Writes changed files atomically and removes `.bin` files the generator no longer makes.
+fn write(out: &Path, files: &[seeds::SeedFile]) -> Result<Stats, String> {
+    let mut by_target: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for f in files {
+        by_target.entry(f.target).or_default().insert(&f.name);
+    }
+    let (mut written, mut removed) = (0, 0);
+    for (target, names) in &by_target {
+        let dir = out.join(target);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".bin") && !names.contains(name.as_str()) {
+                std::fs::remove_file(entry.path()).map_err(|e| format!("{}: cannot remove: {e}", entry.path().display()))?;
+                removed += 1;
+            }
+        }
+    }
+    for f in files {
+        let path = out.join(f.target).join(&f.name);
+        if std::fs::read(&path).is_ok_and(|old| old == f.bytes) {
+            continue;
+        }
+        super::asm::write_atomic(&path, &f.bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        written += 1;
+    }
+    Ok(Stats { targets: by_target.len(), written, removed })
+}

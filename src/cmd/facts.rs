@@ -1,0 +1,15 @@
+//! `tpb facts [--json]`: the expected facts with provenance — `isa`'s
+//! constants, then the library oracle's facts and each known build's pins.
+
+use tpb_oracle::walrus::command;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: Args) -> u8 {
+    super::check::emit(command::facts_command(a.json))
+}

@@ -1,0 +1,51 @@
+//! `tpb header [-o FILE]`: the generated C header `neuron_isa_tpb.h`, to stdout
+//! or atomically to FILE. The nightly run calls `tpb_isa::c_header::write_report`.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use tpb_isa::c_header;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Write the header to FILE (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> u8 {
+    let text = c_header::generate();
+    match a.output {
+        Some(path) => match crate::cmd::asm::write_atomic(&path, text.as_bytes()) {
+            Ok(()) => 0,
+            Err(e) => super::fail(format_args!("{}: cannot write header: {e}", path.display())),
+        },
+        None => match std::io::stdout().lock().write_all(text.as_bytes()) {
+            Ok(()) => 0,
+            // A reader that stops early (`| head`) is not our failure.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+            Err(e) => super::fail(format_args!("stdout: cannot write header: {e}")),
+        },
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_the_generated_header_to_the_output_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.h");
+        assert_eq!(run(Args { output: Some(path.clone()) }), 0);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), c_header::generate());
+    }
+
+    #[test]
+    fn an_unwritable_output_is_a_usage_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no-such-dir").join("out.h");
+        assert_eq!(run(Args { output: Some(path.clone()) }), crate::cmd::EXIT_USAGE);
+        assert!(!path.exists());
+    }
+}

@@ -1,0 +1,71 @@
+//! `tpb neff FILE… [--json]`: what a NEFF container holds: header fields,
+//! payload integrity, members, and per engine the bundle count and opcode
+//! histogram. Exit 0 all read and intact, 1 a payload digest mismatch,
+//! 2 usage, I/O or a malformed container (the other files are still shown).
+
+use std::io::Write;
+use std::path::PathBuf;
+use tpb_oracle::neff;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// One JSON object per file per line.
+    #[arg(long)]
+    json: bool,
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+pub fn run(a: Args) -> u8 {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut code = 0u8;
+    for file in &a.files {
+        let n = match neff::read_file(file) {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = out.flush();
+                code = code.max(super::fail(e));
+                continue;
+            }
+        };
+        if !n.integrity.ok() {
+            code = code.max(1);
+        }
+        let r = if a.json { writeln!(out, "{}", neff::summary::json(&n)) } else { write!(out, "{}", neff::summary::text(&n)) };
+        if r.is_err() {
+            return super::fail("cannot write to stdout");
+        }
+    }
+    let _ = out.flush();
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    #[test]
+    fn exit_codes_follow_integrity_and_malformed_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let pe: Vec<u8> = [0xB1u8, 0x10, 0, 0].iter().copied().chain([0u8; 60]).collect();
+        let good = neff::build::container(2, &[("kelf-0.json", br#"{"target":"cayman"}"#), ("sg00/PE.bin", &pe)]).unwrap();
+        let ok = write(dir.path(), "ok.neff", &good);
+        let mut bad_md5 = good.clone();
+        let at = neff::NeffHeader::LAYOUT.field_offset("hash").unwrap();
+        bad_md5[at] ^= 1;
+        let bad_md5 = write(dir.path(), "md5.neff", &bad_md5);
+        let short = write(dir.path(), "short.neff", &good[..600]);
+        let run_on = |files: Vec<PathBuf>, json| run(Args { json, files });
+        assert_eq!(run_on(vec![ok.clone()], false), 0);
+        assert_eq!(run_on(vec![ok.clone()], true), 0);
+        assert_eq!(run_on(vec![ok.clone(), bad_md5.clone()], false), 1);
+        assert_eq!(run_on(vec![bad_md5, short, ok], true), 2);
+    }
+}

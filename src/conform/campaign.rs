@@ -1,0 +1,218 @@
+//! The property campaign: every bundle family × generation, in-process on
+//! stable Rust, for a time budget. Each unit draws seeded inputs and checks
+//! the properties of `tpb_isa::props` on generator output for that family
+//! (round trip, text, validate-clean, single mutation → exactly its check)
+//! and on raw bytes carrying the family's opcodes. A panic is caught per
+//! input and reported with that input.
+
+use super::panics;
+use super::report::{Case, Section};
+use super::seeds::family_name;
+use arbitrary::Unstructured;
+use indicatif::ProgressBar;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tpb_isa::bundle::{BodyKind, Bundle, BUNDLE_BYTES};
+use tpb_isa::opcode::{OpcodeInfo, OPCODES};
+use tpb_isa::props::{self, seeded_bytes};
+use tpb_isa::{smith, text, validate, Generation};
+
+/// Bytes behind one campaign input.
+const INPUT: usize = 512;
+/// Failing inputs kept per unit.
+const KEEP: usize = 5;
+/// Inputs every unit checks however small the budget.
+const MIN_ITERS: u64 = 32;
+
+/// One family × generation.
+#[derive(Clone, Copy)]
+pub struct Unit {
+    pub kind: BodyKind,
+    pub generation: Generation,
+}
+
+impl Unit {
+    pub fn name(&self) -> String {
+        format!("{}/{}", family_name(self.kind), self.generation)
+    }
+
+    pub fn all() -> Vec<Unit> {
+        Generation::ALL.iter().flat_map(|&g| BodyKind::ALL.iter().map(move |&k| Unit { kind: k, generation: g })).collect()
+    }
+}
+
+/// A failing input: the 64-byte bundle under test and what broke.
+pub struct Failure {
+    /// The fuzz target whose corpus reproduces it (`roundtrip`, `validate`, …).
+    pub target: &'static str,
+    pub message: String,
+    pub bundle: Vec<u8>,
+    pub seed: u64,
+}
+
+/// What one unit did.
+pub struct UnitResult {
+    pub unit: Unit,
+    pub iterations: u64,
+    pub mutations: u64,
+    pub time: Duration,
+    pub failures: Vec<Failure>,
+    pub failed_inputs: u64,
+}
+
+/// Runs every unit for about `budget` of wall time on `threads` threads.
+pub fn run(budget: Duration, seed: u64, threads: usize, bar: &ProgressBar) -> Vec<UnitResult> {
+    let units = Unit::all();
+    let threads = threads.clamp(1, units.len());
+    let slice = budget.mul_f64(threads as f64 / units.len() as f64);
+    let next = AtomicUsize::new(0);
+    let total = AtomicU64::new(0);
+    let results: Mutex<Vec<UnitResult>> = Mutex::new(Vec::new());
+    let _quiet = panics::Quiet::install();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&unit) = units.get(i) else { break };
+                let unit_seed = seed ^ ((i as u64 + 1) << 40);
+                let r = run_unit(unit, unit_seed, slice);
+                let done = total.fetch_add(r.iterations, Ordering::Relaxed) + r.iterations;
+                bar.set_message(format!("{} inputs", done));
+                bar.inc(1);
+                if let Ok(mut v) = results.lock() {
+                    v.push(r);
+                }
+            });
+        }
+    });
+    let mut v = results.into_inner().unwrap_or_default();
+    v.sort_by_key(|r| (r.unit.generation, BodyKind::ALL.iter().position(|k| *k == r.unit.kind)));
+    v
+}
+
+fn ops(k: BodyKind, g: Option<Generation>) -> Vec<&'static OpcodeInfo> {
+    OPCODES.iter().filter(|o| o.body == k && g.is_none_or(|g| o.available(g))).collect()
+}
+
+fn run_unit(unit: Unit, seed: u64, slice: Duration) -> UnitResult {
+    let gen_ops = ops(unit.kind, Some(unit.generation));
+    let raw_ops = ops(unit.kind, None);
+    let start = Instant::now();
+    let mut r = UnitResult { unit, iterations: 0, mutations: 0, time: Duration::ZERO, failures: Vec::new(), failed_inputs: 0 };
+    loop {
+        if r.iterations >= MIN_ITERS && r.iterations % 16 == 0 && start.elapsed() >= slice {
+            break;
+        }
+        let s = seed.wrapping_add(r.iterations);
+        let data = seeded_bytes(s, INPUT);
+        let mut found = Vec::new();
+        let mut current = Vec::new();
+        let outcome = panics::catching(|| one_input(unit, &gen_ops, &raw_ops, &data, &mut found, &mut current));
+        match outcome {
+            Ok(mutated) => r.mutations += u64::from(mutated),
+            Err(p) => found.push(("campaign", p)),
+        }
+        if !found.is_empty() {
+            r.failed_inputs += 1;
+            for (target, message) in found {
+                if r.failures.len() < KEEP {
+                    r.failures.push(Failure { target, message, bundle: current.clone(), seed: s });
+                }
+            }
+        }
+        r.iterations += 1;
+    }
+    r.time = start.elapsed();
+    r
+}
+
+/// Checks one input; pushes (target, message) per broken property and leaves
+/// the bundle under test in `current`. Returns whether a mutation was checked.
+fn one_input(
+    unit: Unit,
+    gen_ops: &[&'static OpcodeInfo],
+    raw_ops: &[&'static OpcodeInfo],
+    data: &[u8],
+    found: &mut Vec<(&'static str, String)>,
+    current: &mut Vec<u8>,
+) -> bool {
+    let g = unit.generation;
+    let mut mutated = false;
+    let mut u = Unstructured::new(data);
+    if let Ok(b) = u.choose(gen_ops).and_then(|op| smith::bundle_for(&mut u, g, op)) {
+        let raw = b.encode();
+        *current = raw.to_vec();
+        if Bundle::decode(&raw) != b {
+            found.push(("structured", format!("{g}: generated bundle does not decode to itself: {}", text::disasm(&b))));
+        }
+        let f = validate::validate(&b, g);
+        if !f.is_empty() {
+            let codes: Vec<_> = f.iter().map(|x| x.code).collect();
+            found.push(("structured", format!("{g}: generated bundle has findings {codes:?}: {}", text::disasm(&b))));
+        }
+        bytes_properties(&raw, found);
+        match smith::mutate(&mut u, &b, g) {
+            Ok(Some(m)) => {
+                mutated = true;
+                let f = validate::validate(&m.bundle, g);
+                if f.is_empty() || f.iter().any(|x| x.code != m.expect.code) {
+                    let codes: Vec<_> = f.iter().map(|x| x.code).collect();
+                    found.push(("validate", format!("{g}: mutation `{}` expected only {}, got {codes:?}: {}", m.what, m.expect.code, text::disasm(&m.bundle))));
+                }
+            }
+            Ok(None) if unit.kind != BodyKind::Opaque => {
+                found.push(("validate", format!("{g}: no mutation applies to a typed bundle: {}", text::disasm(&b))));
+            }
+            _ => {}
+        }
+        if !found.is_empty() {
+            return mutated;
+        }
+    }
+    // Raw bytes with one of the family's opcodes (on any generation).
+    if let (Some(op), Some(tail)) = (raw_ops.get(usize::from(data[0]) % raw_ops.len().max(1)), data.get(INPUT - BUNDLE_BYTES..)) {
+        let mut raw = [0u8; BUNDLE_BYTES];
+        raw.copy_from_slice(tail);
+        raw[0] = op.byte;
+        *current = raw.to_vec();
+        bytes_properties(&raw, found);
+    }
+    mutated
+}
+
+fn bytes_properties(raw: &[u8], found: &mut Vec<(&'static str, String)>) {
+    for (target, p) in [("roundtrip", props::roundtrip as fn(&[u8]) -> props::Outcome), ("text", props::text_roundtrip), ("validate", props::validate_any)] {
+        if let Err(e) = p(raw) {
+            found.push((target, e));
+        }
+    }
+}
+
+/// The campaign section; failing inputs are returned for the report folder.
+pub fn section(results: &[UnitResult]) -> (Section, Vec<(String, &Failure)>) {
+    let mut s = Section::new("campaign", "property campaign");
+    let mut artifacts = Vec::new();
+    for r in results {
+        let name = r.unit.name();
+        let gen_ops = ops(r.unit.kind, Some(r.unit.generation)).len();
+        let covered = if gen_ops == 0 {
+            format!("no {} opcode is encoded on {}: raw-byte properties only", family_name(r.unit.kind), r.unit.generation)
+        } else {
+            format!("{gen_ops} opcodes generated, {} single mutations checked", r.mutations)
+        };
+        let case = if r.failures.is_empty() {
+            Case::pass(&name, format!("{} inputs; {covered}", r.iterations))
+        } else {
+            let mut lines = vec![format!("{} of {} inputs broke a property; first {}:", r.failed_inputs, r.iterations, r.failures.len())];
+            for (i, f) in r.failures.iter().enumerate() {
+                let file = format!("failures/campaign-{}-{}-{i}.bin", family_name(r.unit.kind), r.unit.generation);
+                lines.push(format!("[{}] seed {:#x}, target `{}`, bundle in {file}: {}", i, f.seed, f.target, f.message));
+                artifacts.push((file, f));
+            }
+            Case::fail(&name, lines.join("\n"))
+        };
+        s.cases.push(case.with_time(r.time).with_checked(r.iterations));
+    }
+    (s, artifacts)
+}

@@ -1,0 +1,109 @@
+//! Self-checks of the built-in description (`tpb_isa`): every layout's leaves
+//! fit its size without overlap, the tables are well formed, and the
+//! hand-checked bundles validate exactly as annotated on their generation.
+
+use super::hand;
+use super::report::{Case, Section};
+use std::collections::BTreeSet;
+use std::time::Instant;
+use tpb_isa::bundle::{BodyKind, BUNDLE_BYTES};
+use tpb_isa::opcode::{self, OPCODES};
+use tpb_isa::validate::checks;
+use tpb_isa::catalog;
+
+fn timed(f: impl FnOnce() -> Case) -> Case {
+    let start = Instant::now();
+    let c = f();
+    c.with_time(start.elapsed())
+}
+
+/// Leaves in offset order, inside the struct, never overlapping; bodies are 64 bytes.
+fn layouts() -> Case {
+    let mut failures = Vec::new();
+    let all = catalog::layouts();
+    for l in &all {
+        let mut end = 0usize;
+        for leaf in l.leaves() {
+            if leaf.offset < end {
+                failures.push(format!("{}: `{}` at {:#x} overlaps the field before it (ends {end:#x})", l.name, leaf.path, leaf.offset));
+            }
+            end = leaf.offset + leaf.size();
+            if end > l.size {
+                failures.push(format!("{}: `{}` ends at {end:#x}, past the {}-byte struct", l.name, leaf.path, l.size));
+            }
+        }
+    }
+    for k in BodyKind::ALL {
+        if k.layout().size != BUNDLE_BYTES {
+            failures.push(format!("{}: body is {} bytes, not {BUNDLE_BYTES}", k.layout().name, k.layout().size));
+        }
+    }
+    Case::from_failures("layouts", format!("{} described structs", all.len()), &failures).with_checked(all.len() as u64)
+}
+
+/// Opcode bytes sorted and unique, each found by lookup, every body kind used.
+fn opcode_table() -> Case {
+    let mut failures = Vec::new();
+    for w in OPCODES.windows(2) {
+        if w[0].byte >= w[1].byte {
+            failures.push(format!("opcode table not strictly increasing at {:#04x}, {:#04x}", w[0].byte, w[1].byte));
+        }
+    }
+    for o in OPCODES {
+        if opcode::lookup(o.byte).map(|x| x.name) != Some(o.name) || o.name.is_empty() {
+            failures.push(format!("{:#04x}: lookup does not return its row", o.byte));
+        }
+    }
+    for k in BodyKind::ALL {
+        if !OPCODES.iter().any(|o| o.body == *k) {
+            failures.push(format!("body kind {k:?} has no opcode"));
+        }
+    }
+    Case::from_failures("opcode table", format!("{} opcodes", OPCODES.len()), &failures).with_checked(OPCODES.len() as u64)
+}
+
+/// Check codes unique and each with a section.
+fn check_table() -> Case {
+    let mut seen = BTreeSet::new();
+    let mut failures = Vec::new();
+    for c in checks::ALL {
+        if !seen.insert(c.code) {
+            failures.push(format!("check code `{}` appears twice", c.code));
+        }
+        if c.prov.section.is_empty() {
+            failures.push(format!("check `{}` names no spec section", c.code));
+        }
+    }
+    Case::from_failures("validator checks", format!("{} checks", checks::ALL.len()), &failures).with_checked(checks::ALL.len() as u64)
+}
+
+/// Every hand line validates exactly as annotated; every typed family is covered per generation.
+fn hand_files() -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut all = Vec::new();
+    for f in hand::FILES {
+        cases.push(timed(|| match hand::parse(f) {
+            Err(e) => Case::fail(f.name, e),
+            Ok(bundles) => {
+                let failures: Vec<String> = bundles.iter().filter_map(|b| hand::check(b).err()).collect();
+                let clean = bundles.iter().filter(|b| b.expect.is_empty()).count();
+                let n = bundles.len();
+                all.extend(bundles);
+                Case::from_failures(f.name, format!("{n} hand-checked bundles on {} ({clean} clean)", f.generation), &failures).with_checked(n as u64)
+            }
+        }));
+    }
+    let missing: Vec<String> = hand::uncovered(&all).iter().map(|(k, g)| format!("no clean hand bundle of {k:?} on {g}")).collect();
+    cases.push(Case::from_failures("hand coverage", "every typed family on every generation it exists on", &missing));
+    cases
+}
+
+/// The description section.
+pub fn section() -> Section {
+    let mut s = Section::new("description", "built-in description");
+    s.cases.push(timed(layouts));
+    s.cases.push(timed(opcode_table));
+    s.cases.push(timed(check_table));
+    s.cases.extend(hand_files());
+    s
+}

@@ -1,0 +1,136 @@
+//! `tpb conform`: the nightly conformance run. Sections, in order: the
+//! built-in description's self-checks, the property campaign (every family ×
+//! generation for a time budget), corpus replay, the C header, the library
+//! oracle on each `--lib`, NEFF conformance on each `--neff`. Results go to
+//! `reports/<YYYY-MM-DD>/` as `summary.md`, `summary.json` and `junit.xml`
+//! (written atomically) plus the generated C header and per-input details.
+
+pub mod campaign;
+pub mod cheader;
+pub mod clock;
+pub mod description;
+pub mod elf_seed;
+pub mod hand;
+pub mod junit;
+pub mod neff_seed;
+pub mod panics;
+pub mod progress;
+pub mod replay;
+pub mod report;
+pub mod seeds;
+pub mod summary;
+pub mod targets;
+pub mod vendor_lib;
+pub mod vendor_neff;
+
+use crate::cmd::asm::write_atomic;
+use report::Report;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What to run.
+pub struct Options {
+    pub time: Duration,
+    pub libs: Vec<PathBuf>,
+    pub neffs: Vec<PathBuf>,
+    /// Reports root; the run writes `<out>/<date>/`.
+    pub out: PathBuf,
+    /// Corpus root; `None` finds `corpus/` here or in the source tree.
+    pub corpus: Option<PathBuf>,
+    /// Campaign seed; `None` takes the clock.
+    pub seed: Option<u64>,
+    pub quiet: bool,
+}
+
+/// A finished run: the report and the folder it was written to.
+pub struct Outcome {
+    pub report: Report,
+    pub folder: PathBuf,
+}
+
+/// `corpus/` in the working directory, else the source tree's.
+fn find_corpus(given: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = given {
+        return Some(p.to_path_buf());
+    }
+    [PathBuf::from("corpus"), Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")].into_iter().find(|p| p.is_dir())
+}
+
+fn write(folder: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
+    let path = folder.join(rel);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    }
+    write_atomic(&path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+/// Runs every section and writes the report folder. `Err` only for I/O on the
+/// report folder itself; everything else is a check in the report.
+pub fn run(o: &Options) -> Result<Outcome, String> {
+    let started = Instant::now();
+    let now = clock::Utc::now();
+    let folder = o.out.join(now.date());
+    std::fs::create_dir_all(&folder).map_err(|e| format!("{}: cannot create the report folder: {e}", folder.display()))?;
+    // Details of an earlier run the same day would mix with this one's.
+    for sub in ["failures", "neff", "lib"] {
+        let _ = std::fs::remove_dir_all(folder.join(sub));
+    }
+    let seed = o.seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()));
+    let corpus = find_corpus(o.corpus.as_deref());
+    let progress = progress::Progress::new(o.quiet);
+    let mut sections = Vec::new();
+    let mut artifacts: Vec<(String, Vec<u8>)> = Vec::new();
+
+    let bar = progress.bar("built-in description", 1);
+    sections.push(description::section());
+    bar.finish_and_clear();
+
+    let units = campaign::Unit::all();
+    let bar = progress.bar("property campaign", units.len() as u64);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let results = campaign::run(o.time, seed, threads, &bar);
+    bar.finish_and_clear();
+    let (s, fails) = campaign::section(&results);
+    artifacts.extend(fails.into_iter().map(|(path, f)| (path, f.bundle.clone())));
+    sections.push(s);
+
+    let bar = progress.bar("corpus replay", targets::TARGETS.len() as u64);
+    sections.push(replay::section(corpus.as_deref(), seed, &bar));
+    bar.finish_and_clear();
+
+    let bar = progress.bar("C header", 1);
+    sections.push(cheader::section(&folder, corpus.as_deref(), seed));
+    bar.finish_and_clear();
+
+    let bar = progress.bar("library oracle", 1);
+    let (s, a) = vendor_lib::section(&o.libs);
+    sections.push(s);
+    artifacts.extend(a);
+    bar.finish_and_clear();
+
+    let bar = progress.bar("NEFF conformance", 1);
+    let (s, a) = vendor_neff::section(&o.neffs);
+    sections.push(s);
+    artifacts.extend(a);
+    bar.finish_and_clear();
+
+    let report = Report {
+        date: now.date(),
+        started: now.rfc3339(),
+        tpb_version: env!("CARGO_PKG_VERSION"),
+        seed,
+        time_budget_secs: o.time.as_secs(),
+        libs: o.libs.iter().map(|p| p.display().to_string()).collect(),
+        neffs: o.neffs.iter().map(|p| p.display().to_string()).collect(),
+        sections,
+        elapsed: started.elapsed(),
+    };
+    for (rel, bytes) in &artifacts {
+        write(&folder, rel, bytes)?;
+    }
+    let json = serde_json::to_vec_pretty(&report).map_err(|e| format!("cannot encode summary.json: {e}"))?;
+    write(&folder, "summary.json", &json)?;
+    write(&folder, "junit.xml", junit::render(&report).as_bytes())?;
+    write(&folder, "summary.md", summary::markdown(&report).as_bytes())?;
+    Ok(Outcome { report, folder })
+}

@@ -1,0 +1,103 @@
+//! Corpus replay: every file of `corpus/<target>/` (seeds) and
+//! `corpus/regressions/<target>/` (minimized past findings) through its
+//! target's body, with panics caught.
+
+use super::panics;
+use super::report::{Case, Section};
+use super::targets::{Target, TARGETS};
+use indicatif::ProgressBar;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Files of a corpus directory, sorted; dotfiles and notes (`*.md`) are not inputs.
+pub fn inputs(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .filter(|p| p.file_name().is_some_and(|n| !n.to_string_lossy().starts_with('.')))
+        .filter(|p| p.extension().is_none_or(|e| e != "md"))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// Runs every input of `dir` through `t`; `Err` lists the failures.
+pub fn replay_dir(t: &Target, dir: &Path) -> Result<usize, Vec<String>> {
+    let files = inputs(dir).map_err(|e| vec![format!("{}: cannot list: {e}", dir.display())])?;
+    let mut failures = Vec::new();
+    for f in &files {
+        let outcome = match std::fs::read(f) {
+            Ok(data) => panics::catching(|| (t.run)(&data)).and_then(|r| r),
+            Err(e) => Err(format!("cannot read: {e}")),
+        };
+        if let Err(e) = outcome {
+            failures.push(format!("{}: {e}", f.display()));
+        }
+    }
+    if failures.is_empty() {
+        Ok(files.len())
+    } else {
+        Err(failures)
+    }
+}
+
+/// Seeded inputs each target gets in the smoke run.
+pub const SMOKE_INPUTS: u64 = 256;
+
+/// Runs `SMOKE_INPUTS` seeded inputs of `t.smoke_len` bytes through `t`.
+pub fn smoke(t: &Target, seed: u64) -> Result<u64, Vec<String>> {
+    let mut failures = Vec::new();
+    for i in 0..SMOKE_INPUTS {
+        let s = seed.wrapping_add(i);
+        let data = tpb_isa::props::seeded_bytes(s, t.smoke_len);
+        if let Err(e) = panics::catching(|| (t.run)(&data)).and_then(|r| r) {
+            failures.push(format!("seeded input {s:#x} ({} bytes): {e}", t.smoke_len));
+        }
+    }
+    if failures.is_empty() {
+        Ok(SMOKE_INPUTS)
+    } else {
+        Err(failures)
+    }
+}
+
+/// The replay section over `root` (the `corpus/` folder), plus a seeded smoke
+/// run of every target.
+pub fn section(root: Option<&Path>, seed: u64, bar: &ProgressBar) -> Section {
+    let mut s = Section::new("replay", "corpus replay");
+    let _quiet = panics::Quiet::install();
+    for t in TARGETS {
+        let start = Instant::now();
+        let case = match smoke(t, seed) {
+            Ok(n) => Case::pass(format!("smoke/{}", t.name), format!("{n} seeded inputs")).with_checked(n),
+            Err(f) => Case::fail(format!("smoke/{}", t.name), f.join("\n")),
+        };
+        s.cases.push(case.with_time(start.elapsed()));
+    }
+    let Some(root) = root else {
+        s.cases.push(Case::skip("corpus", "no corpus/ folder here or in the source tree; give --corpus DIR"));
+        return s;
+    };
+    for t in TARGETS {
+        for (name, dir) in [(t.name.to_string(), root.join(t.name)), (format!("regressions/{}", t.name), root.join("regressions").join(t.name))] {
+            bar.set_message(name.clone());
+            let start = Instant::now();
+            let case = if !dir.is_dir() {
+                if name.starts_with("regressions/") {
+                    Case::pass(&name, "no regression inputs yet")
+                } else {
+                    Case::fail(&name, format!("{}: missing seed folder (regenerate with `tpb corpus`)", dir.display()))
+                }
+            } else {
+                match replay_dir(t, &dir) {
+                    Ok(n) => Case::pass(&name, format!("{n} inputs: {}", t.about)).with_checked(n as u64),
+                    Err(f) => Case::fail(&name, f.join("\n")),
+                }
+            };
+            s.cases.push(case.with_time(start.elapsed()));
+        }
+        bar.inc(1);
+    }
+    s
+}

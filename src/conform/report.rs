@@ -1,0 +1,159 @@
+//! The run's result as data: sections of checks, each passed, failed (a
+//! harness failure) or skipped (with the reason), plus the spec disagreements
+//! a check observed, which never fail a run.
+
+use serde::Serialize;
+use std::time::Duration;
+
+/// Outcome of one check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Fail,
+    Skip,
+}
+
+impl Status {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "FAIL",
+            Status::Skip => "skip",
+        }
+    }
+}
+
+/// One check: a testcase in JUnit terms.
+#[derive(Clone, Debug, Serialize)]
+pub struct Case {
+    pub name: String,
+    pub status: Status,
+    #[serde(serialize_with = "secs")]
+    pub time: Duration,
+    /// Inputs or items checked (iterations, files, bundles).
+    pub checked: u64,
+    /// Why it failed or was skipped; what it covered when it passed.
+    pub detail: String,
+    /// Spec disagreements observed (vendor output the spec does not describe).
+    pub disagreements: u64,
+    /// A few of them, for people; the full list lives in the linked file.
+    pub disagreement_samples: Vec<String>,
+    /// A file in the report folder with the full details, if any.
+    pub artifact: Option<String>,
+}
+
+impl Case {
+    pub fn new(name: impl Into<String>, status: Status, detail: impl Into<String>) -> Case {
+        Case {
+            name: name.into(),
+            status,
+            time: Duration::ZERO,
+            checked: 0,
+            detail: detail.into(),
+            disagreements: 0,
+            disagreement_samples: Vec::new(),
+            artifact: None,
+        }
+    }
+
+    pub fn pass(name: impl Into<String>, detail: impl Into<String>) -> Case {
+        Case::new(name, Status::Pass, detail)
+    }
+
+    pub fn fail(name: impl Into<String>, detail: impl Into<String>) -> Case {
+        Case::new(name, Status::Fail, detail)
+    }
+
+    pub fn skip(name: impl Into<String>, reason: impl Into<String>) -> Case {
+        Case::new(name, Status::Skip, reason)
+    }
+
+    /// Pass when `failures` is empty, else fail listing them.
+    pub fn from_failures(name: impl Into<String>, ok_detail: impl Into<String>, failures: &[String]) -> Case {
+        if failures.is_empty() {
+            Case::pass(name, ok_detail)
+        } else {
+            Case::fail(name, failures.join("\n"))
+        }
+    }
+
+    pub fn with_time(mut self, t: Duration) -> Case {
+        self.time = t;
+        self
+    }
+
+    pub fn with_checked(mut self, n: u64) -> Case {
+        self.checked = n;
+        self
+    }
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((d.as_secs_f64() * 1000.0).round() / 1000.0)
+}
+
+/// A group of checks: a testsuite in JUnit terms.
+#[derive(Clone, Debug, Serialize)]
+pub struct Section {
+    /// Short id (`campaign`), used as the JUnit suite name.
+    pub id: &'static str,
+    pub title: &'static str,
+    pub cases: Vec<Case>,
+}
+
+impl Section {
+    pub fn new(id: &'static str, title: &'static str) -> Section {
+        Section { id, title, cases: Vec::new() }
+    }
+
+    pub fn count(&self, s: Status) -> usize {
+        self.cases.iter().filter(|c| c.status == s).count()
+    }
+
+    pub fn disagreements(&self) -> u64 {
+        self.cases.iter().map(|c| c.disagreements).sum()
+    }
+
+    pub fn time(&self) -> Duration {
+        self.cases.iter().map(|c| c.time).sum()
+    }
+}
+
+/// The whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// `YYYY-MM-DD` (UTC), the report folder's name.
+    pub date: String,
+    /// RFC 3339 UTC start time.
+    pub started: String,
+    pub tpb_version: &'static str,
+    /// Campaign seed, to reproduce with `--seed`.
+    pub seed: u64,
+    pub time_budget_secs: u64,
+    /// The command line's inputs.
+    pub libs: Vec<String>,
+    pub neffs: Vec<String>,
+    pub sections: Vec<Section>,
+    #[serde(serialize_with = "secs")]
+    pub elapsed: Duration,
+}
+
+impl Report {
+    pub fn total(&self, s: Status) -> usize {
+        self.sections.iter().map(|x| x.count(s)).sum()
+    }
+
+    pub fn disagreements(&self) -> u64 {
+        self.sections.iter().map(Section::disagreements).sum()
+    }
+
+    /// Exit status: no harness check failed.
+    pub fn passed(&self) -> bool {
+        self.total(Status::Fail) == 0
+    }
+
+    pub fn cases(&self) -> usize {
+        self.sections.iter().map(|s| s.cases.len()).sum()
+    }
+}

@@ -1,0 +1,122 @@
+//! The `tpb` command-line contract: exit codes, one-line errors, JSON shape,
+//! text round trip. Runs the built binary on files the test writes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tpb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("runs tpb")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write fixture");
+    p
+}
+
+fn assemble(line: &str) -> Vec<u8> {
+    tpb_isa::text::assemble(line).expect("assembles")
+}
+
+const VALID_COPY: &str = "0x46:TensorCopy src.addr=0x100 src.num=[1,1,1,1] src_dtype=f32 dst_dtype=f32 out.addr=0x200 out.num=[1,1,1,1]";
+
+#[test]
+fn validate_exit_codes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = write(dir.path(), "good.bin", &assemble(VALID_COPY));
+    let o = tpb(&["validate", good.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 bundles, 1 valid, 0 invalid"));
+
+    let mut two = assemble(VALID_COPY);
+    two.extend(assemble("0xb1:unknown"));
+    let bad = write(dir.path(), "bad.bin", &two);
+    let o = tpb(&["validate", "--arch", "v3", bad.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("unknown-opcode"));
+}
+
+#[test]
+fn validate_json_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut two = assemble(VALID_COPY);
+    two.extend(assemble("0x46:TensorCopy src.addr=0x100 src.num=[1,0,1,1] src_dtype=f32 dst_dtype=f32 out.addr=0x200 out.num=[1,1,1,1]"));
+    let f = write(dir.path(), "two.bin", &two);
+    let o = tpb(&["validate", "--json", f.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 1);
+    let lines: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["valid"], true);
+    assert_eq!(lines[1]["offset"], 64);
+    assert_eq!(lines[1]["opcode"], 0x46);
+    assert_eq!(lines[1]["name"], "TensorCopy");
+    let finding = &lines[1]["findings"][0];
+    assert_eq!(finding["code"], "zero-num");
+    assert_eq!(finding["field"], "src.num[1]");
+    assert_eq!(finding["offset"], 0x0C + 0x0C + 2);
+    assert_eq!(finding["severity"], "error");
+    assert!(lines[1]["file"].as_str().is_some_and(|s| s.ends_with("two.bin")));
+}
+
+#[test]
+fn bad_inputs_are_one_line_errors_with_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let odd = write(dir.path(), "odd.bin", &[0u8; 100]);
+    let empty = write(dir.path(), "empty.bin", &[]);
+    let missing = dir.path().join("missing.bin");
+    for (p, needle) in [(&odd, "offset 0x40"), (&empty, "empty"), (&missing, "cannot read")] {
+        for cmd in ["validate", "disasm"] {
+            let o = tpb(&[cmd, p.to_str().unwrap_or_default()]);
+            assert_eq!(code(&o), 2, "{cmd} {}", p.display());
+            let err = stderr(&o);
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.contains(needle) && err.contains(&*p.file_name().unwrap_or_default().to_string_lossy()), "{err}");
+        }
+    }
+    let o = tpb(&["validate", "--arch", "v9", odd.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(code(&tpb(&["validate"])), 2);
+}
+
+#[test]
+fn disasm_asm_round_trip_is_exact() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bytes = tpb_isa::props::seeded_bytes(7, 64 * 40);
+    let raw = write(dir.path(), "r.bin", &bytes);
+    let o = tpb(&["disasm", raw.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0);
+    let txt = write(dir.path(), "r.txt", &o.stdout);
+    let out = dir.path().join("back.bin");
+    let o = tpb(&["asm", txt.to_str().unwrap_or_default(), "-o", out.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).expect("output"), bytes);
+
+    let broken = write(dir.path(), "broken.txt", b"0x46:TensorCopy nosuch=1\n");
+    let o = tpb(&["asm", broken.to_str().unwrap_or_default(), "-o", out.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("line 1") && stderr(&o).contains("nosuch"));
+}
+
+#[test]
+fn layout_lists_every_field() {
+    let o = tpb(&["layout", "--json"]);
+    assert_eq!(code(&o), 0);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let all = v.as_array().expect("array");
+    let mm = all.iter().find(|l| l["c_name"] == "NEURON_ISA_TPB_BUNDLE_MATMUL").expect("matmul");
+    let f = mm["fields"].as_array().expect("fields").iter().find(|f| f["name"] == "dst_dtype_dense").expect("field");
+    assert_eq!((f["offset"].as_u64(), f["size"].as_u64()), (Some(0x23), Some(1)));
+    assert_eq!(f["confidence"], "CONFIRMED");
+}
