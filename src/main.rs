@@ -1,6 +1,7 @@
 //! `tpb`: the command-line front door of the TPB conformance harness.
 //! Each subcommand lives in `cmd/<name>.rs`; exit codes are part of the contract.
 
+mod bench;
 mod cmd;
 mod conform;
 mod input;
@@ -39,6 +40,8 @@ enum Command {
     Diff(cmd::diff::Args),
     /// List the expected facts with provenance (isa constants + library oracle facts).
     Facts(cmd::facts::Args),
+    /// Measure each path against its physical limit (ratios) and write reports/bench.md.
+    Bench(cmd::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +65,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cmd::check::run(a),
         Command::Diff(a) => cmd::diff::run(a),
         Command::Facts(a) => cmd::facts::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
     };
     ExitCode::from(code)
 }

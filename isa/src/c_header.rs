@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 
 /// File name users `#include`.
 pub const FILE_NAME: &str = "neuron_isa_tpb.h";
-/// Include guard (the spec header's guard, so including both is harmless).
+/// Include guard: the spec header's own, so ours replaces it drop-in and a unit never gets both.
 pub const GUARD: &str = "NEURON_ISA_TPB_H";
 /// Prefix of every type and macro the header defines.
 pub const PREFIX: &str = "NEURON_ISA_TPB_";

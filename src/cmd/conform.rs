@@ -39,7 +39,8 @@ pub fn run(a: Args) -> u8 {
             return super::fail(format!("{}: no such file", p.display()));
         }
     }
-    let opts = Options { time: Duration::from_secs(a.time), libs: a.libs, neffs: a.neffs, out: a.out, corpus: a.corpus, seed: a.seed, quiet: a.quiet };
+    let opts =
+        Options { time: Duration::from_secs(a.time), libs: a.libs, neffs: a.neffs, out: a.out, corpus: a.corpus, seed: a.seed, quiet: a.quiet };
     match conform::run(&opts) {
         Ok(o) => {
             print!("{}", summary::table(&o.report, &o.folder.display().to_string()));

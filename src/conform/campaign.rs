@@ -101,7 +101,7 @@ fn run_unit(unit: Unit, seed: u64, slice: Duration) -> UnitResult {
     let start = Instant::now();
     let mut r = UnitResult { unit, iterations: 0, mutations: 0, time: Duration::ZERO, failures: Vec::new(), failed_inputs: 0 };
     loop {
-        if r.iterations >= MIN_ITERS && r.iterations % 16 == 0 && start.elapsed() >= slice {
+        if r.iterations >= MIN_ITERS && r.iterations.is_multiple_of(16) && start.elapsed() >= slice {
             break;
         }
         let s = seed.wrapping_add(r.iterations);
@@ -158,7 +158,10 @@ fn one_input(
                 let f = validate::validate(&m.bundle, g);
                 if f.is_empty() || f.iter().any(|x| x.code != m.expect.code) {
                     let codes: Vec<_> = f.iter().map(|x| x.code).collect();
-                    found.push(("validate", format!("{g}: mutation `{}` expected only {}, got {codes:?}: {}", m.what, m.expect.code, text::disasm(&m.bundle))));
+                    found.push((
+                        "validate",
+                        format!("{g}: mutation `{}` expected only {}, got {codes:?}: {}", m.what, m.expect.code, text::disasm(&m.bundle)),
+                    ));
                 }
             }
             Ok(None) if unit.kind != BodyKind::Opaque => {
@@ -182,7 +185,9 @@ fn one_input(
 }
 
 fn bytes_properties(raw: &[u8], found: &mut Vec<(&'static str, String)>) {
-    for (target, p) in [("roundtrip", props::roundtrip as fn(&[u8]) -> props::Outcome), ("text", props::text_roundtrip), ("validate", props::validate_any)] {
+    for (target, p) in
+        [("roundtrip", props::roundtrip as fn(&[u8]) -> props::Outcome), ("text", props::text_roundtrip), ("validate", props::validate_any)]
+    {
         if let Err(e) = p(raw) {
             found.push((target, e));
         }
@@ -215,4 +220,36 @@ pub fn section(results: &[UnitResult]) -> (Section, Vec<(String, &Failure)>) {
         s.cases.push(case.with_time(r.time).with_checked(r.iterations));
     }
     (s, artifacts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conform::report::Status;
+
+    #[test]
+    fn every_unit_runs_and_passes_a_short_campaign() {
+        let bar = ProgressBar::hidden();
+        let results = run(Duration::from_millis(300), 42, 2, &bar);
+        assert_eq!(results.len(), BodyKind::ALL.len() * Generation::ALL.len());
+        assert!(results.iter().all(|r| r.iterations >= MIN_ITERS));
+        let typed_v4 = results.iter().find(|r| r.unit.kind == BodyKind::MatmulMx && r.unit.generation == Generation::V4).expect("unit");
+        assert!(typed_v4.mutations > 0);
+        let (s, artifacts) = section(&results);
+        assert!(s.cases.iter().all(|c| c.status == Status::Pass), "{:?}", s.cases.iter().find(|c| c.status != Status::Pass));
+        assert!(artifacts.is_empty());
+    }
+
+    #[test]
+    fn a_failing_unit_is_a_failed_case_with_its_bundle() {
+        let unit = Unit { kind: BodyKind::Branch, generation: Generation::V3 };
+        let failure = Failure { target: "text", message: "text round trip changed bytes".into(), bundle: vec![0xA9; 64], seed: 9 };
+        let r = UnitResult { unit, iterations: 10, mutations: 3, time: Duration::ZERO, failures: vec![failure], failed_inputs: 1 };
+        let results = [r];
+        let (s, artifacts) = section(&results);
+        assert_eq!(s.cases[0].status, Status::Fail);
+        assert!(s.cases[0].detail.contains("target `text`") && s.cases[0].detail.contains("seed 0x9"));
+        assert_eq!(artifacts.len(), 1);
+        assert_eq!(artifacts[0].0, "failures/campaign-branch-v3-0.bin");
+    }
 }

@@ -7,9 +7,9 @@ use super::report::{Case, Section};
 use std::collections::BTreeSet;
 use std::time::Instant;
 use tpb_isa::bundle::{BodyKind, BUNDLE_BYTES};
+use tpb_isa::catalog;
 use tpb_isa::opcode::{self, OPCODES};
 use tpb_isa::validate::checks;
-use tpb_isa::catalog;
 
 fn timed(f: impl FnOnce() -> Case) -> Case {
     let start = Instant::now();

@@ -62,7 +62,12 @@ pub fn render(r: &Report) -> String {
             let mut body = String::new();
             match c.status {
                 Status::Fail => {
-                    let _ = writeln!(body, "      <failure message=\"{}\" type=\"harness\">{}</failure>", escape(first_line(&c.detail)), escape(&c.detail));
+                    let _ = writeln!(
+                        body,
+                        "      <failure message=\"{}\" type=\"harness\">{}</failure>",
+                        escape(first_line(&c.detail)),
+                        escape(&c.detail)
+                    );
                 }
                 Status::Skip => {
                     let _ = writeln!(body, "      <skipped message=\"{}\"/>", escape(&c.detail));
@@ -94,4 +99,15 @@ pub fn render(r: &Report) -> String {
     }
     x.push_str("</testsuites>\n");
     x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escapes_markup_quotes_and_control_characters() {
+        assert_eq!(escape("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+        assert_eq!(escape("tab\tline\n\u{1}\u{FFFF}"), "tab\tline\n\u{FFFD}\u{FFFD}");
+    }
 }

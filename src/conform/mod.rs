@@ -81,37 +81,46 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     let mut sections = Vec::new();
     let mut artifacts: Vec<(String, Vec<u8>)> = Vec::new();
 
+    // Each section with its wall time.
+    let mut timed = |s: (report::Section, Vec<(String, Vec<u8>)>), t: Instant| {
+        let (mut s, a) = s;
+        s.wall = Some(t.elapsed());
+        sections.push(s);
+        artifacts.extend(a);
+    };
+
+    let t = Instant::now();
     let bar = progress.bar("built-in description", 1);
-    sections.push(description::section());
+    timed((description::section(), Vec::new()), t);
     bar.finish_and_clear();
 
+    let t = Instant::now();
     let units = campaign::Unit::all();
     let bar = progress.bar("property campaign", units.len() as u64);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let results = campaign::run(o.time, seed, threads, &bar);
     bar.finish_and_clear();
     let (s, fails) = campaign::section(&results);
-    artifacts.extend(fails.into_iter().map(|(path, f)| (path, f.bundle.clone())));
-    sections.push(s);
+    timed((s, fails.into_iter().map(|(path, f)| (path, f.bundle.clone())).collect()), t);
 
+    let t = Instant::now();
     let bar = progress.bar("corpus replay", targets::TARGETS.len() as u64);
-    sections.push(replay::section(corpus.as_deref(), seed, &bar));
+    timed((replay::section(corpus.as_deref(), seed, &bar), Vec::new()), t);
     bar.finish_and_clear();
 
+    let t = Instant::now();
     let bar = progress.bar("C header", 1);
-    sections.push(cheader::section(&folder, corpus.as_deref(), seed));
+    timed((cheader::section(&folder, corpus.as_deref(), seed), Vec::new()), t);
     bar.finish_and_clear();
 
-    let bar = progress.bar("library oracle", 1);
-    let (s, a) = vendor_lib::section(&o.libs);
-    sections.push(s);
-    artifacts.extend(a);
+    let t = Instant::now();
+    let bar = progress.bar("library oracle", o.libs.len() as u64);
+    timed(vendor_lib::section(&o.libs), t);
     bar.finish_and_clear();
 
-    let bar = progress.bar("NEFF conformance", 1);
-    let (s, a) = vendor_neff::section(&o.neffs);
-    sections.push(s);
-    artifacts.extend(a);
+    let t = Instant::now();
+    let bar = progress.bar("NEFF conformance", o.neffs.len() as u64);
+    timed(vendor_neff::section(&o.neffs), t);
     bar.finish_and_clear();
 
     let report = Report {

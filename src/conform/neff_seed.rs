@@ -39,7 +39,8 @@ fn engine_of(op: u8) -> Engine {
 }
 
 fn tar_payload() -> Result<Vec<u8>, String> {
-    let mut streams: Vec<(Engine, Vec<u8>)> = Engine::ALL.iter().map(|e| (*e, STREAM_PROLOGUE.iter().flat_map(|o| header_bundle(*o)).collect())).collect();
+    let mut streams: Vec<(Engine, Vec<u8>)> =
+        Engine::ALL.iter().map(|e| (*e, STREAM_PROLOGUE.iter().flat_map(|o| header_bundle(*o)).collect())).collect();
     for b in hand::all()?.iter().filter(|b| b.generation == Generation::V3 && b.expect.is_empty()) {
         let e = engine_of(b.raw[0]);
         if let Some((_, s)) = streams.iter_mut().find(|(x, _)| *x == e) {

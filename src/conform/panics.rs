@@ -48,3 +48,17 @@ pub fn catching<R>(f: impl FnOnce() -> R) -> Result<R, String> {
         format!("panic: {}", recorded.unwrap_or(text))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{catching, Quiet};
+
+    #[test]
+    fn a_panic_becomes_its_message_with_location() {
+        let _q = Quiet::install();
+        let r: Result<(), String> = catching(|| panic!("boom {}", 7));
+        let e = r.expect_err("panic caught");
+        assert!(e.starts_with("panic: ") && e.contains("boom 7") && e.contains("panics.rs"), "{e}");
+        assert_eq!(catching(|| 5), Ok(5));
+    }
+}

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 /// Lines of a failure's detail shown before "…".
 const DETAIL_LINES: usize = 12;
+/// Failed or skipped checks listed under the stdout table (one screen).
+const TABLE_LINES: usize = 10;
 
 fn verdict(r: &Report) -> &'static str {
     if r.passed() {
@@ -119,10 +121,17 @@ pub fn table(r: &Report, folder: &str) -> String {
             s.time().as_secs_f64()
         );
     }
-    for s in &r.sections {
-        for c in s.cases.iter().filter(|c| c.status != Status::Pass) {
-            let _ = writeln!(t, "  {} {} / {}: {}", c.status.as_str(), s.id, c.name, clip(&c.detail, 1));
-        }
+    let not_passed: Vec<String> = r
+        .sections
+        .iter()
+        .flat_map(|s| s.cases.iter().filter(|c| c.status != Status::Pass).map(move |c| (s.id, c)))
+        .map(|(id, c)| format!("  {} {id} / {}: {}", c.status.as_str(), c.name, clip(&c.detail, 1)))
+        .collect();
+    for line in not_passed.iter().take(TABLE_LINES) {
+        let _ = writeln!(t, "{line}");
+    }
+    if not_passed.len() > TABLE_LINES {
+        let _ = writeln!(t, "  … {} more in summary.md", not_passed.len() - TABLE_LINES);
     }
     let _ = writeln!(
         t,

@@ -40,10 +40,8 @@ fn one(path: &Path, i: usize, profiles: &Profiles, artifacts: &mut Artifacts) ->
         (None, None) => "build without a GNU build-id".to_string(),
     };
     let failed: Vec<_> = report.failed().collect();
-    let mut case = Case::pass(
-        &name,
-        format!("{}: {} facts hold, {} differ, {} missing, {} info; {build}", report.input, s.holds, s.differs, s.missing, s.info),
-    );
+    let mut case =
+        Case::pass(&name, format!("{}: {} facts hold, {} differ, {} missing, {} info; {build}", report.input, s.holds, s.differs, s.missing, s.info));
     case.checked = report.rows.len() as u64;
     case.disagreements = failed.len() as u64;
     case.disagreement_samples = failed

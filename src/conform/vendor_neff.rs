@@ -28,7 +28,17 @@ fn samples(json: &Value) -> (Vec<String>, Vec<String>) {
         .map(|v| {
             v.iter()
                 .take(SAMPLES)
-                .map(|f| format!("{}:{} +{} op {}: {}: {}", f["file"].as_str().unwrap_or("?"), f["member"].as_str().unwrap_or("?"), f["offset"], f["opcode"].as_str().unwrap_or("?"), f["kind"].as_str().unwrap_or("?"), f["detail"].as_str().unwrap_or("")))
+                .map(|f| {
+                    format!(
+                        "{}:{} +{} op {}: {}: {}",
+                        f["file"].as_str().unwrap_or("?"),
+                        f["member"].as_str().unwrap_or("?"),
+                        f["offset"],
+                        f["opcode"].as_str().unwrap_or("?"),
+                        f["kind"].as_str().unwrap_or("?"),
+                        f["detail"].as_str().unwrap_or("")
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -36,7 +46,15 @@ fn samples(json: &Value) -> (Vec<String>, Vec<String>) {
         .as_array()
         .map(|v| {
             v.iter()
-                .map(|c| format!("`{}` ({}, §{}) on {} bundles", c["code"].as_str().unwrap_or("?"), c["severity"].as_str().unwrap_or("?"), c["section"].as_str().unwrap_or("?"), c["count"]))
+                .map(|c| {
+                    format!(
+                        "`{}` ({}, §{}) on {} bundles",
+                        c["code"].as_str().unwrap_or("?"),
+                        c["severity"].as_str().unwrap_or("?"),
+                        c["section"].as_str().unwrap_or("?"),
+                        c["count"]
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();

@@ -4,6 +4,7 @@
 //! a severity derived from the confidence of the facts involved.
 
 pub mod checks;
+mod fast;
 mod slots;
 
 pub use slots::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
@@ -46,9 +47,23 @@ pub fn validate(bundle: &Bundle, generation: Generation) -> Vec<Finding> {
 
 /// Validates one bundle, appending findings to `out` (allocation-free when it is clean).
 pub fn validate_into(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>) {
+    validate_with(bundle, generation, out, true);
+}
+
+/// With `fast`, a bundle whose header and slots the [`fast`] path proves
+/// clean skips their reporting checks (same findings, far fewer
+/// instructions); the tests compare both settings.
+pub(crate) fn validate_with(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>, fast: bool) {
     let layout = bundle.layout();
     let op = opcode::lookup(bundle.opcode());
     let mut cx = Ctx { layout, body_conf: Confidence::Confirmed, generation, out };
+    if let (true, Some(op)) = (fast, op) {
+        if fast::clean(bundle, generation) {
+            cx.body_conf = op.body_prov.confidence;
+            slots::band(&mut cx, bundle, op);
+            return;
+        }
+    }
     cx.header(bundle, op);
     if let Some(op) = op {
         cx.body_conf = op.body_prov.confidence;

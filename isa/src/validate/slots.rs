@@ -48,6 +48,11 @@ pub(super) fn body(cx: &mut Ctx<'_>, bundle: &Bundle, op: &OpcodeInfo) {
             }
         }
     }
+    band(cx, bundle, op);
+}
+
+/// The control-band enumerations of a body (checked on every path, fast or not).
+pub(super) fn band(cx: &mut Ctx<'_>, bundle: &Bundle, op: &OpcodeInfo) {
     match bundle {
         Bundle::Matmul(b) => matmul_band(cx, b.perf_sel, Some((b.row_group, b.col_group_norm))),
         Bundle::MatmulMx(b) => matmul_band(cx, b.perf_sel, None),
@@ -150,7 +155,7 @@ fn addr_basic(cx: &mut Ctx<'_>, slot: &str, base: usize, view: &Layout, leaf: &s
 }
 
 /// A static pattern slot: TENSOR2D/3D/4D or a MEM_PATTERN twin.
-trait Pattern: IntoBytes + zerocopy::Immutable {
+pub(super) trait Pattern: IntoBytes + zerocopy::Immutable {
     fn addr(&self) -> Addr4;
     fn nums(&self) -> &[U16];
     /// The static layout (names fields in findings).
@@ -214,7 +219,7 @@ fn pattern(cx: &mut Ctx<'_>, slot: &str, base: usize, p: &impl Pattern, dt: Opti
 /// `addr % align != 0`. Every dtype alignment is a power of two, where a mask
 /// gives the same answer without a division (the validator's hottest cost).
 #[inline]
-fn misaligned(addr: u32, align: u32) -> bool {
+pub(super) fn misaligned(addr: u32, align: u32) -> bool {
     if align.is_power_of_two() {
         addr & (align - 1) != 0
     } else {

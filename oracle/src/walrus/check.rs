@@ -319,8 +319,12 @@ fn setup_header(cx: &Ctx<'_, '_>, r: &mut Row, g: Generation) {
                 r.judge(None);
             }
         }
-        for (va, name) in by_symbol.iter().filter(|(va, _)| *va != at) {
-            r.note(format!("symbol {name} is at {va:#x}, not the pinned address"));
+        for (va, name) in &by_symbol {
+            if *va == at {
+                r.note(format!("symbol {name} agrees"));
+            } else {
+                r.note(format!("symbol {name} is at {va:#x}, not the pinned address"));
+            }
         }
         if r.status.failed() {
             body_hits_note(cx, r, want);

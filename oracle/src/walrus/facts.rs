@@ -105,7 +105,7 @@ pub fn fact_list_text(f: &FactList) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# isa: constants of the format (tpb_isa::catalog::facts)");
     for x in &f.isa {
-        let _ = writeln!(out, "{:<28} §{:<18} {:<9} {}  — {}", x.id, x.section, x.confidence.as_str(), x.value, x.doc);
+        let _ = writeln!(out, "{:<30} §{:<18} {:<9} {}  — {}", x.id, x.section, x.confidence.as_str(), x.value, x.doc);
     }
     let _ = writeln!(out, "\n# oracle: facts about the vendor library (tpb check)");
     for x in &f.oracle {

@@ -104,7 +104,7 @@ impl<'a> Image<'a> {
     /// The GNU build-id: the `.note.gnu.build-id` section, else any PT_NOTE.
     pub fn build_id(&self) -> Option<&'a [u8]> {
         if let Some(b) = self.section(".note.gnu.build-id").and_then(|s| self.section_bytes(s)) {
-            if let Some(id) = gnu_build_id(b) {
+            if let Some(id) = gnu_build_id(b).filter(|id| !id.is_empty()) {
                 return Some(id);
             }
         }
@@ -116,7 +116,7 @@ impl<'a> Image<'a> {
                 let start = usize::try_from(p.p_offset).ok()?;
                 self.bytes.get(start..start.checked_add(usize::try_from(p.p_filesz).ok()?)?)
             })
-            .find_map(gnu_build_id)
+            .find_map(|n| gnu_build_id(n).filter(|id| !id.is_empty()))
     }
 }
 

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The nightly job, runnable on a fresh clone: `tpb conform` (report in
+# reports/<date>/), then every cargo-fuzz target for a fixed time on stable
+# Rust (ci/fuzz.sh). Exit 0 only when both are clean.
+#   usage: ci/nightly.sh [CAMPAIGN_SECONDS] [FUZZ_SECONDS_PER_TARGET]
+#   env:   TPB_LIBS / TPB_NEFFS: space-separated vendor inputs for conform
+#          (default: ../shared/neff/*.neff when present).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+campaign="${1:-300}"
+fuzz_secs="${2:-120}"
+export CARGO_TERM_COLOR=never
+
+args=()
+for l in ${TPB_LIBS:-}; do args+=(--lib "$l"); done
+if [ -n "${TPB_NEFFS:-}" ]; then
+  for n in $TPB_NEFFS; do args+=(--neff "$n"); done
+else
+  shopt -s nullglob
+  for n in ../shared/neff/*.neff; do args+=(--neff "$n"); done
+  shopt -u nullglob
+fi
+
+status=0
+cargo run --release --locked -- conform --quiet --time "$campaign" "${args[@]}" || status=$?
+ci/fuzz.sh "$fuzz_secs" || status=$((status == 0 ? $? : status))
+exit "$status"

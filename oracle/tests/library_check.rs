@@ -1,0 +1,217 @@
+//! The library oracle on synthetic libraries: the pinned-address path on a
+//! fixture at the known build's real addresses, discovery on a fixture with
+//! every fact moved, and one mutant per fact that must fail exactly that fact.
+
+use std::collections::BTreeSet;
+use tpb_isa::dtype::BIR_TO_WIRE;
+use tpb_isa::Generation;
+use tpb_oracle::fixture::{Fixture, Tables};
+use tpb_oracle::walrus::image::Image;
+use tpb_oracle::walrus::report::{Located, Report, Status, EXIT_DIFFERS, EXIT_HOLDS};
+use tpb_oracle::walrus::spec::Kind;
+use tpb_oracle::walrus::symbols::SymbolSource;
+use tpb_oracle::walrus::{check_image, Profiles, WalrusError};
+
+fn check(bytes: &[u8]) -> Result<Report, WalrusError> {
+    let profiles = Profiles::embedded()?;
+    let img = Image::parse("fixture", bytes)?;
+    check_image(&img, &profiles)
+}
+
+fn report(f: &Fixture) -> Report {
+    let bytes = f.build().expect("fixture builds");
+    check(&bytes).expect("fixture checks")
+}
+
+fn failed(r: &Report) -> BTreeSet<String> {
+    r.failed().map(|r| r.id.clone()).collect()
+}
+
+fn set(ids: &[&str]) -> BTreeSet<String> {
+    ids.iter().map(|s| s.to_string()).collect()
+}
+
+fn row<'r>(r: &'r Report, id: &str) -> &'r tpb_oracle::walrus::Row {
+    r.row(id).unwrap_or_else(|| panic!("no row {id}"))
+}
+
+#[test]
+fn known_build_is_read_at_the_pinned_addresses() {
+    let r = report(&Fixture::known().expect("profile"));
+    assert!(r.known, "the fixture carries the spec build's build-id");
+    assert_eq!(r.build_id.as_deref(), Some("92b4d331a42d7e80bb839e03218d2b9b0c23c346"));
+    // The fixture is not the real file: MD5 and size are reported, not hidden.
+    assert_eq!(failed(&r), set(&["identity.md5", "identity.size"]));
+    assert_eq!(r.exit, EXIT_DIFFERS);
+    let md5 = row(&r, "identity.md5");
+    assert_eq!(md5.expected.as_deref(), Some("1d93972b81e619ce6d178a0e4b9003b3"));
+    assert!(md5.notes.iter().any(|n| n.contains("build-id matches a known build")));
+    assert_eq!(row(&r, "identity.sha256").status, Status::Info, "the spec records no SHA-256");
+    let lut = row(&r, "dtype.bir_to_wire");
+    assert_eq!((lut.located, lut.address, lut.status), (Located::Pinned, Some(0x1dfbad0), Status::Holds));
+    for (g, at) in [("v2", 0x1172120), ("v3", 0x1369280), ("v4", 0x143f440)] {
+        let s = row(&r, &format!("setup_header.{g}"));
+        assert_eq!((s.located, s.address, s.status), (Located::Pinned, Some(at), Status::Holds), "{g}");
+        assert!(s.notes.iter().any(|n| n.contains("agrees")), "{g}: the symbol confirms the pin");
+    }
+    assert_eq!(row(&r, "section.text").found.as_deref(), Some("0x62d660"));
+    assert_eq!(row(&r, "section.rodata").found.as_deref(), Some("0x1c72000"));
+    assert_eq!(row(&r, "section.va_equals_offset").status, Status::Holds);
+    assert!(r.rows.iter().filter(|x| x.kind == Kind::Constant).all(|x| x.status == Status::Holds));
+}
+
+#[test]
+fn full_size_known_fixture_matches_size_but_not_md5() {
+    let f = Fixture::known_full_size().expect("profile");
+    let bytes = f.build().expect("builds");
+    assert_eq!(bytes.len(), 64_973_024);
+    let r = check(&bytes).expect("checks");
+    assert_eq!(failed(&r), set(&["identity.md5"]));
+}
+
+#[test]
+fn unknown_build_finds_every_fact_by_search_and_exits_0() {
+    let r = report(&Fixture::moved());
+    assert!(!r.known);
+    assert_eq!(r.exit, EXIT_HOLDS, "{}", tpb_oracle::walrus::render::report_text(&r));
+    assert_eq!(r.symbols.source, SymbolSource::Dynamic);
+    for x in &r.rows {
+        match x.kind {
+            Kind::Constant => assert_eq!(x.status, Status::Holds, "{}", x.id),
+            Kind::Identity | Kind::Placement => assert_eq!(x.status, Status::Info, "{}", x.id),
+        }
+    }
+    let lut = row(&r, "dtype.bir_to_wire");
+    assert_eq!(lut.located, Located::Content);
+    assert!(lut.address.is_some_and(|a| a != 0x1dfbad0));
+    assert_eq!(row(&r, "assert.pattern_3d_size").located, Located::Content);
+    assert_eq!(row(&r, "type.NEURON_ISA_TPB_TENSOR3D").located, Located::Symbol);
+    for g in ["v2", "v3", "v4"] {
+        assert_eq!(row(&r, &format!("setup_header.{g}")).located, Located::Symbol, "{g}");
+    }
+}
+
+#[test]
+fn changed_lut_is_found_by_shape_with_its_address() {
+    let good = report(&Fixture::moved());
+    let at = row(&good, "dtype.bir_to_wire").address;
+    for (i, v) in [(2usize, 0x11u8), (0, 0x07), (19, 0x0d)] {
+        let r = report(&Fixture::moved().lut_byte(i, v));
+        assert_eq!(failed(&r), set(&["dtype.bir_to_wire"]), "byte {i}");
+        let lut = row(&r, "dtype.bir_to_wire");
+        assert_eq!((lut.status, lut.located, lut.address), (Status::Differs, Located::Structural, at), "byte {i}");
+        let best = lut.candidates.first().expect("a candidate");
+        assert_eq!((Some(best.address), best.distance), (at, 1));
+        assert_eq!(r.exit, EXIT_DIFFERS);
+    }
+    let mut gone = Fixture::moved();
+    gone.lut = vec![0; BIR_TO_WIRE.len()];
+    let r = report(&gone);
+    let lut = row(&r, "dtype.bir_to_wire");
+    assert_eq!((lut.status, lut.candidates.len()), (Status::Missing, 0));
+}
+
+#[test]
+fn changed_lut_at_the_pinned_address_differs() {
+    let r = report(&Fixture::known().expect("profile").lut_byte(6, 0x0b));
+    assert_eq!(failed(&r), set(&["identity.md5", "identity.size", "dtype.bir_to_wire"]));
+    let lut = row(&r, "dtype.bir_to_wire");
+    assert_eq!((lut.located, lut.address), (Located::Pinned, Some(0x1dfbad0)));
+    assert_eq!(lut.found.as_deref(), Some("03 02 10 0d 0e 0e 0b 0f 0e 0f 05 04 06 07 09 08 0a 0b 01 0c"));
+    assert_eq!(lut.candidates.first().map(|c| c.address), Some(0x1dfbad0));
+}
+
+#[test]
+fn changed_size_string_fails_its_fact() {
+    let from = "ISA mem pattern 2D must have 12 bytes to encode";
+    let r = report(&Fixture::moved().replace_string(from, "ISA mem pattern 2D must have 24 bytes to encode"));
+    assert_eq!(failed(&r), set(&["assert.pattern_2d_size"]));
+    let x = row(&r, "assert.pattern_2d_size");
+    assert_eq!((x.status, x.found.as_deref(), x.expected.as_deref()), (Status::Differs, Some("24 bytes"), Some("12 bytes")));
+
+    let r = report(&Fixture::moved().replace_string("ISA mem pattern 4D must have 20 bytes to encode", "ISA mem pattern 4D has 20 bytes"));
+    assert_eq!(failed(&r), set(&["assert.pattern_4d_size"]));
+    assert_eq!(row(&r, "assert.pattern_4d_size").status, Status::Missing);
+
+    let r = report(&Fixture::moved().replace_string("MX Scale Tensor can only be in SB", "MX Scale Tensor can be anywhere"));
+    assert_eq!(failed(&r), set(&["assert.mx_scale_in_sb"]));
+}
+
+#[test]
+fn missing_type_name_fails_only_that_name() {
+    let r = report(&Fixture::moved().without_type("NEURON_ISA_TPB_INDIRECT16B"));
+    assert_eq!(failed(&r), set(&["type.NEURON_ISA_TPB_INDIRECT16B"]), "MXINDIRECT16B must not stand in for it");
+    assert_eq!(row(&r, "type.NEURON_ISA_TPB_INDIRECT16B").status, Status::Missing);
+    let r = report(&Fixture::moved().without_type("NEURON_ISA_TPB_DTYPE"));
+    assert_eq!(failed(&r), set(&["type.NEURON_ISA_TPB_DTYPE"]));
+}
+
+#[test]
+fn changed_setup_header_fails_its_generation() {
+    let r = report(&Fixture::moved().setup_byte(Generation::V3, 6, 0x11));
+    assert_eq!(failed(&r), set(&["setup_header.v3"]));
+    let s = row(&r, "setup_header.v3");
+    assert_eq!((s.status, s.located), (Status::Differs, Located::Symbol));
+    assert!(s.notes.iter().any(|n| n.contains("occurs in .text at")), "{:?}", s.notes);
+
+    let r = report(&Fixture::known().expect("profile").setup_byte(Generation::V2, 0, 0x90));
+    assert_eq!(failed(&r), set(&["identity.md5", "identity.size", "setup_header.v2"]));
+    assert_eq!(row(&r, "setup_header.v2").located, Located::Pinned);
+}
+
+#[test]
+fn symbol_tables_fall_back_from_pt_dynamic_to_dynsym_to_symtab() {
+    for (tables, source) in [(Tables::DynsymSection, SymbolSource::DynsymSection), (Tables::Symtab, SymbolSource::Symtab)] {
+        let mut f = Fixture::moved();
+        f.tables = tables;
+        let r = report(&f);
+        assert_eq!(r.symbols.source, source);
+        assert_eq!(r.exit, EXIT_HOLDS, "{tables:?}: {:?}", failed(&r));
+    }
+}
+
+#[test]
+fn stripped_setup_header_is_found_by_bytes_only() {
+    let mut f = Fixture::moved();
+    f.setup_symbols = false;
+    let r = report(&f);
+    assert_eq!(r.exit, EXIT_HOLDS);
+    for g in ["v2", "v3", "v4"] {
+        let s = row(&r, &format!("setup_header.{g}"));
+        assert_eq!((s.located, s.address), (Located::Bytes, None), "{g}");
+    }
+    let f = f.setup_byte(Generation::V4, 3, 0);
+    let r = report(&f);
+    assert_eq!(failed(&r), set(&["setup_header.v2", "setup_header.v3", "setup_header.v4"]), "two bodies cannot cover three generations");
+}
+
+#[test]
+fn empty_build_id_is_an_unknown_build() {
+    let mut f = Fixture::moved();
+    f.build_id.clear();
+    let r = report(&f);
+    assert_eq!((r.build_id.clone(), r.known, r.exit), (None, false, EXIT_HOLDS));
+    assert_eq!(row(&r, "identity.build_id").status, Status::Info);
+}
+
+#[test]
+fn library_without_rodata_is_an_error() {
+    let mut f = Fixture::moved();
+    f.rodata_section = false;
+    let err = check(&f.build().expect("builds")).err().map(|e| e.to_string());
+    assert!(err.as_deref().is_some_and(|e| e.contains("no .rodata")), "{err:?}");
+}
+
+#[test]
+fn report_json_names_every_column() {
+    let r = report(&Fixture::moved().lut_byte(1, 0x12));
+    let v: serde_json::Value = serde_json::to_value(&r).expect("json");
+    let lut = v["rows"].as_array().and_then(|rows| rows.iter().find(|x| x["id"] == "dtype.bir_to_wire")).cloned().expect("row");
+    for k in ["id", "section", "confidence", "expected", "found", "address", "status", "located", "candidates"] {
+        assert!(lut.get(k).is_some(), "missing {k}");
+    }
+    assert_eq!(lut["status"], "differs");
+    assert_eq!(lut["confidence"], "CONFIRMED");
+    assert!(lut["address"].as_str().is_some_and(|a| a.starts_with("0x")));
+    assert_eq!(v["exit"], 4);
+}

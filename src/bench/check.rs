@@ -1,0 +1,101 @@
+//! `tpb check` on a library-sized ELF against the generic tools a person
+//! would reach for on the same file: `nm -DC` (demangled dynamic symbols)
+//! plus `strings`. All three run as processes, interleaved, best of N each;
+//! and the peak RSS of `tpb check` against the file's size.
+
+use super::external::{peak_rss_kib, timed, which, Scratch};
+use super::report::{Row, Target};
+use super::timing::ms;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tpb_oracle::fixture::Fixture;
+
+/// `tpb check` must take at most half the time of `nm -DC` + `strings`.
+pub const TARGET: Target = Target::AtMost(0.5);
+/// Exit codes of a `tpb check` that ran to the end (all facts hold / a fact differs).
+const CHECK_RAN: [i32; 2] = [0, 4];
+
+pub struct Options {
+    /// An ELF to check; default: the oracle's full-size synthetic fixture.
+    pub elf: Option<PathBuf>,
+    pub rounds: usize,
+}
+
+pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> {
+    let name = "tpb check vs nm -DC + strings";
+    let skip = |why: String| vec![Row::skipped("check", name, Some(TARGET), why), Row::skipped("check", "tpb check peak RSS / file size", None, "see above")];
+    let elf = match &o.elf {
+        Some(p) => p.clone(),
+        None => match fixture(&scratch.0) {
+            Ok(p) => p,
+            Err(e) => return skip(e),
+        },
+    };
+    let size = match std::fs::metadata(&elf) {
+        Ok(m) => m.len(),
+        Err(e) => return skip(format!("{}: cannot read: {e}", elf.display())),
+    };
+    let (Some(nm), Some(strings)) = (which("nm"), which("strings")) else {
+        return skip("nm or strings (binutils) is not installed".into());
+    };
+    let tpb = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => return skip(format!("cannot locate the tpb executable: {e}")),
+    };
+    let file = elf.display().to_string();
+    notes.push(format!(
+        "check input: {} ({size} bytes){}",
+        file,
+        if o.elf.is_none() { ", the oracle's full-size synthetic libwalrus.so fixture" } else { "" }
+    ));
+    let check = |args: &[&str]| -> Result<Duration, String> { timed(&tpb, args, &CHECK_RAN) };
+    let mut rows = Vec::new();
+    // One untimed pass of each puts the file in the page cache for all three alike.
+    let warm = check(&["check", &file]).and(timed(&nm, &["-DC", &file], &[0])).and(timed(&strings, &[&file], &[0]));
+    if let Err(e) = warm {
+        return skip(e);
+    }
+    let (mut t_tpb, mut t_nm, mut t_str) = (Duration::MAX, Duration::MAX, Duration::MAX);
+    for _ in 0..o.rounds.max(1) {
+        let round = check(&["check", &file]).and_then(|a| Ok((a, timed(&nm, &["-DC", &file], &[0])?, timed(&strings, &[&file], &[0])?)));
+        match round {
+            Ok((a, b, c)) => {
+                t_tpb = t_tpb.min(a);
+                t_nm = t_nm.min(b);
+                t_str = t_str.min(c);
+            }
+            Err(e) => return skip(e),
+        }
+    }
+    let base = t_nm + t_str;
+    rows.push(Row::measured(
+        "check",
+        name,
+        ms(t_tpb),
+        format!("nm -DC {} + strings {} = {}", ms(t_nm), ms(t_str), ms(base)),
+        "time / baseline time",
+        t_tpb.as_secs_f64() / base.as_secs_f64().max(f64::MIN_POSITIVE),
+        Some(TARGET),
+    ));
+    rows.push(match peak_rss_kib(&tpb, &["check", &file], &CHECK_RAN, &scratch.0) {
+        Ok(kib) => Row::measured(
+            "check",
+            "tpb check peak RSS / file size",
+            format!("{:.1} MiB", kib as f64 / 1024.0),
+            format!("file {:.1} MiB", size as f64 / f64::from(1u32 << 20)),
+            "peak RSS / file size",
+            (kib * 1024) as f64 / (size.max(1)) as f64,
+            None,
+        ),
+        Err(e) => Row::skipped("check", "tpb check peak RSS / file size", None, e),
+    });
+    rows
+}
+
+/// Writes the oracle's full-size fixture (the real library's size) into `dir`.
+fn fixture(dir: &Path) -> Result<PathBuf, String> {
+    let bytes = Fixture::known_full_size().and_then(|f| f.build()).map_err(|e| e.to_string())?;
+    let path = dir.join("libwalrus-fixture.so");
+    std::fs::write(&path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    Ok(path)
+}

@@ -1,0 +1,100 @@
+//! Running baselines and `tpb` itself as child processes: wall time with
+//! output discarded, and peak resident memory through GNU time.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// A tool on PATH, or `None`.
+pub fn which(tool: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| p.is_file())
+}
+
+/// One command line, for messages.
+fn shown(program: &Path, args: &[&str]) -> String {
+    std::iter::once(program.display().to_string()).chain(args.iter().map(|a| a.to_string())).collect::<Vec<_>>().join(" ")
+}
+
+/// Runs `program args` with stdout and stderr discarded; its wall time, or
+/// why it failed (cannot start, or an exit code outside `ok_codes`).
+pub fn timed(program: &Path, args: &[&str], ok_codes: &[i32]) -> Result<Duration, String> {
+    let (d, status) = super::timing::time(|| {
+        Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status()
+    });
+    let status = status.map_err(|e| format!("cannot run `{}`: {e}", shown(program, args)))?;
+    match status.code() {
+        Some(c) if ok_codes.contains(&c) => Ok(d),
+        Some(c) => Err(format!("`{}` exited with {c}", shown(program, args))),
+        None => Err(format!("`{}` was killed by a signal", shown(program, args))),
+    }
+}
+
+/// Peak resident set of `program args` in KiB, measured by GNU time's `%M`.
+pub fn peak_rss_kib(program: &Path, args: &[&str], ok_codes: &[i32], scratch: &Path) -> Result<u64, String> {
+    let time = Path::new("/usr/bin/time");
+    if !time.is_file() {
+        return Err("/usr/bin/time (GNU time) is not installed".into());
+    }
+    let out = scratch.join("rss.txt");
+    let out_s = out.display().to_string();
+    let program_s = program.display().to_string();
+    let mut full = vec!["-f", "%M", "-o", out_s.as_str(), program_s.as_str()];
+    full.extend_from_slice(args);
+    // GNU time passes the child's exit code through.
+    timed(time, &full, ok_codes)?;
+    let text = std::fs::read_to_string(&out).map_err(|e| format!("{out_s}: cannot read: {e}"))?;
+    // A non-zero exit adds a "Command exited with non-zero status" line first.
+    text.lines()
+        .filter_map(|l| l.trim().parse::<u64>().ok())
+        .next_back()
+        .ok_or_else(|| format!("{out_s}: no %M figure in {text:?}"))
+}
+
+/// A scratch directory for fixtures, removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new() -> Result<Scratch, String> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("tpb-bench-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timed_reports_exit_codes() {
+        let Some(sh) = which("sh") else {
+            eprintln!("note: no sh on PATH; skipped");
+            return;
+        };
+        assert!(timed(&sh, &["-c", "exit 0"], &[0]).is_ok());
+        assert!(timed(&sh, &["-c", "exit 4"], &[0, 4]).is_ok());
+        let e = timed(&sh, &["-c", "exit 3"], &[0]).unwrap_err();
+        assert!(e.contains("exited with 3"), "{e}");
+        assert!(timed(Path::new("/nonexistent/tool"), &[], &[0]).unwrap_err().contains("cannot run"));
+    }
+
+    #[test]
+    fn peak_rss_reads_gnu_time() {
+        let (Some(sh), true) = (which("sh"), Path::new("/usr/bin/time").is_file()) else {
+            eprintln!("note: no sh or GNU time; skipped");
+            return;
+        };
+        let s = Scratch::new().unwrap();
+        let kib = peak_rss_kib(&sh, &["-c", "exit 4"], &[4], &s.0).unwrap();
+        assert!(kib > 0 && kib < 1 << 20, "{kib} KiB");
+    }
+}

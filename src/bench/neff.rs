@@ -1,0 +1,142 @@
+//! NEFF ingest against `gzip -dc | tar t` on the same container: ingest is
+//! the whole read (header, digest, gunzip, untar, every engine stream
+//! decoded and validated), the baseline only lists the archive. Both run as
+//! child processes, so each side pays its own process start-up.
+
+use super::external::{timed, which, Scratch};
+use super::report::{Row, Target};
+use super::timing::ms;
+use super::workload;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tpb_isa::{validate, Bundle, Generation};
+use tpb_oracle::neff::{self, payload::Compression, NeffHeader};
+
+/// Ingest may take at most 1.2 times the baseline.
+pub const TARGET: Target = Target::AtMost(1.2);
+const NAME: &str = "NEFF ingest vs gzip -dc | tar t";
+
+pub struct Options {
+    /// A container to read; default: the largest of the team's real NEFFs, else a generated one.
+    pub neff: Option<PathBuf>,
+    pub rounds: usize,
+}
+
+/// The whole ingest of one container; the number of bundles read. This is
+/// what the child process (`tpb bench --ingest FILE`) runs.
+pub fn ingest(path: &Path) -> Result<usize, String> {
+    let n = neff::read_file(path).map_err(|e| e.to_string())?;
+    let mut findings = Vec::new();
+    let mut bundles = 0;
+    for s in &n.streams {
+        // The validate command's default generation when the container names none.
+        let g = s.generation.unwrap_or(Generation::V2);
+        for (_, _, raw) in s.bundles() {
+            findings.clear();
+            validate::validate_into(&Bundle::decode(raw), g, &mut findings);
+            bundles += 1;
+        }
+    }
+    Ok(bundles)
+}
+
+pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> {
+    let skip = |why: String| vec![Row::skipped("neff", NAME, Some(TARGET), why)];
+    let (path, what) = match &o.neff {
+        Some(p) => (p.clone(), "given"),
+        None => match real_neffs().into_iter().max_by_key(|(_, len)| *len) {
+            Some((p, _)) => (p, "the largest real NEFF in ../shared/neff"),
+            None => match generated(&scratch.0) {
+                Ok(p) => (p, "generated (no real NEFF found in ../shared/neff)"),
+                Err(e) => return skip(e),
+            },
+        },
+    };
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => return skip(format!("{}: cannot read: {e}", path.display())),
+    };
+    let bundles = match ingest(&path) {
+        Ok(n) => n,
+        Err(e) => return skip(e),
+    };
+    // The baseline reads the payload: the bytes the header points at.
+    let Some(h) = NeffHeader::read(&bytes) else { return skip(format!("{}: shorter than a NEFF header", path.display())) };
+    let (start, len) = (h.header_size.get(), h.data_size.get());
+    let payload = usize::try_from(start).ok().zip(usize::try_from(len).ok()).and_then(|(s, l)| bytes.get(s..s.checked_add(l)?));
+    let Some(payload) = payload else { return skip(format!("{}: payload runs past the file", path.display())) };
+    let gz = neff::payload::sniff(payload) == Some(Compression::Gzip);
+    let payload_path = scratch.0.join(if gz { "payload.tar.gz" } else { "payload.tar" });
+    if let Err(e) = std::fs::write(&payload_path, payload) {
+        return skip(format!("{}: cannot write: {e}", payload_path.display()));
+    }
+    let (Some(sh), Some(_), Some(_)) = (which("sh"), which("gzip"), which("tar")) else {
+        return skip("sh, gzip or tar is not installed".into());
+    };
+    let tpb = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => return skip(format!("cannot locate the tpb executable: {e}")),
+    };
+    notes.push(format!(
+        "NEFF input: {} ({} bytes, {} payload bytes, {bundles} bundles; {what}). The baseline lists the payload \
+         extracted to a file (`gzip -dc` cannot skip the 1 KiB header itself).",
+        path.display(),
+        bytes.len(),
+        payload.len()
+    ));
+    let file = path.display().to_string();
+    let payload_s = payload_path.display().to_string();
+    let script = if gz { "gzip -dc \"$1\" | tar tf - >/dev/null" } else { "tar tf \"$1\" >/dev/null" };
+    let mut ours = || timed(&tpb, &["bench", "--ingest", &file], &[0]);
+    let mut base = || timed(&sh, &["-c", script, "sh", &payload_s], &[0]);
+    let (mut t_ours, mut t_base) = (Duration::MAX, Duration::MAX);
+    for _ in 0..=o.rounds.max(1) {
+        match ours().and_then(|a| Ok((a, base()?))) {
+            Ok((a, b)) => {
+                t_ours = t_ours.min(a);
+                t_base = t_base.min(b);
+            }
+            Err(e) => return skip(e),
+        }
+    }
+    vec![Row::measured(
+        "neff",
+        NAME,
+        ms(t_ours),
+        format!("{} {}", if gz { "gzip -dc | tar t" } else { "tar t" }, ms(t_base)),
+        "time / baseline time",
+        t_ours.as_secs_f64() / t_base.as_secs_f64().max(f64::MIN_POSITIVE),
+        Some(TARGET),
+    )]
+}
+
+/// `*.neff` files in the team's shared folder beside the repository, with sizes.
+fn real_neffs() -> Vec<(PathBuf, u64)> {
+    let dirs = [PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/neff")), PathBuf::from("../shared/neff")];
+    let mut out: Vec<(PathBuf, u64)> = dirs
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "neff"))
+        .filter_map(|p| std::fs::metadata(&p).ok().map(|m| (p, m.len())))
+        .collect();
+    out.sort();
+    out.dedup_by(|a, b| a.0.canonicalize().ok() == b.0.canonicalize().ok());
+    out
+}
+
+/// A gzip container holding 8 MiB of generated bundles as one subgraph's engine streams.
+fn generated(dir: &Path) -> Result<PathBuf, String> {
+    let stream = workload::generate(8 << 20);
+    let quarter = stream.len() / 4 / 64 * 64;
+    let (a, rest) = stream.split_at(quarter);
+    let (b, rest) = rest.split_at(quarter);
+    let (c, d) = rest.split_at(quarter);
+    let members: [(&str, &[u8]); 4] = [("sg00/PE.bin", a), ("sg00/Activation.bin", b), ("sg00/DVE.bin", c), ("sg00/Pool.bin", d)];
+    let bytes = neff::build::container(2, &members).map_err(|e| format!("cannot build a NEFF: {e}"))?;
+    let path = dir.join("generated.neff");
+    std::fs::write(&path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    Ok(path)
+}

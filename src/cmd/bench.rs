@@ -1,0 +1,95 @@
+//! `tpb bench [--quick] [--out reports/bench.md] [--elf PATH] [--neff PATH]
+//! [--fuzz-secs N | --no-fuzz] [--strict]`: measures each path against its
+//! baseline and writes the ratios, machine and date to a markdown report.
+//! Exit 0 when measured (targets missed or not), 1 with `--strict` when a
+//! target is missed, 2 on usage or I/O errors.
+
+use crate::bench::{check, codec, external::Scratch, fuzz, machine::Machine, neff, report::Report, workload};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A quick look: 16 MiB stream, 3 rounds, 2 s fuzz runs (ratios are noisier).
+    #[arg(long)]
+    quick: bool,
+    /// Where to write the report.
+    #[arg(long, default_value = "reports/bench.md")]
+    out: PathBuf,
+    /// Print the table only; write no report.
+    #[arg(long)]
+    no_write: bool,
+    /// Codec stream size in MiB (default 64, or 16 with --quick; env TPB_BENCH_MIB also works).
+    #[arg(long)]
+    mib: Option<usize>,
+    /// Timed rounds per measurement, best kept (default 7, or 3 with --quick).
+    #[arg(long)]
+    rounds: Option<usize>,
+    /// ELF for the `tpb check` benchmark (default: the oracle's full-size synthetic libwalrus.so).
+    #[arg(long)]
+    elf: Option<PathBuf>,
+    /// NEFF for the ingest benchmark (default: the largest in ../shared/neff, else a generated one).
+    #[arg(long)]
+    neff: Option<PathBuf>,
+    /// Seconds per fuzz run (each target runs twice; default 5, or 2 with --quick).
+    #[arg(long)]
+    fuzz_secs: Option<u64>,
+    /// Skip the fuzz benchmark (it builds the fuzz targets, minutes on a cold cache).
+    #[arg(long)]
+    no_fuzz: bool,
+    /// Exit 1 when any target is missed.
+    #[arg(long)]
+    strict: bool,
+    /// Internal: ingest one NEFF and exit (the child process the NEFF benchmark times).
+    #[arg(long, hide = true)]
+    ingest: Option<PathBuf>,
+}
+
+pub fn run(a: Args) -> u8 {
+    if let Some(path) = &a.ingest {
+        return match neff::ingest(path) {
+            Ok(_) => 0,
+            Err(e) => super::fail(e),
+        };
+    }
+    let machine = Machine::probe();
+    let mib = a.mib.unwrap_or_else(|| workload::stream_bytes(if a.quick { 16 } else { workload::DEFAULT_MIB }) >> 20);
+    let rounds = a.rounds.unwrap_or(if a.quick { 3 } else { 7 }).max(1);
+    let fuzz_secs = a.fuzz_secs.unwrap_or(if a.quick { 2 } else { 5 }).max(1);
+    let scratch = match Scratch::new() {
+        Ok(s) => s,
+        Err(e) => return super::fail(e),
+    };
+    let mut notes = Vec::new();
+    let mut rows = Vec::new();
+    eprintln!("tpb bench: codec over a {mib} MiB stream, {rounds} rounds");
+    rows.extend(codec::run(&codec::Options { mib: mib.max(1), rounds }, &mut notes));
+    eprintln!("tpb bench: tpb check vs nm -DC + strings");
+    rows.extend(check::run(&check::Options { elf: a.elf.clone(), rounds }, &scratch, &mut notes));
+    eprintln!("tpb bench: NEFF ingest vs gzip -dc | tar t");
+    rows.extend(neff::run(&neff::Options { neff: a.neff.clone(), rounds }, &scratch, &mut notes));
+    if a.no_fuzz {
+        rows.push(crate::bench::report::Row::skipped("fuzz", "fuzz roundtrip vs empty target", Some(fuzz::TARGET), "--no-fuzz"));
+    } else {
+        eprintln!("tpb bench: fuzz roundtrip vs empty ({fuzz_secs} s runs)");
+        rows.extend(fuzz::run(fuzz_secs, &mut notes));
+    }
+    let invocation = std::iter::once("tpb".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
+    let report = Report { machine, invocation, rows, notes };
+    print!("{}", report.to_text());
+    if !a.no_write {
+        if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                return super::fail(format!("{}: cannot create: {e}", dir.display()));
+            }
+        }
+        if let Err(e) = super::asm::write_atomic(&a.out, report.to_markdown().as_bytes()) {
+            return super::fail(format!("{}: cannot write: {e}", a.out.display()));
+        }
+        eprintln!("tpb bench: wrote {}", a.out.display());
+    }
+    if a.strict && report.missed() > 0 {
+        1
+    } else {
+        0
+    }
+}

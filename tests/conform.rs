@@ -1,0 +1,107 @@
+//! `tpb conform` end to end: the report folder from a plain run, exit codes
+//! for a clean run, a harness failure and a usage error, and the real NEFF
+//! programs from ../shared when they are there.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn conform(out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["conform", "--time", "1", "--quiet", "--seed", "7", "--out"];
+    let out = out.display().to_string();
+    args.push(&out);
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_tpb")).args(&args).output().expect("run tpb conform")
+}
+
+/// The one dated folder under `root`.
+fn folder(root: &Path) -> PathBuf {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(root).expect("reports root").filter_map(Result::ok).map(|e| e.path()).collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let name = dirs[0].file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let b = name.as_bytes();
+    assert!(b.len() == 10 && b[4] == b'-' && b[7] == b'-' && name.replace('-', "").bytes().all(|c| c.is_ascii_digit()), "folder {name}");
+    dirs[0].clone()
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn a_plain_run_writes_every_report_and_passes() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = conform(tmp.path(), &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("property campaign") && stdout.contains("PASS"), "{stdout}");
+    let dir = folder(tmp.path());
+    let json: serde_json::Value = serde_json::from_str(&read(&dir.join("summary.json"))).expect("summary.json parses");
+    let ids: Vec<&str> = json["sections"].as_array().expect("sections").iter().filter_map(|s| s["id"].as_str()).collect();
+    assert_eq!(ids, ["description", "campaign", "replay", "c_header", "lib", "neff"]);
+    assert_eq!(json["seed"], 7);
+    // Every family × generation is a campaign check.
+    assert_eq!(json["sections"][1]["cases"].as_array().map(Vec::len), Some(30));
+    // Vendor sections are skipped with their reason when no input is given.
+    for i in [4, 5] {
+        let c = &json["sections"][i]["cases"][0];
+        assert_eq!(c["status"], "skip");
+        assert!(c["detail"].as_str().is_some_and(|d| d.contains("no --")), "{c}");
+    }
+    let junit = read(&dir.join("junit.xml"));
+    assert!(junit.starts_with("<?xml"));
+    assert_eq!(junit.matches("<testsuite ").count(), 6);
+    assert!(junit.contains("failures=\"0\"") && junit.contains("<skipped message="));
+    assert!(!junit.contains("<failure"));
+    let md = read(&dir.join("summary.md"));
+    assert!(md.contains("— PASS") && md.contains("## property campaign") && md.contains("matmul_mx/v4"));
+    assert!(read(&dir.join("neuron_isa_tpb.h")).contains("NEURON_ISA_TPB_H"));
+    // Nothing half-written is left behind.
+    let leftovers: Vec<_> =
+        std::fs::read_dir(&dir).expect("list").filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().contains(".tmp")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn an_unreadable_neff_is_a_harness_failure() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let bad = tmp.path().join("garbage.neff");
+    std::fs::write(&bad, b"not a NEFF container at all").expect("write");
+    let reports = tmp.path().join("reports");
+    let out = conform(&reports, &["--neff", &bad.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let dir = folder(&reports);
+    let junit = read(&dir.join("junit.xml"));
+    assert!(junit.contains("<testsuite name=\"neff\" tests=\"1\" failures=\"1\""), "{junit}");
+    assert!(junit.contains("<failure message="));
+    assert!(read(&dir.join("summary.md")).contains("FAIL"));
+}
+
+#[test]
+fn a_missing_input_is_a_usage_error() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = conform(tmp.path(), &["--lib", "/nonexistent/libwalrus.so"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/libwalrus.so"));
+    let out = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["conform", "--time", "soon"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn real_neff_programs_pass_with_spec_disagreements() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/neff/matmul_small.neff");
+    if !shared.is_file() {
+        println!("note: {} absent; skipping the real-NEFF conformance run", shared.display());
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = conform(tmp.path(), &["--neff", &shared.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let dir = folder(tmp.path());
+    let json: serde_json::Value = serde_json::from_str(&read(&dir.join("summary.json"))).expect("parses");
+    let case = &json["sections"][5]["cases"][0];
+    assert_eq!(case["status"], "pass");
+    assert!(case["checked"].as_u64().is_some_and(|n| n > 0));
+    assert!(case["disagreements"].as_u64().is_some_and(|n| n > 0), "the real files disagree with the spec: {case}");
+    let artifact = case["artifact"].as_str().expect("artifact");
+    assert!(dir.join(artifact).is_file());
+}

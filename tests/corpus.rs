@@ -1,0 +1,161 @@
+//! The corpus in `cargo test`: every seed and every regression input replayed
+//! through its fuzz target's body, a seeded smoke run of every target (so CI
+//! exercises each target without libFuzzer), the hand-checked bundles against
+//! their annotations, and the checked-in seeds against `tpb corpus`.
+
+#[path = "../src/conform/hand.rs"]
+mod hand;
+#[path = "../src/conform/targets.rs"]
+mod targets;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use targets::{Target, TARGETS};
+use tpb_isa::props::seeded_bytes;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_file()).collect(),
+        Err(_) => Vec::new(),
+    };
+    v.retain(|p| p.extension().is_none_or(|e| e != "md") && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')));
+    v.sort();
+    v
+}
+
+fn replay(t: &Target, dir: &Path) -> usize {
+    let inputs = files(dir);
+    for f in &inputs {
+        let data = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        if let Err(e) = (t.run)(&data) {
+            panic!("{} through `{}`: {e}", f.display(), t.name);
+        }
+    }
+    inputs.len()
+}
+
+#[test]
+fn every_seed_passes_its_target() {
+    for t in TARGETS {
+        let n = replay(t, &corpus().join(t.name));
+        assert!(n > 0, "corpus/{} ({}) has no seeds; run `tpb corpus`", t.name, t.about);
+    }
+}
+
+#[test]
+fn every_regression_input_still_passes() {
+    let mut total = 0;
+    for t in TARGETS {
+        total += replay(t, &corpus().join("regressions").join(t.name));
+    }
+    // Every regression folder belongs to a target this test can run (c_layout's
+    // inputs are bundles, replayed through the C shim by `tpb conform`).
+    for dir in std::fs::read_dir(corpus().join("regressions")).expect("corpus/regressions exists").filter_map(Result::ok) {
+        let name = dir.file_name().to_string_lossy().into_owned();
+        if dir.path().is_dir() {
+            assert!(TARGETS.iter().any(|t| t.name == name) || name == targets::C_LAYOUT, "corpus/regressions/{name} is no fuzz target");
+        }
+    }
+    println!("{total} regression inputs replayed");
+}
+
+#[test]
+fn every_target_survives_a_seeded_smoke_run() {
+    for t in TARGETS {
+        for seed in 0..300u64 {
+            let data = seeded_bytes(seed, t.smoke_len);
+            if let Err(e) = (t.run)(&data) {
+                panic!("{} failed on seed {seed}: {e}", t.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn hand_bundles_validate_exactly_as_annotated() {
+    let all = hand::all().unwrap_or_else(|e| panic!("{e}"));
+    assert!(all.len() >= 40, "only {} hand bundles", all.len());
+    for b in &all {
+        if let Err(e) = hand::check(b) {
+            panic!("{e}");
+        }
+    }
+    let missing = hand::uncovered(&all);
+    assert!(missing.is_empty(), "typed families without a clean hand bundle: {missing:?}");
+    // The annotations are not all empty: the hand files pin findings too.
+    assert!(all.iter().filter(|b| !b.expect.is_empty()).count() >= 10);
+}
+
+#[test]
+fn a_wrong_annotation_is_caught() {
+    let file = hand::HandFile {
+        generation: tpb_isa::Generation::V2,
+        name: "test.tpb",
+        text: "0xA9:Branch comp_op=always # expect: zero-num\n0xA9:Branch comp_op=always # expect: no-such-check\n",
+    };
+    assert!(hand::parse(&file).is_err_and(|e| e.contains("no-such-check")));
+    let file = hand::HandFile { generation: tpb_isa::Generation::V2, name: "test.tpb", text: "0xA9:Branch comp_op=always # expect: zero-num\n" };
+    let b = hand::parse(&file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(hand::check(&b[0]).is_err_and(|e| e.contains("test.tpb:1") && e.contains("zero-num")));
+}
+
+fn tpb(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("run tpb")
+}
+
+/// Relative path → bytes of every seed file under `root/<target>/`.
+fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v = Vec::new();
+    for dir in std::fs::read_dir(root).expect("corpus root").filter_map(Result::ok) {
+        let name = dir.file_name().to_string_lossy().into_owned();
+        if !dir.path().is_dir() || name == "hand" || name == "regressions" {
+            continue;
+        }
+        for f in files(&dir.path()) {
+            let rel = format!("{name}/{}", f.file_name().unwrap_or_default().to_string_lossy());
+            v.push((rel, std::fs::read(&f).expect("read seed")));
+        }
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn checked_in_seeds_are_what_tpb_corpus_generates() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tpb(&["corpus", "--out", &tmp.path().display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let want = tree(tmp.path());
+    let have = tree(&corpus());
+    let names = |t: &[(String, Vec<u8>)]| t.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&have), names(&want), "corpus/ differs from `tpb corpus`: regenerate it");
+    for ((name, a), (_, b)) in have.iter().zip(&want) {
+        assert!(a == b, "corpus/{name} differs from what `tpb corpus` generates: regenerate it");
+    }
+}
+
+#[test]
+fn tpb_corpus_is_deterministic_and_prunes_stale_seeds() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().display().to_string();
+    let args = ["corpus", "--out", &root, "--count", "1", "--seed", "0x1234"];
+    assert!(tpb(&args).status.success());
+    let first = tree(tmp.path());
+    assert!(first.iter().any(|(n, _)| n.starts_with("structured/gen-")));
+    assert!(first.iter().any(|(n, _)| n == "roundtrip/hand-v4-matmul_mx.bin"));
+    std::fs::write(tmp.path().join("roundtrip/stale.bin"), b"x").expect("write stale");
+    std::fs::create_dir_all(tmp.path().join("regressions/roundtrip")).expect("mkdir");
+    std::fs::write(tmp.path().join("regressions/roundtrip/kept.bin"), b"y").expect("write regression");
+    let out = tpb(&args);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 stale removed"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(tree(tmp.path()), first);
+    assert!(tmp.path().join("regressions/roundtrip/kept.bin").exists(), "regressions are never touched");
+    // Another seed gives other generated seeds.
+    let other = tempfile::tempdir().expect("tempdir");
+    assert!(tpb(&["corpus", "--out", &other.path().display().to_string(), "--count", "1", "--seed", "99"]).status.success());
+    assert_ne!(tree(other.path()), first);
+}
