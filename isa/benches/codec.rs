@@ -36,7 +36,7 @@ fn codec(c: &mut Criterion) {
             b.iter(|| workload::par_validate(&pool, &stream, g))
         });
     }
-    // Text is ~40x slower than binary: a sixteenth of the stream keeps the run short.
+    // Text is hundreds of times slower than binary: a sixteenth of the stream keeps the run short.
     let part = &stream[..(stream.len() / 16 / 64).max(1) * 64];
     group.throughput(Throughput::Bytes(part.len() as u64));
     group.bench_function("disasm", |b| b.iter(|| workload::disasm(part)));

@@ -285,7 +285,7 @@ impl Layout {
             Some((b, i)) => (b, Some(i.parse::<usize>().ok()?)),
             None => (path, None),
         };
-        let (off, ty) = self.find(base)?;
+        let (off, ty, _) = self.find(base)?;
         match (index, ty) {
             (None, t) => Some((off, t.size())),
             (Some(i), Ty::Array(elem, n)) if i < n => {
@@ -297,7 +297,7 @@ impl Layout {
     }
 
     /// Finds a leaf or struct field by dotted path; inline structs are searched without a prefix.
-    fn find(&self, path: &str) -> Option<(usize, Ty)> {
+    fn find(&self, path: &str) -> Option<(usize, Ty, &'static Field)> {
         let (head, rest) = match path.split_once('.') {
             Some((h, r)) => (h, Some(r)),
             None => (path, None),
@@ -305,8 +305,8 @@ impl Layout {
         for f in self.fields {
             let ty = (f.ty)();
             if let (Fmt::Inline, Ty::Struct(l)) = (f.fmt, ty) {
-                if let Some((o, t)) = l().find(path) {
-                    return Some((f.offset + o, t));
+                if let Some((o, t, leaf)) = l().find(path) {
+                    return Some((f.offset + o, t, leaf));
                 }
                 continue;
             }
@@ -314,12 +314,23 @@ impl Layout {
                 continue;
             }
             return match (rest, ty) {
-                (None, t) => Some((f.offset, t)),
-                (Some(r), Ty::Struct(l)) => l().find(r).map(|(o, t)| (f.offset + o, t)),
+                (None, t) => Some((f.offset, t, f)),
+                (Some(r), Ty::Struct(l)) => l().find(r).map(|(o, t, leaf)| (f.offset + o, t, leaf)),
                 _ => None,
             };
         }
         None
+    }
+
+    /// The provenance of the leaf at `path` (no index), as [`Layout::leaves`]
+    /// gives it, without building the leaf list: the validator's report path.
+    pub fn leaf_prov(&self, path: &str) -> Option<Provenance> {
+        let (_, ty, f) = self.find(path)?;
+        let prim = match ty {
+            Ty::Array(elem, _) => elem().prim(),
+            t => t.prim(),
+        };
+        (prim.is_some() && !matches!(f.fmt, Fmt::Nested | Fmt::Inline)).then_some(f.prov)
     }
 
     /// Resolves a path naming a nested struct field (`moving`, `psum_dst`) to its offset.

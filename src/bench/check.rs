@@ -43,11 +43,10 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
         Err(e) => return skip(format!("cannot locate the tpb executable: {e}")),
     };
     let file = elf.display().to_string();
-    notes.push(format!(
-        "check input: {} ({size} bytes){}",
-        file,
-        if o.elf.is_none() { ", the oracle's full-size synthetic libwalrus.so fixture" } else { "" }
-    ));
+    notes.push(match &o.elf {
+        Some(_) => format!("check input: {file} ({size} bytes)"),
+        None => format!("check input: the oracle's full-size synthetic libwalrus.so fixture ({size} bytes, `Fixture::known_full_size`)"),
+    });
     let check = |args: &[&str]| -> Result<Duration, String> { timed(&tpb, args, &CHECK_RAN) };
     let mut rows = Vec::new();
     // One untimed pass of each puts the file in the page cache for all three alike.

@@ -32,7 +32,7 @@ pub fn run(secs: u64, notes: &mut Vec<String>) -> Vec<Row> {
     match (out.status.success(), parse(&text)) {
         (true, Some((rt, empty))) => {
             notes.push(format!(
-                "fuzz: `fuzz/bench.sh {secs}` (two {secs} s runs per target from an empty corpus, best of each; -s none, cargo-fuzz's default release build with debug assertions)"
+                "fuzz: `fuzz/bench.sh {secs}` (two {secs} s runs per target, each from the same 1 KiB seed, best of each; -s none, cargo-fuzz's default release build with debug assertions)"
             ));
             vec![Row::measured(
                 "fuzz",

@@ -87,8 +87,8 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
     let file = path.display().to_string();
     let payload_s = payload_path.display().to_string();
     let script = if gz { "gzip -dc \"$1\" | tar tf - >/dev/null" } else { "tar tf \"$1\" >/dev/null" };
-    let mut ours = || timed(&tpb, &["bench", "--ingest", &file], &[0]);
-    let mut base = || timed(&sh, &["-c", script, "sh", &payload_s], &[0]);
+    let ours = || timed(&tpb, &["bench", "--ingest", &file], &[0]);
+    let base = || timed(&sh, &["-c", script, "sh", &payload_s], &[0]);
     let (mut t_ours, mut t_base) = (Duration::MAX, Duration::MAX);
     for _ in 0..=o.rounds.max(1) {
         match ours().and_then(|a| Ok((a, base()?))) {

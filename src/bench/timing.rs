@@ -22,15 +22,6 @@ pub fn best_pair(rounds: usize, mut baseline: impl FnMut(), mut kernel: impl FnM
     (b, k)
 }
 
-/// Best of `rounds` runs of a fallible measurement that reports its own duration.
-pub fn best_of<E>(rounds: usize, mut run: impl FnMut() -> Result<Duration, E>) -> Result<Duration, E> {
-    let mut best = Duration::MAX;
-    for _ in 0..rounds.max(1) {
-        best = best.min(run()?);
-    }
-    Ok(best)
-}
-
 /// Bytes per second as GiB/s.
 pub fn gib_per_s(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64().max(f64::MIN_POSITIVE) / f64::from(1u32 << 30)
@@ -58,22 +49,6 @@ mod tests {
         let (b, k) = best_pair(3, || calls.0 += 1, || calls.1 += 1);
         assert_eq!(calls, (3, 3));
         assert!(b < Duration::MAX && k < Duration::MAX);
-    }
-
-    #[test]
-    fn best_of_stops_at_the_first_error() {
-        let mut n = 0;
-        let r: Result<Duration, &str> = best_of(5, || {
-            n += 1;
-            if n == 2 {
-                Err("boom")
-            } else {
-                Ok(Duration::from_millis(n))
-            }
-        });
-        assert_eq!(r, Err("boom"));
-        assert_eq!(n, 2);
-        assert_eq!(best_of::<()>(3, || Ok(Duration::from_millis(7))), Ok(Duration::from_millis(7)));
     }
 
     #[test]

@@ -152,6 +152,34 @@ impl Ctx<'_> {
 fn resolve(layout: &Layout, path: &str) -> Option<(usize, Confidence)> {
     let (offset, _) = layout.resolve(path)?;
     let base = path.split('[').next().unwrap_or(path);
-    let conf = layout.leaves().into_iter().find(|l| l.path == base).map(|l| l.prov.confidence)?;
+    // Walks the description; building `leaves()` per finding dominated real-stream validation.
+    let conf = layout.leaf_prov(base)?.confidence;
     Some((offset, conf))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog;
+    use crate::layout::Layout;
+
+    /// The leaf list's confidence, the way `resolve` read it before `leaf_prov`.
+    fn by_leaves(layout: &Layout, base: &str) -> Option<crate::provenance::Confidence> {
+        layout.leaves().into_iter().find(|l| l.path == base).map(|l| l.prov.confidence)
+    }
+
+    #[test]
+    fn leaf_prov_agrees_with_the_leaf_list() {
+        let mut checked = 0;
+        for layout in catalog::layouts() {
+            let mut paths: Vec<String> = layout.leaves().into_iter().map(|l| l.path).collect();
+            // Non-leaf and unknown paths must be refused alike.
+            paths.extend(layout.fields.iter().map(|f| f.name.to_string()));
+            paths.extend(["nope".to_string(), "addr.x".to_string(), String::new()]);
+            for p in &paths {
+                assert_eq!(layout.leaf_prov(p).map(|x| x.confidence), by_leaves(layout, p), "{}: `{p}`", layout.name);
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "only {checked} paths");
+    }
 }

@@ -184,7 +184,7 @@ fn precheck(label: &str, b: &[u8]) -> Result<()> {
     if shoff == 0 {
         shnum = 0;
     } else {
-        if shoff.checked_add(SHDR64).map_or(true, |e| e > len) {
+        if shoff.checked_add(SHDR64).is_none_or(|e| e > len) {
             return Err(trunc("section header table (e_shoff)".into(), shoff, SHDR64));
         }
         if shnum == 0 {

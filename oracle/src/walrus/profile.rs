@@ -61,7 +61,7 @@ impl Profile {
     pub fn parse(name: &str, json: &str, pinnable: &[String]) -> Result<Profile> {
         let bad = |detail: String| WalrusError::Profile { name: name.to_string(), detail };
         let p: Profile = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
-        if p.build_id.is_empty() || p.build_id.len() % 2 != 0 || !is_hex(&p.build_id, p.build_id.len()) {
+        if p.build_id.is_empty() || !p.build_id.len().is_multiple_of(2) || !is_hex(&p.build_id, p.build_id.len()) {
             return Err(bad(format!("build_id `{}` is not lower-case hex", p.build_id)));
         }
         if let Some(m) = &p.identity.md5 {

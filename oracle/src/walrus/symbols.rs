@@ -123,19 +123,10 @@ pub fn has_identifier(text: &str, name: &str) -> bool {
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let t = text.as_bytes();
     memchr::memmem::find_iter(t, name.as_bytes()).any(|at| {
-        let before = at.checked_sub(1).and_then(|i| t.get(i)).is_none_or_not(ident);
-        let after = t.get(at + name.len()).is_none_or_not(ident);
+        let before = at.checked_sub(1).and_then(|i| t.get(i)).is_none_or(|&c| !ident(c));
+        let after = t.get(at + name.len()).is_none_or(|&c| !ident(c));
         before && after
     })
-}
-
-trait NoneOrNot {
-    fn is_none_or_not(self, f: impl Fn(u8) -> bool) -> bool;
-}
-impl NoneOrNot for Option<&u8> {
-    fn is_none_or_not(self, f: impl Fn(u8) -> bool) -> bool {
-        self.map_or(true, |&c| !f(c))
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,63 @@
+//! `tpb bench` end to end on small inputs: it runs, writes a report with
+//! every row, the machine and the date. No timing is asserted (speed is
+//! measured by the benchmark itself, never judged in `cargo test`).
+
+use std::process::Command;
+
+#[test]
+fn bench_writes_a_report_with_every_row() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A small container: one engine stream of two NoOp bundles (opcode, length 0x10, zeros).
+    let mut stream = vec![0u8; 2 * tpb_isa::BUNDLE_BYTES];
+    for b in stream.chunks_exact_mut(tpb_isa::BUNDLE_BYTES) {
+        b[0] = 0xA4;
+        b[1] = tpb_isa::bundle::INST_WORD_LEN;
+    }
+    let neff = tpb_oracle::neff::build::container(2, &[("sg00/SP.bin", &stream)]).expect("builds a NEFF");
+    let neff_path = dir.path().join("small.neff");
+    std::fs::write(&neff_path, neff).expect("write NEFF");
+    // Any small ELF stands in for the library: the row measures, whatever the facts say.
+    let elf = ["/bin/true", "/usr/bin/true", "/bin/sh"].into_iter().find(|p| std::path::Path::new(p).is_file());
+    let out = dir.path().join("reports/bench.md");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tpb"));
+    cmd.args(["bench", "--no-fuzz", "--mib", "1", "--rounds", "1", "--neff"]).arg(&neff_path).arg("--out").arg(&out);
+    if let Some(e) = elf {
+        cmd.args(["--elf", e]);
+    }
+    let o = cmd.output().expect("runs tpb bench");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "stderr: {stderr}");
+    let md = std::fs::read_to_string(&out).expect("report written");
+    for want in [
+        "# Benchmarks",
+        "- date (UTC): ",
+        "- machine: ",
+        "| codec | decode | ",
+        "| codec | encode | ",
+        "| codec | decode+encode | ",
+        "| codec | decode+validate | ",
+        "memcpy ",
+        "| neff | NEFF ingest vs gzip -dc \\| tar t | ",
+        "| fuzz | fuzz roundtrip vs empty target | — | — | — |  | ≥ 0.5× | skipped: --no-fuzz |",
+        "tpb check vs nm -DC + strings",
+        "targets met",
+    ] {
+        assert!(md.contains(want), "report lacks `{want}`:\n{md}");
+    }
+    // The NEFF row measured (sh, gzip and tar are on every machine this runs on) or says why not.
+    let neff_row = md.lines().find(|l| l.starts_with("| neff |")).expect("neff row");
+    assert!(neff_row.contains("PASS") || neff_row.contains("MISS") || neff_row.contains("skipped:"), "{neff_row}");
+    // The stdout table carries the same rows.
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("decode+validate") && table.contains("NEFF ingest"), "{table}");
+}
+
+#[test]
+fn bench_ingest_mode_reports_a_bad_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.neff");
+    std::fs::write(&bad, b"not a neff").expect("write");
+    let o = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--ingest"]).arg(&bad).output().expect("runs");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.neff"), "{}", String::from_utf8_lossy(&o.stderr));
+}
