@@ -1,19 +1,25 @@
 //! The clean-bundle fast path. Almost every bundle of a stream passes every
-//! header and slot rule; proving that straight off the 64 bytes, with
-//! offsets planned once per opcode and no data-dependent branches, costs a
-//! fraction of running the reporting checks (whose per-bundle branches on
-//! opcode, address mode and dims mispredict on a mixed stream).
+//! rule; proving that straight off the 64 bytes, with offsets planned once
+//! per opcode and no data-dependent branches, costs a fraction of running
+//! the reporting checks (whose branches on opcode, body kind, address mode
+//! and dims mispredict on a mixed stream).
 //!
-//! The answer is one-sided: `true` means the header and slot checks of the
-//! full path would report nothing, `false` only means "run them". The band
-//! checks (perf_sel, ALU op, Pool, semaphore, branch) always run. Findings
-//! are therefore exactly those of the full path; the tests below compare
-//! both on generated, corrupted, mutated and random bundles.
+//! The answer is one-sided: [`Verdict::Clean`] means the full path would
+//! report nothing; [`Verdict::BandUnknown`] that its header and slot checks
+//! would report nothing and only the band must run; [`Verdict::Unknown`]
+//! means "run everything". Findings are therefore exactly those of the full
+//! path; the tests below compare both on generated, corrupted, mutated and
+//! random bundles.
 //!
-//! Every offset, dtype property and address rule is derived from the layout
-//! descriptions, the dtype table and [`Addr4`]; nothing is restated here.
+//! Every offset, dtype property, address rule and band set is derived from
+//! the layout descriptions, the dtype table, [`crate::addr4`] and the band's
+//! byte rules; nothing is restated here.
 
-use crate::addr4::{Addr4, Region, MODE_DEAD, MODE_MASK, REGID_LIMIT, REGISTER_RESERVED_MASK};
+use super::band::{self, BYTE_RULES};
+use crate::addr4::{
+    Addr4, Region, MODE_ACTIVE, MODE_DEAD, MODE_INDIRECT, MODE_MASK, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT,
+    REGISTER_RESERVED_MASK,
+};
 use crate::bundle::header::INST_WORD_LEN_SATURATE;
 use crate::bundle::{Bundle, BUNDLE_BYTES, INST_WORD_LEN};
 use crate::descriptor::{Indirect16b, Tensor2d, Tensor3d, Tensor4d};
@@ -28,47 +34,108 @@ use std::sync::OnceLock;
 const MAX_SLOTS: usize = 3;
 /// Most nums one 8-byte read holds (TENSOR4D has 4).
 const MAX_NUMS: usize = 4;
+/// Most byte rules a band has (CoreV2 matmul: perf_sel, row and column group).
+const MAX_BAND: usize = 3;
+
+/// What the fast path could prove about a bundle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// No check would report anything.
+    Clean,
+    /// The header and slot checks would report nothing; the band must run.
+    BandUnknown,
+    /// Run every check.
+    Unknown,
+}
+
+/// Register-mode bits that must be clear: the reserved bits and the id bits
+/// at or above [`REGID_LIMIT`] (a power of two, so ids below it fit a mask).
+const REGISTER_MUST_BE_CLEAR: u32 = REGISTER_RESERVED_MASK | (0xFF & !(REGID_LIMIT - 1));
+const _: () = assert!(REGID_LIMIT.is_power_of_two() && REGID_LIMIT <= 0x100);
+
+/// A dtype tag planned for one generation and one kind of slot, packed in
+/// a word: the conditions it satisfies by itself ([`cond::DTYPE`], and
+/// [`cond::PSUM`] when the slot may hold it at a PSUM address), and the
+/// address bits its alignment needs clear, shifted up by [`ALIGN_SHIFT`].
+const ALIGN_SHIFT: u32 = 16;
+/// Dtype table entries per slot kind: every tag, then the same count for
+/// a slot whose layout has no dtype field (they pass every dtype rule).
+const TAGS: usize = 0x100;
+const NO_FIELD: u16 = 0x100;
+/// What a slot accepts at a PSUM address: anything (it reads), a 4-byte
+/// dtype (it writes), or a 4-byte dtype or bf16 (a matmul destination).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+enum PsumWrite {
+    #[default]
+    Reads,
+    Writes,
+    MatmulWrites,
+}
+const PSUM_KINDS: [PsumWrite; 3] = [PsumWrite::Reads, PsumWrite::Writes, PsumWrite::MatmulWrites];
 
 /// One operand slot, planned for one generation: byte offsets into the
-/// bundle and its role, as plain values so the check has no branches.
+/// bundle and its role, as plain values so the check has no branches. A few
+/// bytes, so one opcode's whole plan shares a cache line.
 #[derive(Clone, Copy, Default)]
 struct SlotPlan {
+    /// Whether the opcode uses this slot; an unused slot passes.
+    live: bool,
     /// Offset of the ADDR4 that opens the slot.
-    addr_at: usize,
-    /// Whether the layout has the slot's dtype field on this generation.
-    has_dtype: bool,
-    dtype_at: usize,
-    /// The tag is `(byte >> shift) & mask` (a nibble or the whole byte).
-    dtype_shift: u32,
+    addr_at: u8,
+    /// The tag is `(byte at dtype_at >> shift) & mask` (a nibble or the
+    /// whole byte); its entry is at `dtype_base + tag` in the generation's
+    /// dtype table (the slot's PSUM kind, or the no-field entries).
+    dtype_at: u8,
+    dtype_shift: u8,
     dtype_mask: u8,
+    dtype_base: u16,
     /// Where and how to read all nums as one 64-bit word.
     nums: NumsPlan,
     /// Whether the slot is wide enough to read as INDIRECT16B, and the
     /// offset of the gathered data word then.
     gathered: bool,
-    gathered_at: usize,
-    dst: bool,
+    gathered_at: u8,
+    /// The slot's address must lie in PSUM (a matmul destination): picks
+    /// the table that reads the address word's mode and region.
     matmul_dst: bool,
 }
 
-/// The nums of a slot as 16-bit lanes of one 8-byte read that stays inside
-/// the bundle: `((read >> shift) & keep) | fill`, unused lanes filled non-zero.
+/// The nums of a slot as 16-bit lanes of one 8-byte read:
+/// `((read >> shift) & keep) | fill`, unused lanes filled non-zero.
 #[derive(Clone, Copy, Default)]
 struct NumsPlan {
-    read_at: usize,
-    shift: u32,
+    read_at: u8,
+    /// Bit shift of the first num within the read.
+    shift: u8,
+    /// The 16-bit lanes that hold nums.
     keep: u64,
-    fill: u64,
 }
 
 impl NumsPlan {
     /// `n` nums (1..=4) starting at byte `at` of the bundle.
     fn new(at: usize, n: usize) -> NumsPlan {
         let read_at = at.min(BUNDLE_BYTES - 8);
-        let bits = 16 * n as u32;
-        let keep = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-        NumsPlan { read_at, shift: 8 * (at - read_at) as u32, keep, fill: 0x0001_0001_0001_0001 & !keep }
+        let bits = 16 * n.clamp(1, MAX_NUMS);
+        NumsPlan { read_at: offset(read_at), shift: offset(8 * (at - read_at)), keep: u64::MAX >> (64 - bits) }
     }
+
+    /// The nums as 16-bit lanes, the lanes past the last num set to 1.
+    #[inline(always)]
+    fn lanes(self, raw: &Raw<'_>) -> u64 {
+        ((raw.dword(self.read_at) >> (self.shift & 63)) & self.keep) | (0x0001_0001_0001_0001 & !self.keep)
+    }
+}
+
+/// An offset inside the bundle as a byte (plans only hold such offsets).
+fn offset(at: usize) -> u8 {
+    u8::try_from(at.min(BUNDLE_BYTES - 1)).unwrap_or(0)
+}
+
+/// One band byte rule, planned: the byte's offset and the index of its set.
+#[derive(Clone, Copy, Default)]
+struct BandTest {
+    at: u8,
+    set: u8,
 }
 
 /// One opcode on one generation, planned.
@@ -77,45 +144,90 @@ struct Plan {
     /// Whether the fast path decides this opcode here at all: unknown and
     /// unavailable opcodes and MX bodies always take the full path.
     fast: bool,
-    /// Slots in use, first in `slots`.
-    live: usize,
+    /// Whether the band is byte rules only (else it always runs).
+    band_fast: bool,
+    /// Every slot and band test is evaluated, used or not, so the work per
+    /// bundle does not depend on its opcode (no mispredicted loop exits).
     slots: [SlotPlan; MAX_SLOTS],
-}
-
-/// One dtype tag on one generation, planned.
-#[derive(Clone, Copy, Default)]
-struct DtypePlan {
-    /// A valid tag that exists on the generation.
-    ok: bool,
-    /// `align - 1` (every alignment is a power of two; a tag whose is not
-    /// is never `ok` here, so it takes the full path).
-    align_mask: u32,
-    psum_write: bool,
-    bf16: bool,
+    band: [BandTest; MAX_BAND],
 }
 
 struct Tables {
     /// By generation index, then opcode byte.
     plans: [Vec<Plan>; 3],
-    /// By generation index, then tag.
-    dtypes: [[DtypePlan; 256]; 3],
+    /// By generation index, then [`SlotPlan::dtype_base`] plus tag.
+    dtypes: [Vec<u32>; 3],
+    /// The conditions an address word still needs, by whether the slot is a
+    /// matmul destination, then by the word's top bits ([`MODE_KEY_SHIFT`]).
+    modes: [Vec<u32>; 2],
+    /// The allowed values of each byte rule as 256 bits, then one set of all values.
+    sets: Vec<[u64; 4]>,
 }
 
 fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| Tables {
         plans: Generation::ALL.map(|g| (0..=u8::MAX).map(|op| plan(op, g)).collect()),
-        dtypes: Generation::ALL.map(|g| std::array::from_fn(|tag| u8::try_from(tag).map_or(DtypePlan::default(), |t| dtype_plan(t, g)))),
+        dtypes: Generation::ALL.map(|g| {
+            PSUM_KINDS.iter().flat_map(|&k| (0..TAGS).map(move |tag| dtype_entry(Some(tag), k, g))).chain((0..TAGS).map(|_| dtype_entry(None, PsumWrite::Reads, g))).collect()
+        }),
+        modes: [false, true].map(|matmul_dst| (0..1u32 << (32 - MODE_KEY_SHIFT)).map(|key| mode_entry(key, matmul_dst)).collect()),
+        sets: BYTE_RULES.iter().map(|r| value_set(r.allows)).chain([[u64::MAX; 4]]).collect(),
     })
 }
 
-fn dtype_plan(tag: u8, g: Generation) -> DtypePlan {
-    match dtype::info(tag) {
-        Some(d) if d.align.is_power_of_two() => {
-            DtypePlan { ok: d.since <= g, align_mask: d.align - 1, psum_write: d.psum_write, bf16: d.tag == BF16 }
+/// Where a slot's dtype entries start in a generation's table.
+fn dtype_base(has_field: bool, kind: PsumWrite) -> u16 {
+    let at = PSUM_KINDS.iter().position(|&k| k == kind).unwrap_or(0);
+    if has_field { u16::try_from(at * TAGS).unwrap_or(0) } else { NO_FIELD * PSUM_KINDS.len() as u16 }
+}
+
+/// The entry of one tag (`None`: the slot has no dtype field) for a slot
+/// of one PSUM kind on one generation.
+fn dtype_entry(tag: Option<usize>, kind: PsumWrite, g: Generation) -> u32 {
+    let Some(tag) = tag else { return cond::DTYPE | cond::PSUM };
+    match u8::try_from(tag).ok().and_then(dtype::info) {
+        Some(d) if d.align.is_power_of_two() && d.align <= 1 << (32 - ALIGN_SHIFT) => {
+            let psum_ok = match kind {
+                PsumWrite::Reads => true,
+                PsumWrite::Writes => d.psum_write,
+                PsumWrite::MatmulWrites => d.psum_write || d.tag == BF16,
+            };
+            ((d.align - 1) << ALIGN_SHIFT) | if d.since <= g { cond::DTYPE } else { 0 } | if psum_ok { cond::PSUM } else { 0 }
         }
-        _ => DtypePlan::default(),
+        // Unknown tags, and any alignment the packing cannot express, never pass here.
+        _ => 0,
     }
+}
+
+/// An address word's mode and region are decided by its top bits: the
+/// register bit, the mode, the region bits and the PSUM window's high bits.
+const MODE_KEY_SHIFT: u32 = 22;
+const _: () = assert!(PSUM_SPAN == (1 << MODE_KEY_SHIFT) - 1 && PSUM_BASE % (1 << MODE_KEY_SHIFT) == 0);
+
+/// The conditions a word with top bits `key` still needs in a slot: the
+/// mode's required conditions, less those its region already decides.
+fn mode_entry(key: u32, matmul_dst: bool) -> u32 {
+    let a = Addr4::new(key << MODE_KEY_SHIFT);
+    let (psum, outside) = (a.region() == Region::Psum, a.region() == Region::Outside);
+    let required = cond::REQUIRED[(key >> (29 - MODE_KEY_SHIFT)) as usize & 7];
+    let decided = |on: bool, c: u32| if on { c } else { 0 };
+    let holds = decided(!outside, cond::INSIDE) | decided(if matmul_dst { psum } else { !outside }, cond::REGION) | decided(!psum, cond::PSUM);
+    let fails = (cond::INSIDE | cond::REGION) & !holds;
+    if required & fails != 0 {
+        cond::NEVER
+    } else {
+        required & !holds
+    }
+}
+
+/// The values `allows` accepts, as a 256-bit set.
+fn value_set(allows: fn(u8) -> bool) -> [u64; 4] {
+    let mut set = [0u64; 4];
+    for v in (0..=u8::MAX).filter(|&v| allows(v)) {
+        set[usize::from(v >> 6)] |= 1 << (v & 63);
+    }
+    set
 }
 
 /// The static pattern layout the full path reads a slot of `dims` with.
@@ -130,7 +242,19 @@ fn pattern_layout(dims: usize) -> &'static Layout {
 fn plan(byte: u8, g: Generation) -> Plan {
     let Some(op) = opcode::lookup(byte) else { return Plan::default() };
     let placed = operands::placed(byte);
-    let mut p = Plan { fast: op.available(g) && placed.len() <= MAX_SLOTS, live: placed.len().min(MAX_SLOTS), ..Plan::default() };
+    let rules = band::placed_rules(op.body);
+    let mut p = Plan { fast: op.available(g) && placed.len() <= MAX_SLOTS, band_fast: band::only_byte_rules(op), ..Plan::default() };
+    // A band test that always passes: the set of all values.
+    p.band = [BandTest { at: 0, set: offset(BYTE_RULES.len()) }; MAX_BAND];
+    let live_rules = rules.iter().filter(|r| BYTE_RULES.get(r.rule).is_some_and(|b| b.on.contains(&g)));
+    let mut n = 0;
+    for r in live_rules {
+        match p.band.get_mut(n) {
+            Some(t) if r.at < BUNDLE_BYTES => *t = BandTest { at: offset(r.at), set: offset(r.rule) },
+            _ => p.band_fast = false,
+        }
+        n += 1;
+    }
     for (sp, pl) in p.slots.iter_mut().zip(placed) {
         let slot = pl.slot;
         let SlotType::Pattern(dims) = slot.ty else {
@@ -150,37 +274,60 @@ fn plan(byte: u8, g: Generation) -> Plan {
             p.fast = false;
             continue;
         }
-        let (dtype_shift, dtype_mask) = match slot.dtype {
-            operands::DtypeRef::Nibble(_, 0) => (0, 0x0F),
-            operands::DtypeRef::Nibble(_, _) => (4, 0x0F),
+        let (dtype_shift, dtype_mask) = match (dtype_at, slot.dtype) {
+            (None, _) => (0, 0),
+            (_, operands::DtypeRef::Nibble(_, 0)) => (0, 0x0F),
+            (_, operands::DtypeRef::Nibble(_, _)) => (4, 0x0F),
             _ => (0, 0xFF),
         };
         let gathered = Indirect16b::LAYOUT.field_offset("data").filter(|_| view.size >= Indirect16b::LAYOUT.size);
+        let matmul_dst = slot.role == (Role::Dst { matmul: true });
+        let kind = match (slot.is_dst(), matmul_dst) {
+            (false, _) => PsumWrite::Reads,
+            (true, false) => PsumWrite::Writes,
+            (true, true) => PsumWrite::MatmulWrites,
+        };
         *sp = SlotPlan {
-            addr_at: pl.offset + addr,
-            has_dtype: dtype_at.is_some(),
-            dtype_at: dtype_at.unwrap_or(0),
+            live: true,
+            addr_at: offset(pl.offset + addr),
+            dtype_at: offset(dtype_at.unwrap_or(0)),
             dtype_shift,
             dtype_mask,
+            dtype_base: dtype_base(dtype_at.is_some(), kind),
             nums: NumsPlan::new(pl.offset + num, n),
             gathered: gathered.is_some(),
-            gathered_at: pl.offset + gathered.unwrap_or(0),
-            dst: slot.is_dst(),
-            matmul_dst: slot.role == (Role::Dst { matmul: true }),
+            gathered_at: offset(pl.offset + gathered.unwrap_or(0)),
+            matmul_dst,
         };
     }
     p
 }
 
-/// The little-endian word at `at` (plans only hold offsets inside the bundle).
-#[inline(always)]
-fn word(raw: &[u8; BUNDLE_BYTES], at: usize) -> u32 {
-    raw.get(at..at + 4).and_then(|b| b.try_into().ok()).map_or(0, u32::from_le_bytes)
-}
+/// The bundle's bytes, read at plan offsets. Each read clamps its offset so
+/// the compiler sees it in bounds: no checks, no branches (plans only hold
+/// offsets whose reads fit, so the clamp never changes one).
+struct Raw<'a>(&'a [u8; BUNDLE_BYTES]);
 
-#[inline(always)]
-fn dword(raw: &[u8; BUNDLE_BYTES], at: usize) -> u64 {
-    raw.get(at..at + 8).and_then(|b| b.try_into().ok()).map_or(0, u64::from_le_bytes)
+impl Raw<'_> {
+    #[inline(always)]
+    fn byte(&self, at: u8) -> u8 {
+        self.0[usize::from(at) & (BUNDLE_BYTES - 1)]
+    }
+    /// The little-endian word at `at`.
+    #[inline(always)]
+    fn word(&self, at: u8) -> u32 {
+        let at = usize::from(at).min(BUNDLE_BYTES - 4);
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&self.0[at..at + 4]);
+        u32::from_le_bytes(w)
+    }
+    #[inline(always)]
+    fn dword(&self, at: u8) -> u64 {
+        let at = usize::from(at).min(BUNDLE_BYTES - 8);
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&self.0[at..at + 8]);
+        u64::from_le_bytes(w)
+    }
 }
 
 /// Whether any 16-bit lane of `v` is zero (exact; the classic SWAR test).
@@ -191,61 +338,79 @@ fn has_zero_lane(v: u64) -> bool {
     v.wrapping_sub(LOW) & !v & HIGH != 0
 }
 
-/// Whether the header and slot checks would report nothing for `bundle` on `g`.
+/// What the fast path proves about `bundle` on `g`.
 #[inline]
-pub(super) fn clean(bundle: &Bundle, g: Generation) -> bool {
-    let Ok(raw) = <&[u8; BUNDLE_BYTES]>::try_from(bundle.as_bytes()) else { return false };
+pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
+    let Ok(raw) = <&[u8; BUNDLE_BYTES]>::try_from(bundle.as_bytes()) else { return Verdict::Unknown };
     let t = tables();
     let gi = g.index();
     let (Some(plan), Some(dtypes)) = (t.plans.get(gi).and_then(|p| p.get(usize::from(raw[0]))), t.dtypes.get(gi)) else {
-        return false;
+        return Verdict::Unknown;
     };
     let h = bundle.header();
     let len_ok = (h.inst_word_len == INST_WORD_LEN) | ((h.opcode == QUANTIZE_MX) & (h.inst_word_len == INST_WORD_LEN_SATURATE));
+    let raw = Raw(raw);
     let mut ok = plan.fast & len_ok & (h.reserved.get() == 0);
-    for s in plan.slots.get(..plan.live).unwrap_or(&[]) {
-        ok &= slot_clean(raw, s, dtypes);
+    for s in &plan.slots {
+        ok &= !s.live | slot_clean(&raw, s, dtypes, &t.modes);
     }
-    ok
+    let mut band_ok = plan.band_fast;
+    for b in &plan.band {
+        let v = raw.byte(b.at);
+        let set = t.sets.get(usize::from(b.set)).map_or(0, |s| s[usize::from(v >> 6)]);
+        band_ok &= (set >> (v & 63)) & 1 != 0;
+    }
+    match (ok, band_ok) {
+        (true, true) => Verdict::Clean,
+        (true, false) => Verdict::BandUnknown,
+        _ => Verdict::Unknown,
+    }
 }
+
+/// Conditions of one slot, as bits; each address mode requires a subset.
+mod cond {
+    pub const NUMS: u32 = 1 << 0;
+    pub const REGISTER: u32 = 1 << 1;
+    pub const INSIDE: u32 = 1 << 2;
+    pub const GATHERED: u32 = 1 << 3;
+    pub const REGION: u32 = 1 << 4;
+    pub const ALIGN: u32 = 1 << 5;
+    pub const PSUM: u32 = 1 << 6;
+    pub const DTYPE: u32 = 1 << 7;
+    /// Never set: a mode that is always reported.
+    pub const NEVER: u32 = 1 << 8;
+    const PLAIN: u32 = DTYPE | REGION | ALIGN | PSUM | NUMS;
+    const REG: u32 = DTYPE | REGISTER | NUMS;
+    /// By the address word's top three bits (register bit, then the mode):
+    /// static and active addresses are plain, indirect is a gather, dead is
+    /// always wrong; a register word's mode bits are reserved (REGISTER fails).
+    pub const REQUIRED: [u32; 8] = [PLAIN, DTYPE | INSIDE | GATHERED, PLAIN, NEVER, REG, REG, REG, REG];
+}
+
+// `REQUIRED` is indexed by the word's top three bits: the register bit over the mode.
+const _: () = assert!(
+    REGISTER_BIT == 1 << 31 && MODE_MASK == 3 << 29 && MODE_INDIRECT == 1 << 29 && MODE_ACTIVE == 2 << 29 && MODE_DEAD == 3 << 29
+);
 
 /// The dtype check and the pattern rules of one slot, as straight-line
-/// boolean algebra: the address mode selects which rules apply.
+/// arithmetic: the address word's top bits select the conditions that
+/// must hold, the dtype entry brings its own.
 #[inline(always)]
-fn slot_clean(raw: &[u8; BUNDLE_BYTES], s: &SlotPlan, dtypes: &[DtypePlan; 256]) -> bool {
-    let tag = (raw.get(s.dtype_at).copied().unwrap_or(0) >> s.dtype_shift) & s.dtype_mask;
-    let d = dtypes[usize::from(tag)];
-    let dt = s.has_dtype;
-    let dt_ok = !dt | d.ok;
+fn slot_clean(raw: &Raw<'_>, s: &SlotPlan, dtypes: &[u32], modes: &[Vec<u32>; 2]) -> bool {
+    let tag = (raw.byte(s.dtype_at) >> (s.dtype_shift & 7)) & s.dtype_mask;
+    let d = dtypes.get(usize::from(s.dtype_base) + usize::from(tag)).copied().unwrap_or(0);
+    let w = raw.word(s.addr_at);
+    let need = modes[usize::from(s.matmul_dst)].get((w >> MODE_KEY_SHIFT) as usize).copied().unwrap_or(cond::NEVER);
+    let g = raw.word(s.gathered_at);
+    let g_ok = if g & REGISTER_BIT != 0 { g & REGISTER_MUST_BE_CLEAR == 0 } else { g & MODE_MASK != MODE_DEAD };
 
-    let a = Addr4::new(word(raw, s.addr_at));
-    let region = a.region();
-    let (psum, outside) = (region == Region::Psum, region == Region::Outside);
-    let is_reg = a.is_register();
-    let dead = a.word() & MODE_MASK == MODE_DEAD;
-    let indirect = !is_reg & a.is_indirect();
-    let plain = !is_reg & !indirect & !dead;
-    let nums_ok = !has_zero_lane(((dword(raw, s.nums.read_at) >> s.nums.shift) & s.nums.keep) | s.nums.fill);
-
-    // Register mode: id and reserved bits, then the nums.
-    let reg_ok = register_ok(a) & nums_ok;
-    // A gather: the region, and the gathered word when the slot is wide enough.
-    let g = Addr4::new(word(raw, s.gathered_at));
-    let g_ok = (g.is_register() & register_ok(g)) | (!g.is_register() & (g.word() & MODE_MASK != MODE_DEAD));
-    let gather_ok = !outside & (!s.gathered | g_ok);
-    // A plain or active address: region, alignment, PSUM write class, nums.
-    let region_ok = (s.matmul_dst & psum) | (!s.matmul_dst & !outside);
-    let align_ok = !dt | (a.addr29() & d.align_mask == 0);
-    let psum_ok = !dt | !s.dst | !psum | d.psum_write | (s.matmul_dst & d.bf16);
-    let static_ok = region_ok & align_ok & psum_ok & nums_ok;
-
-    dt_ok & ((is_reg & reg_ok) | (indirect & gather_ok) | (plain & static_ok))
-}
-
-/// A register-mode word's id and reserved bits.
-#[inline(always)]
-fn register_ok(a: Addr4) -> bool {
-    (u32::from(a.regid()) < REGID_LIMIT) & (a.word() & REGISTER_RESERVED_MASK == 0)
+    let bit = |on: bool, c: u32| if on { c } else { 0 };
+    let good = (d & (cond::DTYPE | cond::PSUM))
+        | bit(!has_zero_lane(s.nums.lanes(raw)), cond::NUMS)
+        | bit(w & REGISTER_MUST_BE_CLEAR == 0, cond::REGISTER)
+        | bit(!s.gathered | g_ok, cond::GATHERED)
+        | bit((w << ALIGN_SHIFT) & d & !((1 << ALIGN_SHIFT) - 1) == 0, cond::ALIGN);
+    good & need == need
 }
 
 #[cfg(test)]
@@ -274,7 +439,7 @@ mod tests {
                 let (fast, full) = both(&b, g);
                 assert_eq!(fast, full, "{g}: {}", crate::text::disasm(&b));
                 clean += usize::from(full.is_empty());
-                fast_taken += usize::from(super::clean(&b, g));
+                fast_taken += usize::from(super::verdict(&b, g) == super::Verdict::Clean);
                 // The same bundle read on the other generations exercises availability rules.
                 for other in Generation::ALL {
                     let (fast, full) = both(&b, other);
@@ -302,11 +467,11 @@ mod tests {
 
     #[test]
     fn nums_read_as_lanes() {
-        use super::{dword, has_zero_lane, NumsPlan};
+        use super::{has_zero_lane, NumsPlan, Raw};
         let mut raw = [0xFFu8; BUNDLE_BYTES];
         for (at, n) in [(0, 4), (10, 3), (57, 2), (62, 1), (56, 4), (33, 1)] {
             let p = NumsPlan::new(at, n);
-            let lanes = |raw: &[u8; BUNDLE_BYTES]| ((dword(raw, p.read_at) >> p.shift) & p.keep) | p.fill;
+            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(&Raw(raw));
             assert!(!has_zero_lane(lanes(&raw)), "all non-zero at {at}+{n}");
             for i in 0..n {
                 raw[at + 2 * i..at + 2 * i + 2].copy_from_slice(&[0, 0]);

@@ -3,11 +3,12 @@
 //! findings, each naming its check code, field path, byte offset, section and
 //! a severity derived from the confidence of the facts involved.
 
+mod band;
 pub mod checks;
 mod fast;
 mod slots;
 
-pub use slots::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
+pub use band::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
 
 use crate::bundle::Bundle;
 use crate::dtype::{self, DtypeInfo};
@@ -50,19 +51,21 @@ pub fn validate_into(bundle: &Bundle, generation: Generation, out: &mut Vec<Find
     validate_with(bundle, generation, out, true);
 }
 
-/// With `fast`, a bundle whose header and slots the [`fast`] path proves
-/// clean skips their reporting checks (same findings, far fewer
-/// instructions); the tests compare both settings.
+/// With `fast`, whatever the [`fast`] path proves clean skips its reporting
+/// checks (same findings, far fewer instructions); the tests compare both
+/// settings.
 pub(crate) fn validate_with(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>, fast: bool) {
+    let verdict = if fast { fast::verdict(bundle, generation) } else { fast::Verdict::Unknown };
+    if verdict == fast::Verdict::Clean {
+        return;
+    }
     let layout = bundle.layout();
     let op = opcode::lookup(bundle.opcode());
     let mut cx = Ctx { layout, body_conf: Confidence::Confirmed, generation, out };
-    if let (true, Some(op)) = (fast, op) {
-        if fast::clean(bundle, generation) {
-            cx.body_conf = op.body_prov.confidence;
-            slots::band(&mut cx, bundle, op);
-            return;
-        }
+    if let (fast::Verdict::BandUnknown, Some(op)) = (verdict, op) {
+        cx.body_conf = op.body_prov.confidence;
+        band::band(&mut cx, bundle, op);
+        return;
     }
     cx.header(bundle, op);
     if let Some(op) = op {

@@ -3,12 +3,10 @@
 use super::checks::*;
 use super::Ctx;
 use crate::addr4::{self, Addr4, Region};
-use crate::bundle::{control::*, family_c::PoolCopyBundle, Bundle};
+use crate::bundle::Bundle;
 use crate::operands::{self, Role, SlotType};
 use crate::descriptor::{Indirect16b, Indirect20b, MxIndirect16b, MxMemPattern1d, Tensor2d, Tensor3d, Tensor4d};
 use crate::dtype::{DtypeInfo, BF16};
-use crate::enums as en;
-use crate::generation::Generation;
 use crate::layout::Layout;
 use crate::opcode::OpcodeInfo;
 use zerocopy::little_endian::U16;
@@ -48,41 +46,7 @@ pub(super) fn body(cx: &mut Ctx<'_>, bundle: &Bundle, op: &OpcodeInfo) {
             }
         }
     }
-    band(cx, bundle, op);
-}
-
-/// The control-band enumerations of a body (checked on every path, fast or not).
-pub(super) fn band(cx: &mut Ctx<'_>, bundle: &Bundle, op: &OpcodeInfo) {
-    match bundle {
-        Bundle::Matmul(b) => matmul_band(cx, b.perf_sel, Some((b.row_group, b.col_group_norm))),
-        Bundle::MatmulMx(b) => matmul_band(cx, b.perf_sel, None),
-        Bundle::TensorScalar(b) => {
-            alu(cx, "op0", b.op0);
-            alu(cx, "op1", b.op1);
-        }
-        Bundle::TensorTensor(b) => alu(cx, "alu_op", b.alu_op),
-        Bundle::PoolCopy(b) if op.byte == POOL_OPCODE => pool(cx, b),
-        Bundle::Semaphore(b) => semaphore(cx, b),
-        Bundle::Branch(b) => branch(cx, b),
-        _ => {}
-    }
-}
-
-/// The Pool opcode, whose band carries func / mode / scale.
-pub const POOL_OPCODE: u8 = 0x45;
-
-fn matmul_band(cx: &mut Ctx<'_>, perf_sel: u8, v2_groups: Option<(u8, u8)>) {
-    if !matches!(perf_sel, 0 | 2 | 3) {
-        cx.report(&MATMUL_PERF_SEL, "perf_sel", format!("perf_sel is {perf_sel}"));
-    }
-    if let (Generation::V2, Some((row, col))) = (cx.generation, v2_groups) {
-        if !matches!(row, 1 | 2 | 4 | 8) {
-            cx.report(&MATMUL_ROW_GROUP, "row_group", format!("row_group is {row}"));
-        }
-        if !matches!(col, 1 | 2 | 4 | 8 | 16) {
-            cx.report(&MATMUL_COL_GROUP, "col_group_norm", format!("col_group_norm is {col}"));
-        }
-    }
+    super::band::band(cx, bundle, op);
 }
 
 fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt: Option<&'static DtypeInfo>) {
@@ -224,60 +188,5 @@ pub(super) fn misaligned(addr: u32, align: u32) -> bool {
         addr & (align - 1) != 0
     } else {
         addr % align != 0
-    }
-}
-
-fn alu(cx: &mut Ctx<'_>, field: &str, v: u8) {
-    if !en::ALU_OP.contains(v) {
-        cx.report(&UNKNOWN_ALU_OP, field, format!("ALU op {v:#04x} is not in the spec's (partial) list"));
-    }
-}
-
-/// f32 bits of 1.0: the Max pool scale.
-pub const POOL_MAX_SCALE: u32 = 0x3F80_0000;
-/// Pool sub-mode constant.
-pub const POOL_SUB_MODE: u8 = 3;
-
-fn pool(cx: &mut Ctx<'_>, b: &PoolCopyBundle) {
-    match en::POOL_FUNC.name_of(b.func) {
-        None => cx.report(&POOL_FUNC, "func", format!("Pool func {} is neither 1 (max) nor 2 (avg)", b.func)),
-        Some("max") if b.scale_or_fill.get() != POOL_MAX_SCALE => {
-            cx.report(&POOL_SCALE, "scale_or_fill", format!("max pool scale is {:#010x}, not 1.0", b.scale_or_fill.get()))
-        }
-        Some("avg") => {
-            let s = f32::from_bits(b.scale_or_fill.get());
-            if !(s > 0.0 && s <= 1.0) {
-                cx.report(&POOL_SCALE, "scale_or_fill", format!("avg pool scale {s} is not a reciprocal in (0, 1]"));
-            }
-        }
-        Some(_) => {}
-    }
-    if b.mode != POOL_SUB_MODE {
-        cx.report(&POOL_MODE, "mode", format!("Pool mode is {}, not 3", b.mode));
-    }
-}
-
-fn semaphore(cx: &mut Ctx<'_>, b: &SemaphoreBundle) {
-    if !en::SEMAPHORE_CMP_OP.contains(b.cmp_op) {
-        cx.report(&SEMAPHORE_CMP_OP, "cmp_op", format!("semaphore comparator {:#04x} is not in the table", b.cmp_op));
-    }
-    if !en::SEMAPHORE_SUBTYPE.contains(b.subtype) {
-        cx.report(&SEMAPHORE_SUBTYPE, "subtype", format!("semaphore subtype {:#04x} is not in the table", b.subtype));
-    }
-}
-
-/// Operand AP kind of a conditional branch: a scalar register (D-M10).
-pub const BRANCH_AP_KIND_SCALAR: u8 = 3;
-
-fn branch(cx: &mut Ctx<'_>, b: &BranchBundle) {
-    if !en::BRANCH_COMP_OP.contains(b.comp_op) {
-        cx.report(&BRANCH_COMP_OP, "comp_op", format!("comp_op {} is not 0, 1..6 or 9..14", b.comp_op));
-        return;
-    }
-    if b.comp_op != 0 {
-        cx.dtype("lhs_dtype", b.lhs_dtype);
-        if b.ap_kind != BRANCH_AP_KIND_SCALAR {
-            cx.report(&BRANCH_AP_KIND, "ap_kind", format!("conditional branch ap_kind is {}, not 3", b.ap_kind));
-        }
     }
 }

@@ -6,6 +6,7 @@
 //! Either way the report says where each fact lives now.
 
 use super::asserts;
+use super::digests::Digests;
 use super::error::Result;
 use super::image::{Image, Section, EM_X86_64};
 use super::input::Input;
@@ -14,7 +15,6 @@ use super::profile::{Profile, Profiles};
 use super::report::{hex_bytes, hex_compact, Located, Report, Row, Status, SymbolInfo, EXIT_DIFFERS, EXIT_HOLDS};
 use super::spec::{fact_specs, pattern_layout, FactSpec, Target};
 use super::symbols::{has_identifier, Symbols};
-use md5::Digest;
 use tpb_isa::bundle::header::SETUP_HEADER_CODE;
 use tpb_isa::dtype::{BIR_TO_WIRE, DTYPES};
 use tpb_isa::Generation;
@@ -31,13 +31,15 @@ struct Ctx<'i, 'a> {
     profile: Option<&'i Profile>,
     symbols: Symbols,
     build_id: Option<String>,
+    digests: Digests,
 }
 
 /// Checks a loaded library against `isa` and the profiles.
 pub fn check_input(input: &Input, profiles: &Profiles) -> Result<Report> {
     let label = input.label();
     let img = Image::parse(&label, &input.bytes)?;
-    let mut r = check_image(&img, profiles)?;
+    let digests = input.digests.clone().unwrap_or_else(|| Digests::of(&input.bytes));
+    let mut r = check_image_with(&img, profiles, digests)?;
     r.path = input.path.display().to_string();
     r.member = input.member.clone();
     Ok(r)
@@ -45,12 +47,17 @@ pub fn check_input(input: &Input, profiles: &Profiles) -> Result<Report> {
 
 /// Checks a parsed image.
 pub fn check_image(img: &Image<'_>, profiles: &Profiles) -> Result<Report> {
+    check_image_with(img, profiles, Digests::of(img.bytes))
+}
+
+/// Checks a parsed image whose digests are known (hashed while it was read).
+fn check_image_with(img: &Image<'_>, profiles: &Profiles, digests: Digests) -> Result<Report> {
     let (rodata, rodata_bytes) = img.rodata()?;
     let text = img.section(".text").and_then(|s| img.section_bytes(s).map(|b| (s, b)));
     let build_id = img.build_id().map(hex_compact);
     let profile = build_id.as_deref().and_then(|b| profiles.find(b));
     let symbols = Symbols::collect(img, &SYMBOL_KEYS);
-    let cx = Ctx { img, rodata, rodata_bytes, text, profile, symbols, build_id };
+    let cx = Ctx { img, rodata, rodata_bytes, text, profile, symbols, build_id, digests };
     let rows: Vec<Row> = fact_specs().iter().map(|s| row(&cx, s)).collect();
     let summary = Report::summarize(&rows);
     let exit = if rows.iter().any(|r| r.status.failed()) { EXIT_DIFFERS } else { EXIT_HOLDS };
@@ -73,8 +80,8 @@ fn row(cx: &Ctx<'_, '_>, spec: &FactSpec) -> Row {
     r.expected = expected(spec.target, cx.profile);
     match spec.target {
         Target::BuildId => build_id(cx, &mut r),
-        Target::Md5 => digest_row(cx, &mut r, hex_compact(&md5::Md5::digest(cx.img.bytes))),
-        Target::Sha256 => digest_row(cx, &mut r, hex_compact(&sha2::Sha256::digest(cx.img.bytes))),
+        Target::Md5 => digest_row(cx, &mut r, cx.digests.md5.clone()),
+        Target::Sha256 => digest_row(cx, &mut r, cx.digests.sha256.clone()),
         Target::FileSize => {
             r.located = Located::Header;
             r.judge(Some(cx.img.bytes.len().to_string()));

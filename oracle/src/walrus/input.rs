@@ -3,7 +3,8 @@
 //! once; every later stage borrows the one buffer.
 
 use super::error::{Result, WalrusError};
-use std::io::{BufReader, Read};
+use super::digests::{read_hashed, Digests};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Where the spec read the library inside the neuronx_cc wheel (preamble).
@@ -22,12 +23,14 @@ pub struct Input {
     /// The wheel member the bytes were read from, when the path is a wheel.
     pub member: Option<String>,
     pub bytes: Vec<u8>,
+    /// The bytes' digests, when they were hashed while read.
+    pub digests: Option<Digests>,
 }
 
 impl Input {
     /// Bytes already in memory (tests, the fuzz entry point).
     pub fn from_bytes(label: impl Into<PathBuf>, bytes: Vec<u8>) -> Input {
-        Input { path: label.into(), member: None, bytes }
+        Input { path: label.into(), member: None, bytes, digests: None }
     }
 
     /// `path` or `path!member`, for messages.
@@ -49,7 +52,7 @@ impl Input {
         if ZIP_MAGICS.iter().any(|m| magic == &m[..]) {
             let file = std::fs::File::open(path).map_err(io)?;
             let (member, bytes) = read_wheel_member(&shown, file, max_bytes)?;
-            return Ok(Input { path: path.to_path_buf(), member: Some(member), bytes });
+            return Ok(Input { path: path.to_path_buf(), member: Some(member), bytes, digests: None });
         }
         if magic != &ELF_MAGIC[..] {
             return Err(WalrusError::NotElfOrWheel { path: shown, magic: hex_magic(magic) });
@@ -58,8 +61,10 @@ impl Input {
         if len > max_bytes {
             return Err(WalrusError::TooLarge { path: shown, what: "the library".into(), size: len, cap: max_bytes });
         }
-        let bytes = std::fs::read(path).map_err(io)?;
-        Ok(Input { path: path.to_path_buf(), member: None, bytes })
+        let len = usize::try_from(len).map_err(|_| WalrusError::TooLarge { path: shown.clone(), what: "the library".into(), size: len, cap: max_bytes })?;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        let (bytes, digests) = read_hashed(file, len).map_err(io)?;
+        Ok(Input { path: path.to_path_buf(), member: None, bytes, digests: Some(digests) })
     }
 }
 

@@ -2,7 +2,7 @@
 //! reverse-engineered from: read its constants as bytes (never load or run
 //! it), check them against `tpb_isa`, and compare two builds.
 //!
-//! Pipeline: [`input`] (file or wheel member, read once) → [`image`] (ELF
+//! Pipeline: [`input`] (file or wheel member, read once; [`digests`] hashed as it is read) → [`image`] (ELF
 //! sanity + goblin) → [`symbols`] (PT_DYNAMIC, then SHT_DYNSYM, then .symtab;
 //! demangled) → [`check`] (one [`report::Row`] per [`spec`] fact, at a
 //! [`profile`]'s pinned addresses or found by search) → [`diff`] / [`render`].
@@ -11,6 +11,7 @@ pub mod asserts;
 pub mod check;
 pub mod command;
 pub mod diff;
+pub mod digests;
 pub mod error;
 pub mod facts;
 pub mod image;
