@@ -95,9 +95,9 @@ struct SlotPlan {
     /// offset of the gathered data word then.
     gathered: bool,
     gathered_at: u8,
-    /// The slot's address must lie in PSUM (a matmul destination): picks
-    /// the table that reads the address word's mode and region.
-    matmul_dst: bool,
+    /// Where the slot's address-word entries start in the mode table: a
+    /// matmul destination (its address must lie in PSUM) has its own.
+    mode_base: u16,
 }
 
 /// The nums of a slot as 16-bit lanes of one 8-byte read:
@@ -109,6 +109,8 @@ struct NumsPlan {
     shift: u8,
     /// The 16-bit lanes that hold nums.
     keep: u64,
+    /// A 1 in each lane past the last num.
+    fill: u64,
 }
 
 impl NumsPlan {
@@ -116,13 +118,14 @@ impl NumsPlan {
     fn new(at: usize, n: usize) -> NumsPlan {
         let read_at = at.min(BUNDLE_BYTES - 8);
         let bits = 16 * n.clamp(1, MAX_NUMS);
-        NumsPlan { read_at: offset(read_at), shift: offset(8 * (at - read_at)), keep: u64::MAX >> (64 - bits) }
+        let keep = u64::MAX >> (64 - bits);
+        NumsPlan { read_at: offset(read_at), shift: offset(8 * (at - read_at)), keep, fill: LANE_ONES & !keep }
     }
 
     /// The nums as 16-bit lanes, the lanes past the last num set to 1.
     #[inline(always)]
-    fn lanes(self, raw: &Raw<'_>) -> u64 {
-        ((raw.dword(self.read_at) >> (self.shift & 63)) & self.keep) | (0x0001_0001_0001_0001 & !self.keep)
+    fn lanes(self, raw: &Raw) -> u64 {
+        ((raw.dword(self.read_at) >> (self.shift & 63)) & self.keep) | self.fill
     }
 }
 
@@ -152,27 +155,52 @@ struct Plan {
     band: [BandTest; MAX_BAND],
 }
 
+/// Tables are fixed-size arrays indexed under a mask, so no lookup needs a
+/// bounds check or a branch.
 struct Tables {
     /// By generation index, then opcode byte.
-    plans: [Vec<Plan>; 3],
+    plans: [Box<[Plan; 0x100]>; 3],
     /// By generation index, then [`SlotPlan::dtype_base`] plus tag.
-    dtypes: [Vec<u32>; 3],
-    /// The conditions an address word still needs, by whether the slot is a
-    /// matmul destination, then by the word's top bits ([`MODE_KEY_SHIFT`]).
-    modes: [Vec<u32>; 2],
-    /// The allowed values of each byte rule as 256 bits, then one set of all values.
-    sets: Vec<[u64; 4]>,
+    dtypes: [Box<[u32; DTYPE_ENTRIES]>; 3],
+    /// The conditions an address word still needs: by [`SlotPlan::mode_base`]
+    /// (whether the slot is a matmul destination), then by the word's top
+    /// bits ([`MODE_KEY_SHIFT`]).
+    modes: Box<[u32; 2 * MODE_KEYS]>,
+    /// Whether each byte rule allows each value (1 or 0), by rule then
+    /// value; the spare rules allow every value.
+    allowed: Box<[u8; SETS * 0x100]>,
+}
+
+/// Dtype entries per generation: each PSUM kind's tags, then the no-field entries.
+const DTYPE_ENTRIES: usize = (PSUM_KINDS.len() + 1) * TAGS;
+const _: () = assert!(DTYPE_ENTRIES.is_power_of_two());
+/// Address-word keys: every value of the top `32 - MODE_KEY_SHIFT` bits.
+const MODE_KEYS: usize = 1 << (32 - MODE_KEY_SHIFT);
+/// Byte-rule sets, rounded up to a power of two; the spare ones allow every value.
+const SETS: usize = 16;
+const _: () = assert!(BYTE_RULES.len() < SETS);
+
+/// `v` as a fixed-size box (the lengths are constants, so this cannot fail).
+fn boxed<T: Copy + Default, const N: usize>(v: Vec<T>) -> Box<[T; N]> {
+    let mut b = Box::new([T::default(); N]);
+    b.iter_mut().zip(v).for_each(|(slot, x)| *slot = x);
+    b
 }
 
 fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
-    T.get_or_init(|| Tables {
-        plans: Generation::ALL.map(|g| (0..=u8::MAX).map(|op| plan(op, g)).collect()),
-        dtypes: Generation::ALL.map(|g| {
-            PSUM_KINDS.iter().flat_map(|&k| (0..TAGS).map(move |tag| dtype_entry(Some(tag), k, g))).chain((0..TAGS).map(|_| dtype_entry(None, PsumWrite::Reads, g))).collect()
-        }),
-        modes: [false, true].map(|matmul_dst| (0..1u32 << (32 - MODE_KEY_SHIFT)).map(|key| mode_entry(key, matmul_dst)).collect()),
-        sets: BYTE_RULES.iter().map(|r| value_set(r.allows)).chain([[u64::MAX; 4]]).collect(),
+    T.get_or_init(|| {
+        let allows = |set: usize, v: u8| BYTE_RULES.get(set).map_or(true, |r| (r.allows)(v));
+        let allowed = (0..SETS).flat_map(|set| (0..=u8::MAX).map(move |v| u8::from(allows(set, v))));
+        Tables {
+            plans: Generation::ALL.map(|g| boxed((0..=u8::MAX).map(|op| plan(op, g)).collect())),
+            dtypes: Generation::ALL.map(|g| {
+                let tagged = PSUM_KINDS.iter().flat_map(|&k| (0..TAGS).map(move |tag| dtype_entry(Some(tag), k, g)));
+                boxed(tagged.chain((0..TAGS).map(|_| dtype_entry(None, PsumWrite::Reads, g))).collect())
+            }),
+            modes: boxed([false, true].iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_entry(key, m))).collect()),
+            allowed: boxed(allowed.collect()),
+        }
     })
 }
 
@@ -219,15 +247,6 @@ fn mode_entry(key: u32, matmul_dst: bool) -> u32 {
     } else {
         required & !holds
     }
-}
-
-/// The values `allows` accepts, as a 256-bit set.
-fn value_set(allows: fn(u8) -> bool) -> [u64; 4] {
-    let mut set = [0u64; 4];
-    for v in (0..=u8::MAX).filter(|&v| allows(v)) {
-        set[usize::from(v >> 6)] |= 1 << (v & 63);
-    }
-    set
 }
 
 /// The static pattern layout the full path reads a slot of `dims` with.
@@ -297,18 +316,25 @@ fn plan(byte: u8, g: Generation) -> Plan {
             nums: NumsPlan::new(pl.offset + num, n),
             gathered: gathered.is_some(),
             gathered_at: offset(pl.offset + gathered.unwrap_or(0)),
-            matmul_dst,
+            mode_base: if matmul_dst { MODE_KEYS as u16 } else { 0 },
         };
     }
     p
 }
 
-/// The bundle's bytes, read at plan offsets. Each read clamps its offset so
-/// the compiler sees it in bounds: no checks, no branches (plans only hold
-/// offsets whose reads fit, so the clamp never changes one).
-struct Raw<'a>(&'a [u8; BUNDLE_BYTES]);
+/// The bundle's bytes followed by zeros, read at plan offsets. An offset is
+/// masked to the bundle, and any read from there fits the padding, so the
+/// compiler sees every read in bounds: no checks, no branches (plans only
+/// hold offsets whose reads fit the bundle, so neither changes a read).
+struct Raw([u8; 2 * BUNDLE_BYTES]);
 
-impl Raw<'_> {
+impl Raw {
+    #[inline(always)]
+    fn new(bundle: &[u8; BUNDLE_BYTES]) -> Raw {
+        let mut pad = [0u8; 2 * BUNDLE_BYTES];
+        pad[..BUNDLE_BYTES].copy_from_slice(bundle);
+        Raw(pad)
+    }
     #[inline(always)]
     fn byte(&self, at: u8) -> u8 {
         self.0[usize::from(at) & (BUNDLE_BYTES - 1)]
@@ -316,26 +342,28 @@ impl Raw<'_> {
     /// The little-endian word at `at`.
     #[inline(always)]
     fn word(&self, at: u8) -> u32 {
-        let at = usize::from(at).min(BUNDLE_BYTES - 4);
+        let at = usize::from(at) & (BUNDLE_BYTES - 1);
         let mut w = [0u8; 4];
         w.copy_from_slice(&self.0[at..at + 4]);
         u32::from_le_bytes(w)
     }
     #[inline(always)]
     fn dword(&self, at: u8) -> u64 {
-        let at = usize::from(at).min(BUNDLE_BYTES - 8);
+        let at = usize::from(at) & (BUNDLE_BYTES - 1);
         let mut w = [0u8; 8];
         w.copy_from_slice(&self.0[at..at + 8]);
         u64::from_le_bytes(w)
     }
 }
 
+/// A 1 in each 16-bit lane.
+const LANE_ONES: u64 = 0x0001_0001_0001_0001;
+
 /// Whether any 16-bit lane of `v` is zero (exact; the classic SWAR test).
 #[inline(always)]
 fn has_zero_lane(v: u64) -> bool {
-    const LOW: u64 = 0x0001_0001_0001_0001;
     const HIGH: u64 = 0x8000_8000_8000_8000;
-    v.wrapping_sub(LOW) & !v & HIGH != 0
+    v.wrapping_sub(LANE_ONES) & !v & HIGH != 0
 }
 
 /// What the fast path proves about `bundle` on `g`.
@@ -343,13 +371,15 @@ fn has_zero_lane(v: u64) -> bool {
 pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
     let Ok(raw) = <&[u8; BUNDLE_BYTES]>::try_from(bundle.as_bytes()) else { return Verdict::Unknown };
     let t = tables();
-    let gi = g.index();
-    let (Some(plan), Some(dtypes)) = (t.plans.get(gi).and_then(|p| p.get(usize::from(raw[0]))), t.dtypes.get(gi)) else {
-        return Verdict::Unknown;
+    let (plans, dtypes) = match g {
+        Generation::V2 => (&t.plans[0], &t.dtypes[0]),
+        Generation::V3 => (&t.plans[1], &t.dtypes[1]),
+        Generation::V4 => (&t.plans[2], &t.dtypes[2]),
     };
+    let plan = &plans[usize::from(raw[0])];
     let h = bundle.header();
     let len_ok = (h.inst_word_len == INST_WORD_LEN) | ((h.opcode == QUANTIZE_MX) & (h.inst_word_len == INST_WORD_LEN_SATURATE));
-    let raw = Raw(raw);
+    let raw = Raw::new(raw);
     let mut ok = plan.fast & len_ok & (h.reserved.get() == 0);
     for s in &plan.slots {
         ok &= !s.live | slot_clean(&raw, s, dtypes, &t.modes);
@@ -357,8 +387,7 @@ pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
     let mut band_ok = plan.band_fast;
     for b in &plan.band {
         let v = raw.byte(b.at);
-        let set = t.sets.get(usize::from(b.set)).map_or(0, |s| s[usize::from(v >> 6)]);
-        band_ok &= (set >> (v & 63)) & 1 != 0;
+        band_ok &= t.allowed[(usize::from(b.set) & (SETS - 1)) << 8 | usize::from(v)] != 0;
     }
     match (ok, band_ok) {
         (true, true) => Verdict::Clean,
@@ -387,7 +416,12 @@ mod cond {
     pub const REQUIRED: [u32; 8] = [PLAIN, DTYPE | INSIDE | GATHERED, PLAIN, NEVER, REG, REG, REG, REG];
 }
 
-// `REQUIRED` is indexed by the word's top three bits: the register bit over the mode.
+/// The bits of a gathered data word that must be clear, by its top three
+/// bits: a register's reserved and out-of-range id bits; for a dead
+/// address the mode bits themselves (always set, so it always fails).
+const GATHERED_MUST_BE_CLEAR: [u32; 8] = [0, 0, 0, MODE_MASK, REGISTER_MUST_BE_CLEAR, REGISTER_MUST_BE_CLEAR, REGISTER_MUST_BE_CLEAR, REGISTER_MUST_BE_CLEAR];
+
+// `REQUIRED` and `GATHERED_MUST_BE_CLEAR` are indexed by the word's top three bits: the register bit over the mode.
 const _: () = assert!(
     REGISTER_BIT == 1 << 31 && MODE_MASK == 3 << 29 && MODE_INDIRECT == 1 << 29 && MODE_ACTIVE == 2 << 29 && MODE_DEAD == 3 << 29
 );
@@ -396,13 +430,13 @@ const _: () = assert!(
 /// arithmetic: the address word's top bits select the conditions that
 /// must hold, the dtype entry brings its own.
 #[inline(always)]
-fn slot_clean(raw: &Raw<'_>, s: &SlotPlan, dtypes: &[u32], modes: &[Vec<u32>; 2]) -> bool {
+fn slot_clean(raw: &Raw, s: &SlotPlan, dtypes: &[u32; DTYPE_ENTRIES], modes: &[u32; 2 * MODE_KEYS]) -> bool {
     let tag = (raw.byte(s.dtype_at) >> (s.dtype_shift & 7)) & s.dtype_mask;
-    let d = dtypes.get(usize::from(s.dtype_base) + usize::from(tag)).copied().unwrap_or(0);
+    let d = dtypes[(usize::from(s.dtype_base) + usize::from(tag)) & (DTYPE_ENTRIES - 1)];
     let w = raw.word(s.addr_at);
-    let need = modes[usize::from(s.matmul_dst)].get((w >> MODE_KEY_SHIFT) as usize).copied().unwrap_or(cond::NEVER);
+    let need = modes[(usize::from(s.mode_base) | (w >> MODE_KEY_SHIFT) as usize) & (2 * MODE_KEYS - 1)];
     let g = raw.word(s.gathered_at);
-    let g_ok = if g & REGISTER_BIT != 0 { g & REGISTER_MUST_BE_CLEAR == 0 } else { g & MODE_MASK != MODE_DEAD };
+    let g_ok = g & GATHERED_MUST_BE_CLEAR[(g >> 29) as usize & 7] == 0;
 
     let bit = |on: bool, c: u32| if on { c } else { 0 };
     let good = (d & (cond::DTYPE | cond::PSUM))
@@ -471,7 +505,7 @@ mod tests {
         let mut raw = [0xFFu8; BUNDLE_BYTES];
         for (at, n) in [(0, 4), (10, 3), (57, 2), (62, 1), (56, 4), (33, 1)] {
             let p = NumsPlan::new(at, n);
-            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(&Raw(raw));
+            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(&Raw::new(raw));
             assert!(!has_zero_lane(lanes(&raw)), "all non-zero at {at}+{n}");
             for i in 0..n {
                 raw[at + 2 * i..at + 2 * i + 2].copy_from_slice(&[0, 0]);
@@ -484,6 +518,18 @@ mod tests {
             let mut around = [0u8; BUNDLE_BYTES];
             around[at..at + 2 * n].fill(0x80);
             assert!(!has_zero_lane(lanes(&around)), "neighbours leak into {at}+{n}");
+        }
+    }
+
+    #[test]
+    fn gathered_word_table_is_the_register_and_dead_rule() {
+        use super::{GATHERED_MUST_BE_CLEAR, MODE_DEAD, MODE_MASK, REGISTER_BIT, REGISTER_MUST_BE_CLEAR};
+        let words = props::seeded_bytes(0x6a7e, 4 * 50_000);
+        let special = [0, REGISTER_BIT, MODE_DEAD, MODE_DEAD | 1, REGISTER_BIT | 0x3F, REGISTER_BIT | 0x40, u32::MAX];
+        let sampled = words.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        for g in special.into_iter().chain(sampled) {
+            let rule = if g & REGISTER_BIT != 0 { g & REGISTER_MUST_BE_CLEAR == 0 } else { g & MODE_MASK != MODE_DEAD };
+            assert_eq!(g & GATHERED_MUST_BE_CLEAR[(g >> 29) as usize] == 0, rule, "{g:#010x}");
         }
     }
 
