@@ -54,10 +54,10 @@ const REGISTER_MUST_BE_CLEAR: u32 = REGISTER_RESERVED_MASK | (0xFF & !(REGID_LIM
 const _: () = assert!(REGID_LIMIT.is_power_of_two() && REGID_LIMIT <= 0x100);
 
 /// A dtype tag planned for one generation and one kind of slot, packed in
-/// a word: the conditions it satisfies by itself ([`cond::DTYPE`], and
-/// [`cond::PSUM`] when the slot may hold it at a PSUM address), and the
-/// address bits its alignment needs clear, shifted up by [`ALIGN_SHIFT`].
-const ALIGN_SHIFT: u32 = 16;
+/// 16 bits: the conditions it satisfies by itself ([`cond::DTYPE`], and
+/// [`cond::PSUM`] when the slot may hold it at a PSUM address) in the low
+/// byte, and the address bits its alignment needs clear in the high byte.
+const ALIGN_SHIFT: u32 = 8;
 /// Dtype table entries per slot kind: every tag, then the same count for
 /// a slot whose layout has no dtype field (they pass every dtype rule).
 const TAGS: usize = 0x100;
@@ -75,11 +75,10 @@ const PSUM_KINDS: [PsumWrite; 3] = [PsumWrite::Reads, PsumWrite::Writes, PsumWri
 
 /// One operand slot, planned for one generation: byte offsets into the
 /// bundle and its role, as plain values so the check has no branches. A few
-/// bytes, so one opcode's whole plan shares a cache line.
+/// bytes, so one opcode's whole plan fits a cache line. A slot the opcode
+/// does not use points at table entries that always pass.
 #[derive(Clone, Copy, Default)]
 struct SlotPlan {
-    /// Whether the opcode uses this slot; an unused slot passes.
-    live: bool,
     /// Offset of the ADDR4 that opens the slot.
     addr_at: u8,
     /// The tag is `(byte at dtype_at >> shift) & mask` (a nibble or the
@@ -91,26 +90,42 @@ struct SlotPlan {
     dtype_base: u16,
     /// Where and how to read all nums as one 64-bit word.
     nums: NumsPlan,
-    /// Whether the slot is wide enough to read as INDIRECT16B, and the
-    /// offset of the gathered data word then.
-    gathered: bool,
+    /// The offset of the data word the slot holds when read as
+    /// INDIRECT16B, and [`GATHERED_WIDE`] if it is wide enough to be read
+    /// so (else 0: the word is not checked).
     gathered_at: u8,
-    /// Where the slot's address-word entries start in the mode table: a
-    /// matmul destination (its address must lie in PSUM) has its own.
+    gathered_sel: u8,
+    /// Where the slot's address-word entries start in the mode table: its
+    /// [`ModeSection`] times [`MODE_KEYS`].
     mode_base: u16,
 }
 
+/// The sections of the mode table: a matmul destination (its address must
+/// lie in PSUM) has its own, and an unused slot needs nothing.
+#[derive(Clone, Copy)]
+enum ModeSection {
+    Operand,
+    MatmulDst,
+    Unused,
+}
+
+impl ModeSection {
+    const ALL: [ModeSection; 3] = [ModeSection::Operand, ModeSection::MatmulDst, ModeSection::Unused];
+    fn base(self) -> u16 {
+        (self as u16) << (32 - MODE_KEY_SHIFT)
+    }
+}
+
 /// The nums of a slot as 16-bit lanes of one 8-byte read:
-/// `((read >> shift) & keep) | fill`, unused lanes filled non-zero.
+/// `((read >> shift) & keep) | fill`, where `keep = !0 >> keep_shift`
+/// covers the nums and `fill` sets the lanes past them non-zero.
 #[derive(Clone, Copy, Default)]
 struct NumsPlan {
     read_at: u8,
     /// Bit shift of the first num within the read.
     shift: u8,
-    /// The 16-bit lanes that hold nums.
-    keep: u64,
-    /// A 1 in each lane past the last num.
-    fill: u64,
+    /// 64 less the bits the nums take.
+    keep_shift: u8,
 }
 
 impl NumsPlan {
@@ -118,14 +133,14 @@ impl NumsPlan {
     fn new(at: usize, n: usize) -> NumsPlan {
         let read_at = at.min(BUNDLE_BYTES - 8);
         let bits = 16 * n.clamp(1, MAX_NUMS);
-        let keep = u64::MAX >> (64 - bits);
-        NumsPlan { read_at: offset(read_at), shift: offset(8 * (at - read_at)), keep, fill: LANE_ONES & !keep }
+        NumsPlan { read_at: offset(read_at), shift: offset(8 * (at - read_at)), keep_shift: offset(64 - bits) }
     }
 
     /// The nums as 16-bit lanes, the lanes past the last num set to 1.
     #[inline(always)]
     fn lanes(self, raw: &Raw) -> u64 {
-        ((raw.dword(self.read_at) >> (self.shift & 63)) & self.keep) | self.fill
+        let keep = u64::MAX >> (self.keep_shift & 63);
+        ((raw.dword(self.read_at) >> (self.shift & 63)) & keep) | (LANE_ONES & !keep)
     }
 }
 
@@ -141,8 +156,9 @@ struct BandTest {
     set: u8,
 }
 
-/// One opcode on one generation, planned.
+/// One opcode on one generation, planned: one cache line.
 #[derive(Clone, Copy, Default)]
+#[repr(align(64))]
 struct Plan {
     /// Whether the fast path decides this opcode here at all: unknown and
     /// unavailable opcodes and MX bodies always take the full path.
@@ -154,6 +170,7 @@ struct Plan {
     slots: [SlotPlan; MAX_SLOTS],
     band: [BandTest; MAX_BAND],
 }
+const _: () = assert!(std::mem::size_of::<Plan>() == 64);
 
 /// Tables are fixed-size arrays indexed under a mask, so no lookup needs a
 /// bounds check or a branch.
@@ -161,11 +178,11 @@ struct Tables {
     /// By generation index, then opcode byte.
     plans: [Box<[Plan; 0x100]>; 3],
     /// By generation index, then [`SlotPlan::dtype_base`] plus tag.
-    dtypes: [Box<[u32; DTYPE_ENTRIES]>; 3],
+    dtypes: [Box<[u16; DTYPE_ENTRIES]>; 3],
     /// The conditions an address word still needs: by [`SlotPlan::mode_base`]
-    /// (whether the slot is a matmul destination), then by the word's top
-    /// bits ([`MODE_KEY_SHIFT`]).
-    modes: Box<[u32; 2 * MODE_KEYS]>,
+    /// (the slot's [`ModeSection`]), then by the word's top bits
+    /// ([`MODE_KEY_SHIFT`]); the spare section is never used.
+    modes: Box<[u8; MODE_ENTRIES]>,
     /// Whether each byte rule allows each value (1 or 0), by rule then
     /// value; the spare rules allow every value.
     allowed: Box<[u8; SETS * 0x100]>,
@@ -176,6 +193,8 @@ const DTYPE_ENTRIES: usize = (PSUM_KINDS.len() + 1) * TAGS;
 const _: () = assert!(DTYPE_ENTRIES.is_power_of_two());
 /// Address-word keys: every value of the top `32 - MODE_KEY_SHIFT` bits.
 const MODE_KEYS: usize = 1 << (32 - MODE_KEY_SHIFT);
+/// Mode-table entries: the sections, rounded up to a power of two.
+const MODE_ENTRIES: usize = ModeSection::ALL.len().next_power_of_two() * MODE_KEYS;
 /// Byte-rule sets, rounded up to a power of two; the spare ones allow every value.
 const SETS: usize = 16;
 const _: () = assert!(BYTE_RULES.len() < SETS);
@@ -198,7 +217,7 @@ fn tables() -> &'static Tables {
                 let tagged = PSUM_KINDS.iter().flat_map(|&k| (0..TAGS).map(move |tag| dtype_entry(Some(tag), k, g)));
                 boxed(tagged.chain((0..TAGS).map(|_| dtype_entry(None, PsumWrite::Reads, g))).collect())
             }),
-            modes: boxed([false, true].iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_entry(key, m))).collect()),
+            modes: boxed(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_entry(key, m))).collect()),
             allowed: boxed(allowed.collect()),
         }
     })
@@ -212,16 +231,17 @@ fn dtype_base(has_field: bool, kind: PsumWrite) -> u16 {
 
 /// The entry of one tag (`None`: the slot has no dtype field) for a slot
 /// of one PSUM kind on one generation.
-fn dtype_entry(tag: Option<usize>, kind: PsumWrite, g: Generation) -> u32 {
-    let Some(tag) = tag else { return cond::DTYPE | cond::PSUM };
+fn dtype_entry(tag: Option<usize>, kind: PsumWrite, g: Generation) -> u16 {
+    let Some(tag) = tag else { return (cond::DTYPE | cond::PSUM).into() };
     match u8::try_from(tag).ok().and_then(dtype::info) {
-        Some(d) if d.align.is_power_of_two() && d.align <= 1 << (32 - ALIGN_SHIFT) => {
+        Some(d) if d.align.is_power_of_two() && d.align <= 1 << (16 - ALIGN_SHIFT) => {
             let psum_ok = match kind {
                 PsumWrite::Reads => true,
                 PsumWrite::Writes => d.psum_write,
                 PsumWrite::MatmulWrites => d.psum_write || d.tag == BF16,
             };
-            ((d.align - 1) << ALIGN_SHIFT) | if d.since <= g { cond::DTYPE } else { 0 } | if psum_ok { cond::PSUM } else { 0 }
+            let conds = if d.since <= g { cond::DTYPE } else { 0 } | if psum_ok { cond::PSUM } else { 0 };
+            u16::try_from((d.align - 1) << ALIGN_SHIFT).unwrap_or(0) | u16::from(conds)
         }
         // Unknown tags, and any alignment the packing cannot express, never pass here.
         _ => 0,
@@ -234,18 +254,24 @@ const MODE_KEY_SHIFT: u32 = 22;
 const _: () = assert!(PSUM_SPAN == (1 << MODE_KEY_SHIFT) - 1 && PSUM_BASE % (1 << MODE_KEY_SHIFT) == 0);
 
 /// The conditions a word with top bits `key` still needs in a slot: the
-/// mode's required conditions, less those its region already decides.
-fn mode_entry(key: u32, matmul_dst: bool) -> u32 {
+/// mode's required conditions, less those its region already decides
+/// (what is left fits a byte: the region conditions are always decided).
+fn mode_entry(key: u32, section: ModeSection) -> u8 {
+    let matmul_dst = match section {
+        ModeSection::Operand => false,
+        ModeSection::MatmulDst => true,
+        ModeSection::Unused => return 0,
+    };
     let a = Addr4::new(key << MODE_KEY_SHIFT);
     let (psum, outside) = (a.region() == Region::Psum, a.region() == Region::Outside);
     let required = cond::REQUIRED[(key >> (29 - MODE_KEY_SHIFT)) as usize & 7];
-    let decided = |on: bool, c: u32| if on { c } else { 0 };
-    let holds = decided(!outside, cond::INSIDE) | decided(if matmul_dst { psum } else { !outside }, cond::REGION) | decided(!psum, cond::PSUM);
+    let decided = |on: bool, c: u16| if on { c } else { 0 };
+    let holds = decided(!outside, cond::INSIDE) | decided(if matmul_dst { psum } else { !outside }, cond::REGION) | decided(!psum, cond::PSUM.into());
     let fails = (cond::INSIDE | cond::REGION) & !holds;
     if required & fails != 0 {
         cond::NEVER
     } else {
-        required & !holds
+        u8::try_from(required & !holds).unwrap_or(cond::NEVER)
     }
 }
 
@@ -262,7 +288,13 @@ fn plan(byte: u8, g: Generation) -> Plan {
     let Some(op) = opcode::lookup(byte) else { return Plan::default() };
     let placed = operands::placed(byte);
     let rules = band::placed_rules(op.body);
-    let mut p = Plan { fast: op.available(g) && placed.len() <= MAX_SLOTS, band_fast: band::only_byte_rules(op), ..Plan::default() };
+    let unused = SlotPlan { dtype_base: dtype_base(false, PsumWrite::Reads), mode_base: ModeSection::Unused.base(), ..SlotPlan::default() };
+    let mut p = Plan {
+        fast: op.available(g) && placed.len() <= MAX_SLOTS,
+        band_fast: band::only_byte_rules(op),
+        slots: [unused; MAX_SLOTS],
+        ..Plan::default()
+    };
     // A band test that always passes: the set of all values.
     p.band = [BandTest { at: 0, set: offset(BYTE_RULES.len()) }; MAX_BAND];
     let live_rules = rules.iter().filter(|r| BYTE_RULES.get(r.rule).is_some_and(|b| b.on.contains(&g)));
@@ -307,16 +339,15 @@ fn plan(byte: u8, g: Generation) -> Plan {
             (true, true) => PsumWrite::MatmulWrites,
         };
         *sp = SlotPlan {
-            live: true,
             addr_at: offset(pl.offset + addr),
             dtype_at: offset(dtype_at.unwrap_or(0)),
             dtype_shift,
             dtype_mask,
             dtype_base: dtype_base(dtype_at.is_some(), kind),
             nums: NumsPlan::new(pl.offset + num, n),
-            gathered: gathered.is_some(),
             gathered_at: offset(pl.offset + gathered.unwrap_or(0)),
-            mode_base: if matmul_dst { MODE_KEYS as u16 } else { 0 },
+            gathered_sel: if gathered.is_some() { GATHERED_WIDE } else { 0 },
+            mode_base: if matmul_dst { ModeSection::MatmulDst } else { ModeSection::Operand }.base(),
         };
     }
     p
@@ -382,7 +413,7 @@ pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
     let raw = Raw::new(raw);
     let mut ok = plan.fast & len_ok & (h.reserved.get() == 0);
     for s in &plan.slots {
-        ok &= !s.live | slot_clean(&raw, s, dtypes, &t.modes);
+        ok &= slot_clean(&raw, s, dtypes, &t.modes);
     }
     let mut band_ok = plan.band_fast;
     for b in &plan.band {
@@ -397,29 +428,45 @@ pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
 }
 
 /// Conditions of one slot, as bits; each address mode requires a subset.
+/// The ones checked per bundle fit a byte; the region conditions are
+/// decided with the mode table and never left in an entry.
 mod cond {
-    pub const NUMS: u32 = 1 << 0;
-    pub const REGISTER: u32 = 1 << 1;
-    pub const INSIDE: u32 = 1 << 2;
-    pub const GATHERED: u32 = 1 << 3;
-    pub const REGION: u32 = 1 << 4;
-    pub const ALIGN: u32 = 1 << 5;
-    pub const PSUM: u32 = 1 << 6;
-    pub const DTYPE: u32 = 1 << 7;
+    pub const NUMS: u8 = 1 << 0;
+    pub const REGISTER: u8 = 1 << 1;
+    pub const GATHERED: u8 = 1 << 2;
+    pub const ALIGN: u8 = 1 << 3;
+    pub const PSUM: u8 = 1 << 4;
+    pub const DTYPE: u8 = 1 << 5;
     /// Never set: a mode that is always reported.
-    pub const NEVER: u32 = 1 << 8;
-    const PLAIN: u32 = DTYPE | REGION | ALIGN | PSUM | NUMS;
-    const REG: u32 = DTYPE | REGISTER | NUMS;
+    pub const NEVER: u8 = 1 << 6;
+    pub const INSIDE: u16 = 1 << 8;
+    pub const REGION: u16 = 1 << 9;
+    const PLAIN: u16 = (DTYPE | ALIGN | PSUM | NUMS) as u16 | REGION;
+    const REG: u16 = (DTYPE | REGISTER | NUMS) as u16;
     /// By the address word's top three bits (register bit, then the mode):
     /// static and active addresses are plain, indirect is a gather, dead is
     /// always wrong; a register word's mode bits are reserved (REGISTER fails).
-    pub const REQUIRED: [u32; 8] = [PLAIN, DTYPE | INSIDE | GATHERED, PLAIN, NEVER, REG, REG, REG, REG];
+    pub const REQUIRED: [u16; 8] = [PLAIN, (DTYPE | GATHERED) as u16 | INSIDE, PLAIN, NEVER as u16, REG, REG, REG, REG];
 }
 
-/// The bits of a gathered data word that must be clear, by its top three
-/// bits: a register's reserved and out-of-range id bits; for a dead
-/// address the mode bits themselves (always set, so it always fails).
-const GATHERED_MUST_BE_CLEAR: [u32; 8] = [0, 0, 0, MODE_MASK, REGISTER_MUST_BE_CLEAR, REGISTER_MUST_BE_CLEAR, REGISTER_MUST_BE_CLEAR, REGISTER_MUST_BE_CLEAR];
+/// [`SlotPlan::gathered_sel`] of a slot wide enough to hold a gathered word.
+const GATHERED_WIDE: u8 = 8;
+
+/// The bits of a gathered data word that must be clear: by
+/// [`SlotPlan::gathered_sel`] plus the word's top three bits. A slot too
+/// narrow to be read gathered checks nothing; otherwise a register's
+/// reserved and out-of-range id bits, and for a dead address the mode bits
+/// themselves (always set, so it always fails).
+const GATHERED_MUST_BE_CLEAR: [u32; 16] = {
+    let mut t = [0u32; 16];
+    t[GATHERED_WIDE as usize + 3] = MODE_MASK;
+    let mut i = 4;
+    while i < 8 {
+        t[GATHERED_WIDE as usize + i] = REGISTER_MUST_BE_CLEAR;
+        i += 1;
+    }
+    t
+};
 
 // `REQUIRED` and `GATHERED_MUST_BE_CLEAR` are indexed by the word's top three bits: the register bit over the mode.
 const _: () = assert!(
@@ -430,21 +477,21 @@ const _: () = assert!(
 /// arithmetic: the address word's top bits select the conditions that
 /// must hold, the dtype entry brings its own.
 #[inline(always)]
-fn slot_clean(raw: &Raw, s: &SlotPlan, dtypes: &[u32; DTYPE_ENTRIES], modes: &[u32; 2 * MODE_KEYS]) -> bool {
+fn slot_clean(raw: &Raw, s: &SlotPlan, dtypes: &[u16; DTYPE_ENTRIES], modes: &[u8; MODE_ENTRIES]) -> bool {
     let tag = (raw.byte(s.dtype_at) >> (s.dtype_shift & 7)) & s.dtype_mask;
-    let d = dtypes[(usize::from(s.dtype_base) + usize::from(tag)) & (DTYPE_ENTRIES - 1)];
+    let d = u32::from(dtypes[(usize::from(s.dtype_base) + usize::from(tag)) & (DTYPE_ENTRIES - 1)]);
     let w = raw.word(s.addr_at);
-    let need = modes[(usize::from(s.mode_base) | (w >> MODE_KEY_SHIFT) as usize) & (2 * MODE_KEYS - 1)];
+    let need = modes[(usize::from(s.mode_base) | (w >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
     let g = raw.word(s.gathered_at);
-    let g_ok = g & GATHERED_MUST_BE_CLEAR[(g >> 29) as usize & 7] == 0;
+    let g_ok = g & GATHERED_MUST_BE_CLEAR[(usize::from(s.gathered_sel) | (g >> 29) as usize) & 15] == 0;
 
-    let bit = |on: bool, c: u32| if on { c } else { 0 };
-    let good = (d & (cond::DTYPE | cond::PSUM))
+    let bit = |on: bool, c: u8| if on { c } else { 0 };
+    let good = (d as u8 & (cond::DTYPE | cond::PSUM))
         | bit(!has_zero_lane(s.nums.lanes(raw)), cond::NUMS)
         | bit(w & REGISTER_MUST_BE_CLEAR == 0, cond::REGISTER)
-        | bit(!s.gathered | g_ok, cond::GATHERED)
-        | bit((w << ALIGN_SHIFT) & d & !((1 << ALIGN_SHIFT) - 1) == 0, cond::ALIGN);
-    good & need == need
+        | bit(g_ok, cond::GATHERED)
+        | bit(w & (d >> ALIGN_SHIFT) == 0, cond::ALIGN);
+    need & !good == 0
 }
 
 #[cfg(test)]
@@ -529,7 +576,9 @@ mod tests {
         let sampled = words.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
         for g in special.into_iter().chain(sampled) {
             let rule = if g & REGISTER_BIT != 0 { g & REGISTER_MUST_BE_CLEAR == 0 } else { g & MODE_MASK != MODE_DEAD };
-            assert_eq!(g & GATHERED_MUST_BE_CLEAR[(g >> 29) as usize] == 0, rule, "{g:#010x}");
+            let wide = usize::from(super::GATHERED_WIDE);
+            assert_eq!(g & GATHERED_MUST_BE_CLEAR[wide + (g >> 29) as usize] == 0, rule, "{g:#010x}");
+            assert_eq!(GATHERED_MUST_BE_CLEAR[(g >> 29) as usize], 0, "a narrow slot checks nothing");
         }
     }
 
