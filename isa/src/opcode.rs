@@ -220,12 +220,37 @@ pub fn lookup(byte: u8) -> Option<&'static OpcodeInfo> {
     }
 }
 
+/// Body layout by opcode byte, derived from the table at compile time:
+/// every decode reads it, so it is one byte load rather than two.
+const BODY_KINDS: [BodyKind; 256] = {
+    let mut kinds = [BodyKind::Opaque; 256];
+    let mut i = 0;
+    while i < OPCODES.len() {
+        kinds[OPCODES[i].byte as usize] = OPCODES[i].body;
+        i += 1;
+    }
+    kinds
+};
+
 /// The body layout a byte decodes with: the table's, or opaque for unknown bytes.
+#[inline]
 pub fn body_kind(byte: u8) -> BodyKind {
-    lookup(byte).map_or(BodyKind::Opaque, |o| o.body)
+    BODY_KINDS[usize::from(byte)]
 }
 
 /// Display name of an opcode byte (`unknown` for bytes outside the table).
 pub fn name(byte: u8) -> &'static str {
     lookup(byte).map_or("unknown", |o| o.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_kinds_follow_the_table() {
+        for byte in 0..=u8::MAX {
+            assert_eq!(body_kind(byte), lookup(byte).map_or(BodyKind::Opaque, |o| o.body), "{byte:#04x}");
+        }
+    }
 }

@@ -53,15 +53,35 @@ pub(super) enum Verdict {
 const REGISTER_MUST_BE_CLEAR: u32 = REGISTER_RESERVED_MASK | (0xFF & !(REGID_LIMIT - 1));
 const _: () = assert!(REGID_LIMIT.is_power_of_two() && REGID_LIMIT <= 0x100);
 
-/// A dtype tag planned for one generation and one kind of slot, packed in
-/// 16 bits: the conditions it satisfies by itself ([`cond::DTYPE`], and
-/// [`cond::PSUM`] when the slot may hold it at a PSUM address) in the low
-/// byte, and the address bits its alignment needs clear in the high byte.
-const ALIGN_SHIFT: u32 = 8;
-/// Dtype table entries per slot kind: every tag, then the same count for
-/// a slot whose layout has no dtype field (they pass every dtype rule).
-const TAGS: usize = 0x100;
-const NO_FIELD: u16 = 0x100;
+/// A dtype planned for one generation and one kind of slot, packed in a
+/// byte: the conditions it satisfies by itself ([`cond::DTYPE`], and
+/// [`cond::PSUM`] when the slot may hold it at a PSUM address), and in
+/// [`ALIGN_BITS`] the address bits its alignment needs clear.
+const ALIGN_BITS: u8 = 0x07;
+const _: () = assert!(ALIGN_BITS & (cond::DTYPE | cond::PSUM) == 0);
+/// The dtype table has a section of 256 entries per slot kind and way of
+/// reading the tag, indexed by the raw byte that holds the tag (so reading
+/// a nibble needs no shift or mask), then one for a slot whose layout has
+/// no dtype field (every entry passes every dtype rule).
+const SECTION: usize = 0x100;
+/// How a slot's tag sits in its byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TagRead {
+    LowNibble,
+    HighNibble,
+    Byte,
+}
+const TAG_READS: [TagRead; 3] = [TagRead::LowNibble, TagRead::HighNibble, TagRead::Byte];
+
+impl TagRead {
+    fn tag(self, byte: u8) -> u8 {
+        match self {
+            TagRead::LowNibble => byte & 0x0F,
+            TagRead::HighNibble => byte >> 4,
+            TagRead::Byte => byte,
+        }
+    }
+}
 /// What a slot accepts at a PSUM address: anything (it reads), a 4-byte
 /// dtype (it writes), or a 4-byte dtype or bf16 (a matmul destination).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -81,12 +101,10 @@ const PSUM_KINDS: [PsumWrite; 3] = [PsumWrite::Reads, PsumWrite::Writes, PsumWri
 struct SlotPlan {
     /// Offset of the ADDR4 that opens the slot.
     addr_at: u8,
-    /// The tag is `(byte at dtype_at >> shift) & mask` (a nibble or the
-    /// whole byte); its entry is at `dtype_base + tag` in the generation's
-    /// dtype table (the slot's PSUM kind, or the no-field entries).
+    /// The byte that holds the tag; its entry is at `dtype_base + byte` in
+    /// the generation's dtype table (the section of the slot's PSUM kind and
+    /// tag reading, or the no-field section).
     dtype_at: u8,
-    dtype_shift: u8,
-    dtype_mask: u8,
     dtype_base: u16,
     /// Where and how to read all nums as one 64-bit word.
     nums: NumsPlan,
@@ -117,8 +135,8 @@ impl ModeSection {
 }
 
 /// The nums of a slot as 16-bit lanes of one 8-byte read:
-/// `((read >> shift) & keep) | fill`, where `keep = !0 >> keep_shift`
-/// covers the nums and `fill` sets the lanes past them non-zero.
+/// `(read >> shift) | !(!0 >> keep_shift)`: the lanes past the nums are
+/// set to all ones, so only a zero num makes a zero lane.
 #[derive(Clone, Copy, Default)]
 struct NumsPlan {
     read_at: u8,
@@ -136,11 +154,10 @@ impl NumsPlan {
         NumsPlan { read_at: offset(read_at), shift: offset(8 * (at - read_at)), keep_shift: offset(64 - bits) }
     }
 
-    /// The nums as 16-bit lanes, the lanes past the last num set to 1.
+    /// The nums as 16-bit lanes, the lanes past the last num non-zero.
     #[inline(always)]
     fn lanes(self, raw: &Raw) -> u64 {
-        let keep = u64::MAX >> (self.keep_shift & 63);
-        ((raw.dword(self.read_at) >> (self.shift & 63)) & keep) | (LANE_ONES & !keep)
+        (raw.dword(self.read_at) >> (self.shift & 63)) | !(u64::MAX >> (self.keep_shift & 63))
     }
 }
 
@@ -177,8 +194,8 @@ const _: () = assert!(std::mem::size_of::<Plan>() == 64);
 struct Tables {
     /// By generation index, then opcode byte.
     plans: [Box<[Plan; 0x100]>; 3],
-    /// By generation index, then [`SlotPlan::dtype_base`] plus tag.
-    dtypes: [Box<[u16; DTYPE_ENTRIES]>; 3],
+    /// By generation index, then [`SlotPlan::dtype_base`] plus the tag's byte.
+    dtypes: [Box<[u8; DTYPE_ENTRIES]>; 3],
     /// The conditions an address word still needs: by [`SlotPlan::mode_base`]
     /// (the slot's [`ModeSection`]), then by the word's top bits
     /// ([`MODE_KEY_SHIFT`]); the spare section is never used.
@@ -189,8 +206,7 @@ struct Tables {
 }
 
 /// Dtype entries per generation: each PSUM kind's tags, then the no-field entries.
-const DTYPE_ENTRIES: usize = (PSUM_KINDS.len() + 1) * TAGS;
-const _: () = assert!(DTYPE_ENTRIES.is_power_of_two());
+const DTYPE_ENTRIES: usize = (PSUM_KINDS.len() * TAG_READS.len() + 1).next_power_of_two() * SECTION;
 /// Address-word keys: every value of the top `32 - MODE_KEY_SHIFT` bits.
 const MODE_KEYS: usize = 1 << (32 - MODE_KEY_SHIFT);
 /// Mode-table entries: the sections, rounded up to a power of two.
@@ -214,8 +230,9 @@ fn tables() -> &'static Tables {
         Tables {
             plans: Generation::ALL.map(|g| boxed((0..=u8::MAX).map(|op| plan(op, g)).collect())),
             dtypes: Generation::ALL.map(|g| {
-                let tagged = PSUM_KINDS.iter().flat_map(|&k| (0..TAGS).map(move |tag| dtype_entry(Some(tag), k, g)));
-                boxed(tagged.chain((0..TAGS).map(|_| dtype_entry(None, PsumWrite::Reads, g))).collect())
+                let sections = PSUM_KINDS.iter().flat_map(|&k| TAG_READS.iter().map(move |&r| (k, r)));
+                let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_entry(Some(r.tag(byte)), k, g)));
+                boxed(tagged.chain((0..SECTION).map(|_| dtype_entry(None, PsumWrite::Reads, g))).collect())
             }),
             modes: boxed(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_entry(key, m))).collect()),
             allowed: boxed(allowed.collect()),
@@ -224,24 +241,28 @@ fn tables() -> &'static Tables {
 }
 
 /// Where a slot's dtype entries start in a generation's table.
-fn dtype_base(has_field: bool, kind: PsumWrite) -> u16 {
-    let at = PSUM_KINDS.iter().position(|&k| k == kind).unwrap_or(0);
-    if has_field { u16::try_from(at * TAGS).unwrap_or(0) } else { NO_FIELD * PSUM_KINDS.len() as u16 }
+fn dtype_base(read: Option<TagRead>, kind: PsumWrite) -> u16 {
+    let k = PSUM_KINDS.iter().position(|&k| k == kind).unwrap_or(0);
+    let section = match read {
+        Some(r) => k * TAG_READS.len() + TAG_READS.iter().position(|&t| t == r).unwrap_or(0),
+        None => PSUM_KINDS.len() * TAG_READS.len(),
+    };
+    u16::try_from(section * SECTION).unwrap_or(0)
 }
 
 /// The entry of one tag (`None`: the slot has no dtype field) for a slot
 /// of one PSUM kind on one generation.
-fn dtype_entry(tag: Option<usize>, kind: PsumWrite, g: Generation) -> u16 {
-    let Some(tag) = tag else { return (cond::DTYPE | cond::PSUM).into() };
-    match u8::try_from(tag).ok().and_then(dtype::info) {
-        Some(d) if d.align.is_power_of_two() && d.align <= 1 << (16 - ALIGN_SHIFT) => {
+fn dtype_entry(tag: Option<u8>, kind: PsumWrite, g: Generation) -> u8 {
+    let Some(tag) = tag else { return cond::DTYPE | cond::PSUM };
+    match dtype::info(tag) {
+        Some(d) if d.align.is_power_of_two() && d.align - 1 <= u32::from(ALIGN_BITS) => {
             let psum_ok = match kind {
                 PsumWrite::Reads => true,
                 PsumWrite::Writes => d.psum_write,
                 PsumWrite::MatmulWrites => d.psum_write || d.tag == BF16,
             };
             let conds = if d.since <= g { cond::DTYPE } else { 0 } | if psum_ok { cond::PSUM } else { 0 };
-            u16::try_from((d.align - 1) << ALIGN_SHIFT).unwrap_or(0) | u16::from(conds)
+            u8::try_from(d.align - 1).unwrap_or(ALIGN_BITS) | conds
         }
         // Unknown tags, and any alignment the packing cannot express, never pass here.
         _ => 0,
@@ -288,7 +309,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
     let Some(op) = opcode::lookup(byte) else { return Plan::default() };
     let placed = operands::placed(byte);
     let rules = band::placed_rules(op.body);
-    let unused = SlotPlan { dtype_base: dtype_base(false, PsumWrite::Reads), mode_base: ModeSection::Unused.base(), ..SlotPlan::default() };
+    let unused = SlotPlan { dtype_base: dtype_base(None, PsumWrite::Reads), mode_base: ModeSection::Unused.base(), ..SlotPlan::default() };
     let mut p = Plan {
         fast: op.available(g) && placed.len() <= MAX_SLOTS,
         band_fast: band::only_byte_rules(op),
@@ -325,12 +346,11 @@ fn plan(byte: u8, g: Generation) -> Plan {
             p.fast = false;
             continue;
         }
-        let (dtype_shift, dtype_mask) = match (dtype_at, slot.dtype) {
-            (None, _) => (0, 0),
-            (_, operands::DtypeRef::Nibble(_, 0)) => (0, 0x0F),
-            (_, operands::DtypeRef::Nibble(_, _)) => (4, 0x0F),
-            _ => (0, 0xFF),
-        };
+        let read = dtype_at.map(|_| match slot.dtype {
+            operands::DtypeRef::Nibble(_, 0) => TagRead::LowNibble,
+            operands::DtypeRef::Nibble(_, _) => TagRead::HighNibble,
+            _ => TagRead::Byte,
+        });
         let gathered = Indirect16b::LAYOUT.field_offset("data").filter(|_| view.size >= Indirect16b::LAYOUT.size);
         let matmul_dst = slot.role == (Role::Dst { matmul: true });
         let kind = match (slot.is_dst(), matmul_dst) {
@@ -341,9 +361,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
         *sp = SlotPlan {
             addr_at: offset(pl.offset + addr),
             dtype_at: offset(dtype_at.unwrap_or(0)),
-            dtype_shift,
-            dtype_mask,
-            dtype_base: dtype_base(dtype_at.is_some(), kind),
+            dtype_base: dtype_base(read, kind),
             nums: NumsPlan::new(pl.offset + num, n),
             gathered_at: offset(pl.offset + gathered.unwrap_or(0)),
             gathered_sel: if gathered.is_some() { GATHERED_WIDE } else { 0 },
@@ -477,20 +495,19 @@ const _: () = assert!(
 /// arithmetic: the address word's top bits select the conditions that
 /// must hold, the dtype entry brings its own.
 #[inline(always)]
-fn slot_clean(raw: &Raw, s: &SlotPlan, dtypes: &[u16; DTYPE_ENTRIES], modes: &[u8; MODE_ENTRIES]) -> bool {
-    let tag = (raw.byte(s.dtype_at) >> (s.dtype_shift & 7)) & s.dtype_mask;
-    let d = u32::from(dtypes[(usize::from(s.dtype_base) + usize::from(tag)) & (DTYPE_ENTRIES - 1)]);
+fn slot_clean(raw: &Raw, s: &SlotPlan, dtypes: &[u8; DTYPE_ENTRIES], modes: &[u8; MODE_ENTRIES]) -> bool {
+    let d = dtypes[(usize::from(s.dtype_base) + usize::from(raw.byte(s.dtype_at))) & (DTYPE_ENTRIES - 1)];
     let w = raw.word(s.addr_at);
     let need = modes[(usize::from(s.mode_base) | (w >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
     let g = raw.word(s.gathered_at);
     let g_ok = g & GATHERED_MUST_BE_CLEAR[(usize::from(s.gathered_sel) | (g >> 29) as usize) & 15] == 0;
 
     let bit = |on: bool, c: u8| if on { c } else { 0 };
-    let good = (d as u8 & (cond::DTYPE | cond::PSUM))
+    let good = (d & (cond::DTYPE | cond::PSUM))
         | bit(!has_zero_lane(s.nums.lanes(raw)), cond::NUMS)
         | bit(w & REGISTER_MUST_BE_CLEAR == 0, cond::REGISTER)
         | bit(g_ok, cond::GATHERED)
-        | bit(w & (d >> ALIGN_SHIFT) == 0, cond::ALIGN);
+        | bit(w & u32::from(d & ALIGN_BITS) == 0, cond::ALIGN);
     need & !good == 0
 }
 
