@@ -177,30 +177,22 @@ pub trait Described {
     fn layout() -> &'static Layout;
 }
 
-impl Wire for u8 {
-    fn ty() -> Ty {
-        Ty::U8
-    }
+/// The scalar wire types: each names its `Ty`.
+macro_rules! scalar_wire {
+    ($($t:ty => $ty:ident),* $(,)?) => {
+        $( impl Wire for $t {
+            fn ty() -> Ty {
+                Ty::$ty
+            }
+        } )*
+    };
 }
-impl Wire for zerocopy::little_endian::U16 {
-    fn ty() -> Ty {
-        Ty::U16
-    }
-}
-impl Wire for zerocopy::little_endian::I16 {
-    fn ty() -> Ty {
-        Ty::I16
-    }
-}
-impl Wire for zerocopy::little_endian::U32 {
-    fn ty() -> Ty {
-        Ty::U32
-    }
-}
-impl Wire for zerocopy::little_endian::U64 {
-    fn ty() -> Ty {
-        Ty::U64
-    }
+scalar_wire! {
+    u8 => U8,
+    zerocopy::little_endian::U16 => U16,
+    zerocopy::little_endian::I16 => I16,
+    zerocopy::little_endian::U32 => U32,
+    zerocopy::little_endian::U64 => U64,
 }
 impl<T: Wire, const N: usize> Wire for [T; N] {
     fn ty() -> Ty {
