@@ -115,7 +115,7 @@ pub struct PartialBundle {
 
 /// Splits a stream of N×64 bytes into bundles, with their byte offsets.
 pub fn stream(bytes: &[u8]) -> Result<impl Iterator<Item = (usize, &Raw)> + '_, PartialBundle> {
-    if bytes.len() % BUNDLE_BYTES != 0 {
+    if !bytes.len().is_multiple_of(BUNDLE_BYTES) {
         return Err(PartialBundle { offset: bytes.len() - bytes.len() % BUNDLE_BYTES, len: bytes.len() });
     }
     Ok(bytes

@@ -22,6 +22,8 @@ pub struct Mutation {
 }
 
 type Apply = Box<dyn Fn(&mut Unstructured, &mut Raw) -> Result<String>>;
+/// Draws the byte a mutation writes.
+type ByteGen = Box<dyn Fn(&mut Unstructured) -> Result<u8>>;
 
 /// Breaks exactly one invariant of `valid` (a bundle valid on `g`); `None`
 /// when no mutation applies (never for a typed body).
@@ -252,7 +254,7 @@ fn band_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
         let choices: Vec<u8> = (0..=255u8).filter(|b| !t.contains(*b)).collect();
         Ok(*u.choose(&choices)?)
     };
-    let field = |v: &mut Vec<(&'static Check, Apply)>, check: &'static Check, path: &'static str, gen: Box<dyn Fn(&mut Unstructured) -> Result<u8>>| {
+    let field = |v: &mut Vec<(&'static Check, Apply)>, check: &'static Check, path: &'static str, gen: ByteGen| {
         v.push((check, Box::new(move |u, r| {
             let x = gen(u)?;
             put(r, layout, path, u64::from(x));

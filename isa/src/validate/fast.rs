@@ -225,7 +225,7 @@ fn boxed<T: Copy + Default, const N: usize>(v: Vec<T>) -> Box<[T; N]> {
 fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| {
-        let allows = |set: usize, v: u8| BYTE_RULES.get(set).map_or(true, |r| (r.allows)(v));
+        let allows = |set: usize, v: u8| BYTE_RULES.get(set).is_none_or(|r| (r.allows)(v));
         let allowed = (0..SETS).flat_map(|set| (0..=u8::MAX).map(move |v| u8::from(allows(set, v))));
         Tables {
             plans: Generation::ALL.map(|g| boxed((0..=u8::MAX).map(|op| plan(op, g)).collect())),
@@ -272,7 +272,7 @@ fn dtype_entry(tag: Option<u8>, kind: PsumWrite, g: Generation) -> u8 {
 /// An address word's mode and region are decided by its top bits: the
 /// register bit, the mode, the region bits and the PSUM window's high bits.
 const MODE_KEY_SHIFT: u32 = 22;
-const _: () = assert!(PSUM_SPAN == (1 << MODE_KEY_SHIFT) - 1 && PSUM_BASE % (1 << MODE_KEY_SHIFT) == 0);
+const _: () = assert!(PSUM_SPAN == (1 << MODE_KEY_SHIFT) - 1 && PSUM_BASE.is_multiple_of(1 << MODE_KEY_SHIFT));
 
 /// The conditions a word with top bits `key` still needs in a slot: the
 /// mode's required conditions, less those its region already decides
@@ -317,15 +317,13 @@ fn plan(byte: u8, g: Generation) -> Plan {
         ..Plan::default()
     };
     // A band test that always passes: the set of all values.
-    p.band = [BandTest { at: 0, set: offset(BYTE_RULES.len()) }; MAX_BAND];
+    p.band = [BandTest { at: 0, set: u8::try_from(BYTE_RULES.len()).unwrap_or(u8::MAX) }; MAX_BAND];
     let live_rules = rules.iter().filter(|r| BYTE_RULES.get(r.rule).is_some_and(|b| b.on.contains(&g)));
-    let mut n = 0;
-    for r in live_rules {
-        match p.band.get_mut(n) {
-            Some(t) if r.at < BUNDLE_BYTES => *t = BandTest { at: offset(r.at), set: offset(r.rule) },
+    for (n, r) in live_rules.enumerate() {
+        match (p.band.get_mut(n), u8::try_from(r.rule)) {
+            (Some(t), Ok(set)) if r.at < BUNDLE_BYTES => *t = BandTest { at: offset(r.at), set },
             _ => p.band_fast = false,
         }
-        n += 1;
     }
     for (sp, pl) in p.slots.iter_mut().zip(placed) {
         let slot = pl.slot;

@@ -187,6 +187,6 @@ pub(super) fn misaligned(addr: u32, align: u32) -> bool {
     if align.is_power_of_two() {
         addr & (align - 1) != 0
     } else {
-        addr % align != 0
+        !addr.is_multiple_of(align)
     }
 }
