@@ -31,7 +31,9 @@ pub fn disasm(b: &Bundle) -> String {
         if leaf.path == "opcode" {
             continue;
         }
-        let _ = write!(s, " {}=", leaf.path);
+        s.push(' ');
+        s.push_str(&leaf.path);
+        s.push('=');
         let at = bytes.get(leaf.offset..).unwrap_or(&[]);
         format_leaf(&mut s, leaf, at);
     }
@@ -42,7 +44,7 @@ fn format_leaf(s: &mut String, leaf: &Leaf, at: &[u8]) {
     match (leaf.len, leaf.fmt) {
         (Some(n), LeafFmt::Bytes) | (Some(n), _) if leaf.prim == Prim::U8 => {
             for b in at.iter().take(n) {
-                let _ = write!(s, "{b:02x}");
+                push_digits(s, u64::from(*b), 2);
             }
         }
         (Some(n), fmt) => {
@@ -59,11 +61,24 @@ fn format_leaf(s: &mut String, leaf: &Leaf, at: &[u8]) {
     }
 }
 
+/// `0x` and the low `digits` hex digits of `v` (the width of its type).
+fn push_hex(s: &mut String, v: u64, digits: usize) {
+    s.push_str("0x");
+    push_digits(s, v, digits);
+}
+
+/// The low `digits` lowercase hex digits of `v`, zero-padded: the
+/// disassembly prints thousands of these, and `write!` was its slow part.
+fn push_digits(s: &mut String, v: u64, digits: usize) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for i in (0..digits.min(16)).rev() {
+        s.push(char::from(DIGITS[((v >> (4 * i)) & 0xF) as usize]));
+    }
+}
+
 fn format_scalar(s: &mut String, prim: Prim, fmt: LeafFmt, at: &[u8]) {
     let u = prim.read_u64(at).unwrap_or(0);
-    let hex = |s: &mut String| {
-        let _ = write!(s, "{:#0w$x}", u, w = 2 + 2 * prim.size());
-    };
+    let hex = |s: &mut String| push_hex(s, u, 2 * prim.size());
     match fmt {
         LeafFmt::Dec if prim.is_signed() => {
             let _ = write!(s, "{}", prim.read(at).unwrap_or(0));
@@ -201,5 +216,26 @@ fn parse_uint(t: &str) -> Option<u64> {
     match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         Some(h) => u64::from_str_radix(h, 16).ok(),
         None => t.parse().ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{push_digits, push_hex};
+
+    #[test]
+    fn hex_digits_match_the_formatter() {
+        let values = [0u64, 1, 0x7F, 0x80, 0xFF, 0x1234, 0xFFFF, 0x0200_0000, 0xDEAD_BEEF, u64::MAX, 0x0123_4567_89AB_CDEF];
+        for v in values {
+            for bytes in [1usize, 2, 4, 8] {
+                let v = if bytes == 8 { v } else { v & ((1 << (8 * bytes)) - 1) };
+                let mut s = String::new();
+                push_hex(&mut s, v, 2 * bytes);
+                assert_eq!(s, format!("{v:#0w$x}", w = 2 + 2 * bytes));
+                let mut d = String::new();
+                push_digits(&mut d, v, 2 * bytes);
+                assert_eq!(d, format!("{v:0w$x}", w = 2 * bytes));
+            }
+        }
     }
 }
