@@ -78,30 +78,31 @@ mod tests {
         }).collect()
     }
 
-    fn neff_bytes(target: &str) -> Vec<u8> {
+    fn neff_bytes(target: &str) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
         let kelf = format!(r#"{{"target": "{target}", "graphs": [{{"name": "sg00"}}]}}"#);
         let pe = bundles(&[0xB1, 0x02]);
         let sp = bundles(&[0xA4]);
-        neff::build::container(2, &[("kelf-0.json", kelf.as_bytes()), ("sg00/PE.bin", &pe), ("sg00/SP.bin", &sp)]).unwrap()
+        Ok(neff::build::container(2, &[("kelf-0.json", kelf.as_bytes()), ("sg00/PE.bin", &pe), ("sg00/SP.bin", &sp)])?)
     }
 
     #[test]
-    fn raw_bundle_file_loads_as_one_raw_stream() {
-        let dir = tempfile::tempdir().unwrap();
+    fn raw_bundle_file_loads_as_one_raw_stream() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
         let p = dir.path().join("x.bin");
-        std::fs::write(&p, bundles(&[0x01, 0x02, 0xA4])).unwrap();
-        let s = load(&p).unwrap();
+        std::fs::write(&p, bundles(&[0x01, 0x02, 0xA4]))?;
+        let s = load(&p)?;
         assert_eq!(s.len(), 1);
         assert_eq!((s[0].member.as_str(), s[0].bytes.len(), s[0].generation), ("", 192, None));
+        Ok(())
     }
 
     #[test]
-    fn neff_loads_one_stream_per_engine_stream_by_name_or_by_header() {
-        let dir = tempfile::tempdir().unwrap();
+    fn neff_loads_one_stream_per_engine_stream_by_name_or_by_header() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
         for name in ["prog.neff", "prog.bin"] {
             let p = dir.path().join(name);
-            std::fs::write(&p, neff_bytes("sunda")).unwrap();
-            let s = load(&p).unwrap();
+            std::fs::write(&p, neff_bytes("sunda")?)?;
+            let s = load(&p)?;
             let members: Vec<&str> = s.iter().map(|s| s.member.as_str()).collect();
             assert_eq!(members, ["sg00/PE.bin", "sg00/SP.bin"], "{name}");
             assert!(s.iter().all(|s| s.generation == Some(Generation::V2)));
@@ -109,22 +110,24 @@ mod tests {
             assert_eq!(s[0].bytes.len(), 128);
         }
         let p = dir.path().join("c.neff");
-        std::fs::write(&p, neff_bytes("cayman")).unwrap();
-        assert_eq!(load(&p).unwrap()[0].generation, Some(Generation::V3));
+        std::fs::write(&p, neff_bytes("cayman")?)?;
+        assert_eq!(load(&p)?[0].generation, Some(Generation::V3));
+        Ok(())
     }
 
     #[test]
-    fn malformed_neff_is_an_error_naming_file_member_and_offset() {
-        let dir = tempfile::tempdir().unwrap();
+    fn malformed_neff_is_an_error_naming_file_member_and_offset() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
         let p = dir.path().join("bad.neff");
-        let mut b = neff_bytes("cayman");
+        let mut b = neff_bytes("cayman")?;
         b.truncate(b.len() - 10);
-        std::fs::write(&p, &b).unwrap();
-        let e = load(&p).err().unwrap();
+        std::fs::write(&p, &b)?;
+        let e = load(&p).err().ok_or("a truncated container loaded")?;
         assert!(e.starts_with(&format!("{}: header: file offset 0x10: data_size", p.display())), "{e}");
         // A raw stream named .neff is still read as a container, and refused.
-        std::fs::write(&p, bundles(&[0x01; 20])).unwrap();
-        let e = load(&p).err().unwrap();
+        std::fs::write(&p, bundles(&[0x01; 20]))?;
+        let e = load(&p).err().ok_or("a raw stream named .neff loaded")?;
         assert!(e.contains("bad.neff: header: file offset 0x8: header_size"), "{e}");
+        Ok(())
     }
 }

@@ -507,15 +507,16 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn write_report_puts_the_header_in_the_directory() {
+    fn write_report_puts_the_header_in_the_directory() -> Result<(), Box<dyn std::error::Error>> {
         let dir = std::env::temp_dir().join(format!("tpb-c-header-report-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let path = write_report(&dir.join("reports")).unwrap();
+        let path = write_report(&dir.join("reports"))?;
         assert_eq!(path, dir.join("reports").join(FILE_NAME));
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), generate());
-        let leftovers: Vec<_> = std::fs::read_dir(dir.join("reports")).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
+        assert_eq!(std::fs::read_to_string(&path)?, generate());
+        let leftovers: Vec<_> = std::fs::read_dir(dir.join("reports"))?.filter_map(Result::ok).map(|e| e.file_name()).collect();
         assert_eq!(leftovers.len(), 1, "temp file left behind: {leftovers:?}");
         let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
     }
 
     #[test]

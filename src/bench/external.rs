@@ -88,13 +88,14 @@ mod tests {
     }
 
     #[test]
-    fn peak_rss_reads_gnu_time() {
+    fn peak_rss_reads_gnu_time() -> Result<(), Box<dyn std::error::Error>> {
         let (Some(sh), true) = (which("sh"), Path::new("/usr/bin/time").is_file()) else {
             eprintln!("note: no sh or GNU time; skipped");
-            return;
+            return Ok(());
         };
-        let s = Scratch::new().unwrap();
-        let kib = peak_rss_kib(&sh, &["-c", "exit 4"], &[4], &s.0).unwrap();
+        let s = Scratch::new()?;
+        let kib = peak_rss_kib(&sh, &["-c", "exit 4"], &[4], &s.0)?;
         assert!(kib > 0 && kib < 1 << 20, "{kib} KiB");
+        Ok(())
     }
 }

@@ -34,18 +34,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn writes_the_generated_header_to_the_output_file() {
-        let dir = tempfile::tempdir().unwrap();
+    fn writes_the_generated_header_to_the_output_file() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
         let path = dir.path().join("out.h");
         assert_eq!(run(Args { output: Some(path.clone()) }), 0);
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), c_header::generate());
+        assert_eq!(std::fs::read_to_string(&path)?, c_header::generate());
+        Ok(())
     }
 
     #[test]
-    fn an_unwritable_output_is_a_usage_error() {
-        let dir = tempfile::tempdir().unwrap();
+    fn an_unwritable_output_is_a_usage_error() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
         let path = dir.path().join("no-such-dir").join("out.h");
         assert_eq!(run(Args { output: Some(path.clone()) }), crate::cmd::EXIT_USAGE);
         assert!(!path.exists());
+        Ok(())
     }
 }
