@@ -383,12 +383,12 @@ fn plan(byte: u8, g: Generation) -> Plan {
 /// masked to the bundle, and any read from there fits the padding, so the
 /// compiler sees every read in bounds: no checks, no branches (plans only
 /// hold offsets whose reads fit the bundle, so neither changes a read).
-struct Raw([u8; 2 * BUNDLE_BYTES]);
+struct Raw([u8; BUNDLE_BYTES + 8]);
 
 impl Raw {
     #[inline(always)]
     fn new(bundle: &[u8; BUNDLE_BYTES]) -> Raw {
-        let mut pad = [0u8; 2 * BUNDLE_BYTES];
+        let mut pad = [0u8; BUNDLE_BYTES + 8];
         pad[..BUNDLE_BYTES].copy_from_slice(bundle);
         Raw(pad)
     }
