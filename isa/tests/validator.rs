@@ -1,7 +1,7 @@
 //! Hand-written bundles (in the text format) against the validator.
 
 use tpb_isa::text::asm_line;
-use tpb_isa::validate::{is_valid, validate, Finding};
+use tpb_isa::validate::{self, is_valid, validate, Finding};
 use tpb_isa::{Bundle, Generation, Severity};
 
 fn bundle(line: &str) -> Bundle {
@@ -129,4 +129,38 @@ fn findings_serialize_with_the_cli_fields() {
         assert!(v.get(k).is_some(), "missing {k}");
     }
     assert_eq!(v["severity"], "error");
+}
+
+#[test]
+fn a_stream_validates_like_its_bundles_one_by_one() {
+    use tpb_isa::{props, smith, BUNDLE_BYTES};
+    // Valid, single-fault and random bundles of every generation, and a trailing partial bundle.
+    let mut stream = Vec::new();
+    for seed in 0..600u64 {
+        let bytes = props::seeded_bytes(seed, 512);
+        let mut u = arbitrary::Unstructured::new(&bytes);
+        for g in Generation::ALL {
+            if let Ok(b) = smith::bundle(&mut u, g) {
+                stream.extend_from_slice(&b.encode());
+                if let Ok(Some(m)) = smith::mutate(&mut u, &b, g) {
+                    stream.extend_from_slice(&m.bundle.encode());
+                }
+            }
+        }
+        stream.extend_from_slice(&props::seeded_bytes(seed ^ 0xbad, BUNDLE_BYTES));
+    }
+    stream.extend_from_slice(&[0xA4, 0x10, 0, 0]);
+    let whole = stream.len() / BUNDLE_BYTES;
+    for g in Generation::ALL {
+        let mut streamed = Vec::new();
+        let n = validate::validate_stream(&stream, g, |i, f| streamed.push((i, f)));
+        assert_eq!(n, whole, "{g}: bundles read");
+        let mut one_by_one = Vec::new();
+        for (i, raw) in stream.chunks_exact(BUNDLE_BYTES).enumerate() {
+            let Some(b) = Bundle::decode_slice(raw) else { continue };
+            one_by_one.extend(validate::validate(&b, g).into_iter().map(|f| (i, f)));
+        }
+        assert!(one_by_one.len() > 1000, "{g}: too few findings to compare ({})", one_by_one.len());
+        assert_eq!(streamed, one_by_one, "{g}");
+    }
 }

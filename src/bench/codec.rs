@@ -61,6 +61,9 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
     row("decode+validate", Some(VALIDATE_TARGET), best_pair(o.rounds, &mut memcpy, || {
             black_box(workload::decode_validate(src, g));
         }), bytes);
+    row("validate_stream (typed decode only on findings)", None, best_pair(o.rounds, &mut memcpy, || {
+            black_box(workload::validate_stream(src, g));
+        }), bytes);
     // Text is far slower than the binary paths: a sixteenth of the stream keeps the run short.
     let part = src.get(..(bytes / 16 / 64).max(1) * 64).unwrap_or(src);
     row("disassemble (1/16 of stream)", None, best_pair(o.rounds, &mut memcpy, || {

@@ -1,6 +1,7 @@
 //! The codec workload both benchmark front ends run: a stream of generated
 //! valid bundles and the kernels timed over it (memcpy, decode, encode,
-//! decode+encode, decode+validate, disassemble, parallel validate).
+//! decode+encode, decode+validate, stream validation, disassemble, parallel
+//! validate).
 //!
 //! This file depends only on `std`, `tpb_isa` and `rayon`, because the
 //! criterion bench of `tpb-isa` (`isa/benches/codec.rs`) includes it by path:
@@ -110,6 +111,14 @@ pub fn decode_validate(stream: &[u8], g: Generation) -> usize {
         validate::validate_into(&Bundle::decode(raw), g, &mut findings);
         n += findings.len();
     }
+    n
+}
+
+/// Validates the stream with [`validate::validate_stream`] (typed decoding
+/// only for bundles with findings); returns the number of findings.
+pub fn validate_stream(stream: &[u8], g: Generation) -> usize {
+    let mut n = 0;
+    validate::validate_stream(stream, g, |_, _| n += 1);
     n
 }
 

@@ -22,7 +22,8 @@ use crate::addr4::{
     REGISTER_RESERVED_MASK,
 };
 use crate::bundle::header::INST_WORD_LEN_SATURATE;
-use crate::bundle::{Bundle, BUNDLE_BYTES, INST_WORD_LEN};
+use crate::bundle::{Bundle, Header, BUNDLE_BYTES, INST_WORD_LEN};
+use zerocopy::FromBytes;
 use crate::descriptor::{Indirect16b, Tensor2d, Tensor3d, Tensor4d};
 use crate::dtype::{self, BF16};
 use crate::generation::Generation;
@@ -426,7 +427,15 @@ fn has_zero_lane(v: u64) -> bool {
 /// What the fast path proves about `bundle` on `g`.
 #[inline]
 pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
-    let Ok(raw) = <&[u8; BUNDLE_BYTES]>::try_from(bundle.as_bytes()) else { return Verdict::Unknown };
+    match <&[u8; BUNDLE_BYTES]>::try_from(bundle.as_bytes()) {
+        Ok(raw) => verdict_raw(raw, g),
+        Err(_) => Verdict::Unknown,
+    }
+}
+
+/// What the fast path proves about the bundle with wire bytes `raw` on `g`.
+#[inline]
+pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], g: Generation) -> Verdict {
     let t = tables();
     let (plans, dtypes) = match g {
         Generation::V2 => (&t.plans[0], &t.dtypes[0]),
@@ -434,7 +443,7 @@ pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
         Generation::V4 => (&t.plans[2], &t.dtypes[2]),
     };
     let plan = &plans[usize::from(raw[0])];
-    let h = bundle.header();
+    let Ok((h, _)) = Header::read_from_prefix(raw) else { return Verdict::Unknown };
     let len_ok = (h.inst_word_len == INST_WORD_LEN) | ((h.opcode == QUANTIZE_MX) & (h.inst_word_len == INST_WORD_LEN_SATURATE));
     let raw = Raw::new(raw);
     let mut ok = plan.fast & len_ok & (h.reserved.get() == 0);

@@ -10,7 +10,7 @@ mod slots;
 
 pub use band::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, BUNDLE_BYTES};
 use crate::dtype::{self, DtypeInfo};
 use crate::generation::Generation;
 use crate::layout::Layout;
@@ -51,14 +51,41 @@ pub fn validate_into(bundle: &Bundle, generation: Generation, out: &mut Vec<Find
     validate_with(bundle, generation, out, true);
 }
 
+/// Validates every whole bundle of a stream of wire bytes, calling
+/// `found(index, finding)` for each finding, in stream order; returns how
+/// many bundles it read (a trailing partial bundle is not one:
+/// [`crate::bundle::stream`] names its offset). Same findings as
+/// [`validate_into`] on each decoded bundle, but a bundle the fast path
+/// proves clean is never decoded to its typed form, and the loop stays
+/// in one function.
+pub fn validate_stream(bytes: &[u8], generation: Generation, mut found: impl FnMut(usize, Finding)) -> usize {
+    let mut scratch = Vec::new();
+    let mut n = 0;
+    for (i, raw) in bytes.chunks_exact(BUNDLE_BYTES).enumerate() {
+        let Ok(raw) = <&[u8; BUNDLE_BYTES]>::try_from(raw) else { continue };
+        let verdict = fast::verdict_raw(raw, generation);
+        if verdict != fast::Verdict::Clean {
+            report(&Bundle::decode(raw), generation, &mut scratch, verdict);
+            scratch.drain(..).for_each(|f| found(i, f));
+        }
+        n += 1;
+    }
+    n
+}
+
 /// With `fast`, whatever the [`fast`] path proves clean skips its reporting
 /// checks (same findings, far fewer instructions); the tests compare both
 /// settings.
 pub(crate) fn validate_with(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>, fast: bool) {
     let verdict = if fast { fast::verdict(bundle, generation) } else { fast::Verdict::Unknown };
-    if verdict == fast::Verdict::Clean {
-        return;
+    if verdict != fast::Verdict::Clean {
+        report(bundle, generation, out, verdict);
     }
+}
+
+/// The reporting checks, for what the fast path did not prove clean.
+#[inline(never)]
+fn report(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>, verdict: fast::Verdict) {
     let layout = bundle.layout();
     let op = opcode::lookup(bundle.opcode());
     let mut cx = Ctx { layout, body_conf: Confidence::Confirmed, generation, out };
