@@ -36,7 +36,7 @@ fn bench_writes_a_report_with_every_row() {
         "| codec | encode | ",
         "| codec | decode+encode | ",
         "| codec | decode+validate | ",
-        "| codec | validate_stream (typed decode only on findings) | ",
+        "| codec | validate_stream (decodes only on findings) | ",
         "memcpy ",
         "| neff | NEFF ingest vs gzip -dc \\| tar t | ",
         "| fuzz | fuzz roundtrip vs empty target | — | — | — |  | ≥ 0.5× | skipped: --no-fuzz |",

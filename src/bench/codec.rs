@@ -61,7 +61,7 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
     row("decode+validate", Some(VALIDATE_TARGET), best_pair(o.rounds, &mut memcpy, || {
             black_box(workload::decode_validate(src, g));
         }), bytes);
-    row("validate_stream (typed decode only on findings)", None, best_pair(o.rounds, &mut memcpy, || {
+    row("validate_stream (decodes only on findings)", None, best_pair(o.rounds, &mut memcpy, || {
             black_box(workload::validate_stream(src, g));
         }), bytes);
     // Text is far slower than the binary paths: a sixteenth of the stream keeps the run short.
@@ -73,7 +73,7 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
     rows
 }
 
-/// Parallel decode+validate on 1 and on all cores; the ratio is the speedup.
+/// Parallel stream validation on 1 and on all cores; the ratio is the speedup.
 /// The target is relative to what this machine's cores deliver: the same
 /// pools run a pure-arithmetic kernel first, whose speedup is the limit
 /// (virtual CPUs that share a physical core give far less than N×).

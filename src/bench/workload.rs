@@ -127,9 +127,9 @@ pub fn disasm(stream: &[u8]) -> usize {
     bundles(stream).map(|raw| text::disasm(&Bundle::decode(raw)).len()).sum()
 }
 
-/// Decode + validate on a rayon pool of `threads`; returns the number of findings.
+/// [`validate_stream`] over chunks of the stream on a rayon pool; returns the number of findings.
 pub fn par_validate(pool: &rayon::ThreadPool, stream: &[u8], g: Generation) -> usize {
-    pool.install(|| stream.par_chunks(PAR_CHUNK_BUNDLES * BUNDLE_BYTES).map(|c| decode_validate(c, g)).sum())
+    pool.install(|| stream.par_chunks(PAR_CHUNK_BUNDLES * BUNDLE_BYTES).map(|c| validate_stream(c, g)).sum())
 }
 
 /// A rayon pool of exactly `threads` workers.
