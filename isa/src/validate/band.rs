@@ -3,8 +3,9 @@
 //!
 //! Most of them are one byte against a fixed set of values. Those are
 //! declared once as [`ByteRule`]s: the reporting path reads each rule, and
-//! the fast path turns the same rules into 256-bit sets per opcode. Pool and
-//! branch rules tie fields together and stay code.
+//! the fast path tabulates the same rules (allowed or not, per value) and
+//! places them per opcode. Pool and branch rules tie fields together and
+//! stay code.
 
 use super::checks::*;
 use super::Ctx;

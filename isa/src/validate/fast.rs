@@ -398,20 +398,22 @@ impl Raw {
     fn byte(&self, at: u8) -> u8 {
         self.0[usize::from(at) & (BUNDLE_BYTES - 1)]
     }
+    /// The `N` bytes at `at` (`N` ≤ the padding).
+    #[inline(always)]
+    fn bytes<const N: usize>(&self, at: u8) -> [u8; N] {
+        let at = usize::from(at) & (BUNDLE_BYTES - 1);
+        let mut w = [0u8; N];
+        w.copy_from_slice(&self.0[at..at + N]);
+        w
+    }
     /// The little-endian word at `at`.
     #[inline(always)]
     fn word(&self, at: u8) -> u32 {
-        let at = usize::from(at) & (BUNDLE_BYTES - 1);
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&self.0[at..at + 4]);
-        u32::from_le_bytes(w)
+        u32::from_le_bytes(self.bytes(at))
     }
     #[inline(always)]
     fn dword(&self, at: u8) -> u64 {
-        let at = usize::from(at) & (BUNDLE_BYTES - 1);
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&self.0[at..at + 8]);
-        u64::from_le_bytes(w)
+        u64::from_le_bytes(self.bytes(at))
     }
 }
 
