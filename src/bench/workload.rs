@@ -102,8 +102,21 @@ pub fn roundtrip(stream: &[u8], out: &mut [u8]) {
     black_box(out);
 }
 
-/// Decode and validate every bundle; returns the number of findings.
+/// Decode and validate every bundle with [`validate::decode_stream`] (every
+/// bundle decoded to its typed form, the fast path judging a batch at a
+/// time); returns the number of findings.
 pub fn decode_validate(stream: &[u8], g: Generation) -> usize {
+    let mut n = 0;
+    validate::decode_stream(stream, g, |_, bundle, findings| {
+        black_box(bundle);
+        n += findings.len();
+    });
+    n
+}
+
+/// Decode and validate one bundle at a time ([`Bundle::decode`], then
+/// [`validate::validate_into`]); returns the number of findings.
+pub fn decode_validate_each(stream: &[u8], g: Generation) -> usize {
     let mut findings: Vec<Finding> = Vec::new();
     let mut n = 0;
     for raw in bundles(stream) {

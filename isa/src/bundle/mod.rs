@@ -37,13 +37,14 @@ macro_rules! bodies {
 
         /// A decoded bundle: the typed body selected by its opcode.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u64)]
         pub enum Bundle { $( #[doc = $doc] $kind($ty), )* }
 
         impl Bundle {
             /// Decodes one bundle. Infallible: every byte pattern has a reading.
             pub fn decode(raw: &Raw) -> Bundle {
                 match crate::opcode::body_kind(raw[0]) {
-                    $( BodyKind::$kind => Bundle::$kind($ty::read_from_bytes(raw).unwrap_or_else(|_| unreachable!())), )*
+                    $( BodyKind::$kind => Bundle::$kind(zerocopy::transmute!(*raw)), )*
                 }
             }
 

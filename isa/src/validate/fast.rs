@@ -23,7 +23,7 @@ use crate::addr4::{
 };
 use crate::bundle::header::INST_WORD_LEN_SATURATE;
 use crate::bundle::{Bundle, Header, BUNDLE_BYTES, INST_WORD_LEN};
-use zerocopy::FromBytes;
+use zerocopy::IntoBytes;
 use crate::descriptor::{Indirect16b, Tensor2d, Tensor3d, Tensor4d};
 use crate::dtype::{self, BF16};
 use crate::generation::Generation;
@@ -34,10 +34,15 @@ use std::sync::OnceLock;
 
 /// Most operand slots a body has (Family B: dst, in0, in1).
 const MAX_SLOTS: usize = 3;
+/// Slot entries in a plan: [`MAX_SLOTS`] rounded up to a power of two.
+const SLOT_ENTRIES: usize = MAX_SLOTS.next_power_of_two();
 /// Most nums one 8-byte read holds (TENSOR4D has 4).
 const MAX_NUMS: usize = 4;
+const _: () = assert!(MAX_NUMS.is_power_of_two());
 /// Most byte rules a band has (CoreV2 matmul: perf_sel, row and column group).
 const MAX_BAND: usize = 3;
+/// Band entries in a plan: [`MAX_BAND`] rounded up to a power of two.
+const BAND_ENTRIES: usize = MAX_BAND.next_power_of_two();
 
 /// What the fast path could prove about a bundle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,30 +141,33 @@ impl ModeSection {
     }
 }
 
-/// The nums of a slot as 16-bit lanes of one 8-byte read:
-/// `(read >> shift) | !(!0 >> keep_shift)`: the lanes past the nums are
-/// set to all ones, so only a zero num makes a zero lane.
+/// The nums of a slot as the top lanes of the 8-byte read that ends with
+/// them; the lanes below them are set to all ones, so only a zero num
+/// makes a zero lane.
 #[derive(Clone, Copy, Default)]
 struct NumsPlan {
     read_at: u8,
-    /// Bit shift of the first num within the read.
-    shift: u8,
-    /// 64 less the bits the nums take.
-    keep_shift: u8,
+    /// How many lanes of the read lie below the nums.
+    below: u8,
 }
 
+/// By [`NumsPlan::below`]: the bits of the lanes below the nums.
+const BELOW_LANES: [u64; MAX_NUMS] = [0, 0xFFFF, 0xFFFF_FFFF, 0xFFFF_FFFF_FFFF];
+
 impl NumsPlan {
-    /// `n` nums (1..=4) starting at byte `at` of the bundle.
-    fn new(at: usize, n: usize) -> NumsPlan {
-        let read_at = at.min(BUNDLE_BYTES - 8);
-        let bits = 16 * n.clamp(1, MAX_NUMS);
-        NumsPlan { read_at: offset(read_at), shift: offset(8 * (at - read_at)), keep_shift: offset(64 - bits) }
+    /// `n` nums (1..=4) starting at byte `at` of the bundle; `None` unless
+    /// they lie in the bundle at or past its eighth byte (every layout's
+    /// do: the header comes first).
+    fn new(at: usize, n: usize) -> Option<NumsPlan> {
+        let end = at + 2 * n;
+        let read_at = end.checked_sub(8).filter(|_| (1..=MAX_NUMS).contains(&n) && end <= BUNDLE_BYTES)?;
+        Some(NumsPlan { read_at: offset(read_at), below: u8::try_from(MAX_NUMS - n).ok()? })
     }
 
-    /// The nums as 16-bit lanes, the lanes past the last num non-zero.
+    /// The nums as 16-bit lanes, the lanes below them non-zero.
     #[inline(always)]
-    fn lanes(self, raw: &Raw) -> u64 {
-        (raw.dword(self.read_at) >> (self.shift & 63)) | !(u64::MAX >> (self.keep_shift & 63))
+    fn lanes(self, raw: Raw) -> u64 {
+        raw.dword(self.read_at) | BELOW_LANES[usize::from(self.below) & (MAX_NUMS - 1)]
     }
 }
 
@@ -179,20 +187,26 @@ struct BandTest {
 #[derive(Clone, Copy, Default)]
 #[repr(align(64))]
 struct Plan {
-    /// Whether the fast path decides this opcode here at all: unknown and
-    /// unavailable opcodes and MX bodies always take the full path.
-    fast: bool,
+    /// The header words (bytes 0..4, little-endian) that pass every header
+    /// check: the opcode with length 0x10 and zero reserved bits, and the
+    /// SATURATE length where that is allowed (else the first again). An
+    /// opcode the fast path does not decide here (unknown, unavailable, MX
+    /// bodies) accepts no word: both carry another opcode byte.
+    header: [u32; 2],
     /// Whether the band is byte rules only (else it always runs).
     band_fast: bool,
+    /// How many of `band` the opcode's band has on this generation (they come first).
+    band_used: u8,
     /// How many of `slots` the opcode uses (they come first). Only those
     /// are checked: two thirds of the opcodes have none and most others
     /// one or two, and skipping the work saves more than the mispredicted
     /// loop exits cost on a mixed stream.
     used: u8,
-    slots: [SlotPlan; MAX_SLOTS],
-    /// Every band test is evaluated, used or not (an unused one always
-    /// passes): three byte lookups cost less than a mispredicted exit.
-    band: [BandTest; MAX_BAND],
+    /// The slots, then one never used: a power of two, so a work entry of
+    /// [`verdicts`] names one under a mask.
+    slots: [SlotPlan; SLOT_ENTRIES],
+    /// The band's byte rules, then unused ones (the set of all values).
+    band: [BandTest; BAND_ENTRIES],
 }
 const _: () = assert!(std::mem::size_of::<Plan>() == 64);
 
@@ -317,18 +331,17 @@ fn plan(byte: u8, g: Generation) -> Plan {
     let placed = operands::placed(byte);
     let rules = band::placed_rules(op.body);
     let unused = SlotPlan { dtype_base: dtype_base(None, PsumWrite::Reads), mode_base: ModeSection::Unused.base(), ..SlotPlan::default() };
-    let mut p = Plan {
-        fast: op.available(g) && placed.len() <= MAX_SLOTS,
-        band_fast: band::only_byte_rules(op),
-        slots: [unused; MAX_SLOTS],
-        ..Plan::default()
-    };
+    let mut fast = op.available(g) && placed.len() <= MAX_SLOTS;
+    let mut p = Plan { band_fast: band::only_byte_rules(op), slots: [unused; SLOT_ENTRIES], ..Plan::default() };
     // A band test that always passes: the set of all values.
-    p.band = [BandTest { at: 0, set: u8::try_from(BYTE_RULES.len()).unwrap_or(u8::MAX) }; MAX_BAND];
+    p.band = [BandTest { at: 0, set: u8::try_from(BYTE_RULES.len()).unwrap_or(u8::MAX) }; BAND_ENTRIES];
     let live_rules = rules.iter().filter(|r| BYTE_RULES.get(r.rule).is_some_and(|b| b.on.contains(&g)));
     for (n, r) in live_rules.enumerate() {
-        match (p.band.get_mut(n), u8::try_from(r.rule)) {
-            (Some(t), Ok(set)) if r.at < BUNDLE_BYTES => *t = BandTest { at: offset(r.at), set },
+        match (p.band.get_mut(n).filter(|_| n < MAX_BAND), u8::try_from(r.rule)) {
+            (Some(t), Ok(set)) if r.at < BUNDLE_BYTES => {
+                *t = BandTest { at: offset(r.at), set };
+                p.band_used += 1;
+            }
             _ => p.band_fast = false,
         }
     }
@@ -336,12 +349,12 @@ fn plan(byte: u8, g: Generation) -> Plan {
     for (sp, pl) in p.slots.iter_mut().zip(placed) {
         let slot = pl.slot;
         let SlotType::Pattern(dims) = slot.ty else {
-            p.fast = false;
+            fast = false;
             continue;
         };
         let view = pattern_layout(dims);
         let (Some(addr), Some(num)) = (view.field_offset("addr"), view.field_offset("num")) else {
-            p.fast = false;
+            fast = false;
             continue;
         };
         let n = view.resolve("num").map_or(0, |(_, size)| size / 2);
@@ -349,9 +362,13 @@ fn plan(byte: u8, g: Generation) -> Plan {
         // The full path reads nothing from a slot its pattern does not fit.
         let fits = view.size == slot.size() && pl.offset + view.size <= BUNDLE_BYTES;
         if n == 0 || n > MAX_NUMS || !fits || dtype_at.is_some_and(|o| o >= BUNDLE_BYTES) {
-            p.fast = false;
+            fast = false;
             continue;
         }
+        let Some(nums) = NumsPlan::new(pl.offset + num, n) else {
+            fast = false;
+            continue;
+        };
         let read = dtype_at.map(|_| match slot.dtype {
             operands::DtypeRef::Nibble(_, 0) => TagRead::LowNibble,
             operands::DtypeRef::Nibble(_, _) => TagRead::HighNibble,
@@ -368,51 +385,59 @@ fn plan(byte: u8, g: Generation) -> Plan {
             addr_at: offset(pl.offset + addr),
             dtype_at: offset(dtype_at.unwrap_or(0)),
             dtype_base: dtype_base(read, kind),
-            nums: NumsPlan::new(pl.offset + num, n),
+            nums,
             gathered_at: offset(pl.offset + gathered.unwrap_or(0)),
             gathered_sel: if gathered.is_some() { GATHERED_WIDE } else { 0 },
             mode_base: if matmul_dst { ModeSection::MatmulDst } else { ModeSection::Operand }.base(),
         };
     }
+    p.header = header_words(byte, fast);
     // An opcode the fast path does not decide needs none of its slots read.
-    if !p.fast {
+    if !fast {
         p.used = 0;
     }
     p
 }
 
-/// The bundle's bytes followed by zeros, read at plan offsets. An offset is
-/// masked to the bundle, and any read from there fits the padding, so the
-/// compiler sees every read in bounds: no checks, no branches (plans only
-/// hold offsets whose reads fit the bundle, so neither changes a read).
-struct Raw([u8; BUNDLE_BYTES + 8]);
+/// [`Plan::header`] of opcode `byte`: the header words the full path accepts.
+fn header_words(byte: u8, fast: bool) -> [u32; 2] {
+    let word = |opcode: u8, inst_word_len: u8| {
+        let h = Header { opcode, inst_word_len, reserved: 0.into() };
+        u32::from_le_bytes(h.as_bytes().try_into().unwrap_or_default())
+    };
+    let saturate = if byte == QUANTIZE_MX { INST_WORD_LEN_SATURATE } else { INST_WORD_LEN };
+    // Another opcode byte: no bundle of this opcode carries it.
+    let op = if fast { byte } else { !byte };
+    [word(op, INST_WORD_LEN), word(op, saturate)]
+}
 
-impl Raw {
+/// A bundle's bytes, read at plan offsets. An offset is masked or clamped
+/// to the bundle, so the compiler sees every read in bounds: no checks, no
+/// branches (plans only hold offsets whose reads fit the bundle, so neither
+/// changes a read).
+#[derive(Clone, Copy)]
+struct Raw<'a>(&'a [u8; BUNDLE_BYTES]);
+
+impl Raw<'_> {
     #[inline(always)]
-    fn new(bundle: &[u8; BUNDLE_BYTES]) -> Raw {
-        let mut pad = [0u8; BUNDLE_BYTES + 8];
-        pad[..BUNDLE_BYTES].copy_from_slice(bundle);
-        Raw(pad)
-    }
-    #[inline(always)]
-    fn byte(&self, at: u8) -> u8 {
+    fn byte(self, at: u8) -> u8 {
         self.0[usize::from(at) & (BUNDLE_BYTES - 1)]
     }
-    /// The `N` bytes at `at` (`N` ≤ the padding).
+    /// The `N` bytes at `at`.
     #[inline(always)]
-    fn bytes<const N: usize>(&self, at: u8) -> [u8; N] {
-        let at = usize::from(at) & (BUNDLE_BYTES - 1);
+    fn bytes<const N: usize>(self, at: u8) -> [u8; N] {
+        let at = usize::from(at).min(BUNDLE_BYTES - N);
         let mut w = [0u8; N];
         w.copy_from_slice(&self.0[at..at + N]);
         w
     }
     /// The little-endian word at `at`.
     #[inline(always)]
-    fn word(&self, at: u8) -> u32 {
+    fn word(self, at: u8) -> u32 {
         u32::from_le_bytes(self.bytes(at))
     }
     #[inline(always)]
-    fn dword(&self, at: u8) -> u64 {
+    fn dword(self, at: u8) -> u64 {
         u64::from_le_bytes(self.bytes(at))
     }
 }
@@ -436,33 +461,134 @@ pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
     }
 }
 
+/// One generation's plans and dtype table, and the shared tables.
+#[derive(Clone, Copy)]
+struct Planned {
+    plans: &'static [Plan; 0x100],
+    dtypes: &'static [u8; DTYPE_ENTRIES],
+    modes: &'static [u8; MODE_ENTRIES],
+    allowed: &'static [u8; SETS * 0x100],
+}
+
+impl Planned {
+    #[inline(always)]
+    fn get(g: Generation) -> Planned {
+        let t = tables();
+        let i = match g {
+            Generation::V2 => 0,
+            Generation::V3 => 1,
+            Generation::V4 => 2,
+        };
+        Planned { plans: &t.plans[i], dtypes: &t.dtypes[i], modes: &t.modes, allowed: &t.allowed }
+    }
+
+    /// The header test of one bundle, and whether its band can be decided
+    /// here: [`HEAD_CLEAN`] and [`BAND_CLEAN`] bits.
+    #[inline(always)]
+    fn head(self, plan: &Plan, raw: Raw) -> u8 {
+        let h = raw.word(0);
+        let head_ok = (h == plan.header[0]) | (h == plan.header[1]);
+        u8::from(head_ok) * HEAD_CLEAN | u8::from(plan.band_fast) * BAND_CLEAN
+    }
+
+    /// Whether the byte a band test reads is in its set.
+    #[inline(always)]
+    fn band_clean(self, raw: Raw, b: BandTest) -> bool {
+        self.allowed[(usize::from(b.set) & (SETS - 1)) << 8 | usize::from(raw.byte(b.at))] != 0
+    }
+
+    #[inline(always)]
+    fn slot_clean(self, raw: Raw, s: &SlotPlan) -> bool {
+        slot_clean(raw, s, self.dtypes, self.modes)
+    }
+}
+
+/// Bits of a bundle's state in [`verdicts`]: the header (and slots) pass,
+/// the band passes.
+const HEAD_CLEAN: u8 = 1;
+const BAND_CLEAN: u8 = 2;
+
+fn verdict_of(state: u8) -> Verdict {
+    match state & (HEAD_CLEAN | BAND_CLEAN) {
+        3 => Verdict::Clean,
+        HEAD_CLEAN => Verdict::BandUnknown,
+        _ => Verdict::Unknown,
+    }
+}
+
 /// What the fast path proves about the bundle with wire bytes `raw` on `g`.
 #[inline]
 pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], g: Generation) -> Verdict {
-    let t = tables();
-    let (plans, dtypes) = match g {
-        Generation::V2 => (&t.plans[0], &t.dtypes[0]),
-        Generation::V3 => (&t.plans[1], &t.dtypes[1]),
-        Generation::V4 => (&t.plans[2], &t.dtypes[2]),
-    };
-    let plan = &plans[usize::from(raw[0])];
-    let Ok((h, _)) = Header::read_from_prefix(raw) else { return Verdict::Unknown };
-    let len_ok = (h.inst_word_len == INST_WORD_LEN) | ((h.opcode == QUANTIZE_MX) & (h.inst_word_len == INST_WORD_LEN_SATURATE));
-    let raw = Raw::new(raw);
-    let mut ok = plan.fast & len_ok & (h.reserved.get() == 0);
+    let t = Planned::get(g);
+    let raw = Raw(raw);
+    let plan = &t.plans[usize::from(raw.0[0])];
+    let mut state = t.head(plan, raw);
     for s in plan.slots.iter().take(usize::from(plan.used)) {
-        ok &= slot_clean(&raw, s, dtypes, &t.modes);
+        state &= !u8::from(!t.slot_clean(raw, s));
     }
-    let mut band_ok = plan.band_fast;
-    for b in &plan.band {
-        let v = raw.byte(b.at);
-        band_ok &= t.allowed[(usize::from(b.set) & (SETS - 1)) << 8 | usize::from(v)] != 0;
+    for &b in plan.band.iter().take(usize::from(plan.band_used)) {
+        state &= !(u8::from(!t.band_clean(raw, b)) * BAND_CLEAN);
     }
-    match (ok, band_ok) {
-        (true, true) => Verdict::Clean,
-        (true, false) => Verdict::BandUnknown,
-        _ => Verdict::Unknown,
+    verdict_of(state)
+}
+
+/// Bundles judged together by [`verdicts`].
+pub(super) const BATCH: usize = 128;
+/// A batch of bundles' wire bytes.
+pub(super) type Batch = [[u8; BUNDLE_BYTES]; BATCH];
+/// Work entries of a batch: at most [`MAX_SLOTS`] slots or [`MAX_BAND`]
+/// band tests per bundle, plus room for the unused entries the last bundle
+/// writes.
+const SLOT_WORK: usize = MAX_SLOTS * BATCH + SLOT_ENTRIES;
+const BAND_WORK: usize = MAX_BAND * BATCH + BAND_ENTRIES;
+
+/// A work entry: the bundle's index in its batch, its opcode byte, and the
+/// index of the slot or band test in the opcode's plan.
+#[inline(always)]
+fn entry(i: usize, op: u8) -> u32 {
+    u32::try_from(i & (BATCH - 1)).unwrap_or(0) << 16 | u32::from(op) << 2
+}
+
+/// Appends `n` (at most `K`) work entries for the first of `K` items of a
+/// plan, writing all `K` so the loop has no data-dependent exit.
+#[inline(always)]
+fn push<const K: usize, const W: usize>(work: &mut [u32; W], len: &mut usize, entry: u32, n: u8) {
+    let at = (*len).min(W - K);
+    for (k, w) in work[at..at + K].iter_mut().enumerate() {
+        *w = entry | k as u32;
     }
+    *len = at + usize::from(n).min(K);
+}
+
+/// [`verdict_raw`] of every bundle of a batch, in passes with no
+/// data-dependent branch: the first tests each header and lists the slots
+/// and band tests to run (always writing a plan's worth of entries,
+/// keeping as many as the opcode has); the others run the listed ones.
+/// Running each bundle's own in a loop mispredicts the loop exits on a
+/// mixed stream about every other bundle, which costs more than the checks.
+pub(super) fn verdicts(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
+    let t = Planned::get(g);
+    let mut state = [0u8; BATCH];
+    let (mut slots, mut bands) = ([0u32; SLOT_WORK], [0u32; BAND_WORK]);
+    let (mut n_slots, mut n_bands) = (0usize, 0usize);
+    for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
+        let op = raw[0];
+        let plan = &t.plans[usize::from(op)];
+        *st = t.head(plan, Raw(raw));
+        push::<MAX_SLOTS, SLOT_WORK>(&mut slots, &mut n_slots, entry(i, op), plan.used);
+        push::<MAX_BAND, BAND_WORK>(&mut bands, &mut n_bands, entry(i, op), plan.band_used);
+    }
+    for &e in &slots[..n_slots.min(SLOT_WORK)] {
+        let i = (e >> 16) as usize & (BATCH - 1);
+        let slot = &t.plans[(e >> 2) as usize & 0xFF].slots[e as usize & (SLOT_ENTRIES - 1)];
+        state[i] &= !u8::from(!t.slot_clean(Raw(&batch[i]), slot));
+    }
+    for &e in &bands[..n_bands.min(BAND_WORK)] {
+        let i = (e >> 16) as usize & (BATCH - 1);
+        let test = t.plans[(e >> 2) as usize & 0xFF].band[e as usize & (BAND_ENTRIES - 1)];
+        state[i] &= !(u8::from(!t.band_clean(Raw(&batch[i]), test)) * BAND_CLEAN);
+    }
+    state.map(verdict_of)
 }
 
 /// Conditions of one slot, as bits; each address mode requires a subset.
@@ -515,7 +641,7 @@ const _: () = assert!(
 /// arithmetic: the address word's top bits select the conditions that
 /// must hold, the dtype entry brings its own.
 #[inline(always)]
-fn slot_clean(raw: &Raw, s: &SlotPlan, dtypes: &[u8; DTYPE_ENTRIES], modes: &[u8; MODE_ENTRIES]) -> bool {
+fn slot_clean(raw: Raw, s: &SlotPlan, dtypes: &[u8; DTYPE_ENTRIES], modes: &[u8; MODE_ENTRIES]) -> bool {
     let d = dtypes[(usize::from(s.dtype_base) + usize::from(raw.byte(s.dtype_at))) & (DTYPE_ENTRIES - 1)];
     let w = raw.word(s.addr_at);
     let need = modes[(usize::from(s.mode_base) | (w >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
@@ -584,12 +710,12 @@ mod tests {
     }
 
     #[test]
-    fn nums_read_as_lanes() {
+    fn nums_read_as_lanes() -> Result<(), &'static str> {
         use super::{has_zero_lane, NumsPlan, Raw};
         let mut raw = [0xFFu8; BUNDLE_BYTES];
-        for (at, n) in [(0, 4), (10, 3), (57, 2), (62, 1), (56, 4), (33, 1)] {
-            let p = NumsPlan::new(at, n);
-            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(&Raw::new(raw));
+        for (at, n) in [(0, 4), (10, 3), (57, 2), (62, 1), (56, 4), (33, 1), (7, 1)] {
+            let p = NumsPlan::new(at, n).ok_or("no plan")?;
+            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(Raw(raw));
             assert!(!has_zero_lane(lanes(&raw)), "all non-zero at {at}+{n}");
             for i in 0..n {
                 raw[at + 2 * i..at + 2 * i + 2].copy_from_slice(&[0, 0]);
@@ -603,6 +729,11 @@ mod tests {
             around[at..at + 2 * n].fill(0x80);
             assert!(!has_zero_lane(lanes(&around)), "neighbours leak into {at}+{n}");
         }
+        // Nums that do not fill a read ending with them, or leave the bundle, are not planned.
+        for (at, n) in [(0, 1), (4, 1), (62, 2), (10, 0), (10, 5)] {
+            assert!(NumsPlan::new(at, n).is_none(), "{at}+{n}");
+        }
+        Ok(())
     }
 
     #[test]

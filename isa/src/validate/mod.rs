@@ -55,22 +55,58 @@ pub fn validate_into(bundle: &Bundle, generation: Generation, out: &mut Vec<Find
 /// `found(index, finding)` for each finding, in stream order; returns how
 /// many bundles it read (a trailing partial bundle is not one:
 /// [`crate::bundle::stream`] names its offset). Same findings as
-/// [`validate_into`] on each decoded bundle, but a bundle the fast path
-/// proves clean is never decoded to its typed form, and the loop stays
-/// in one function.
+/// [`validate_into`] on each decoded bundle, but the fast path judges the
+/// stream a batch at a time, and a bundle it proves clean is never decoded
+/// to its typed form.
 pub fn validate_stream(bytes: &[u8], generation: Generation, mut found: impl FnMut(usize, Finding)) -> usize {
     let mut scratch = Vec::new();
-    let mut n = 0;
-    for (i, raw) in bytes.chunks_exact(BUNDLE_BYTES).enumerate() {
-        let Ok(raw) = <&[u8; BUNDLE_BYTES]>::try_from(raw) else { continue };
-        let verdict = fast::verdict_raw(raw, generation);
+    judged(bytes, generation, |i, raw, verdict| {
         if verdict != fast::Verdict::Clean {
             report(&Bundle::decode(raw), generation, &mut scratch, verdict);
             scratch.drain(..).for_each(|f| found(i, f));
         }
-        n += 1;
+    })
+}
+
+/// Decodes every whole bundle of a stream of wire bytes and validates it:
+/// calls `each(index, bundle, findings)` once per bundle, in stream order;
+/// returns how many bundles it read (see [`validate_stream`]). The findings
+/// are those of [`validate_into`] on the bundle; the fast path judges the
+/// stream a batch at a time.
+pub fn decode_stream(bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &Bundle, &[Finding])) -> usize {
+    let mut findings = Vec::new();
+    judged(bytes, generation, |i, raw, verdict| {
+        let bundle = Bundle::decode(raw);
+        if verdict != fast::Verdict::Clean {
+            report(&bundle, generation, &mut findings, verdict);
+        }
+        each(i, &bundle, &findings);
+        findings.clear();
+    })
+}
+
+/// Calls `each(index, wire bytes, verdict)` for every whole bundle of
+/// `bytes`, judged by the fast path a batch at a time; returns how many.
+#[inline(always)]
+fn judged(bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &[u8; BUNDLE_BYTES], fast::Verdict)) -> usize {
+    let (bundles, _) = bytes.as_chunks::<BUNDLE_BYTES>();
+    let (batches, tail) = bundles.as_chunks::<{ fast::BATCH }>();
+    for (b, batch) in batches.iter().enumerate() {
+        let verdicts = fast::verdicts(batch, generation);
+        for (k, (raw, v)) in batch.iter().zip(verdicts).enumerate() {
+            each(b * fast::BATCH + k, raw, v);
+        }
     }
-    n
+    if !tail.is_empty() {
+        // The last, partial batch is judged padded with zero bytes; only its bundles are reported.
+        let mut last: fast::Batch = [[0; BUNDLE_BYTES]; fast::BATCH];
+        last.iter_mut().zip(tail).for_each(|(dst, src)| *dst = *src);
+        let verdicts = fast::verdicts(&last, generation);
+        for (k, (raw, v)) in tail.iter().zip(verdicts).enumerate() {
+            each(batches.len() * fast::BATCH + k, raw, v);
+        }
+    }
+    bundles.len()
 }
 
 /// With `fast`, whatever the [`fast`] path proves clean skips its reporting
