@@ -30,6 +30,7 @@ fn codec(c: &mut Criterion) {
     group.bench_function("encode", |b| b.iter(|| workload::encode(&typed, &mut out)));
     group.bench_function("decode+encode", |b| b.iter(|| workload::roundtrip(&stream, &mut out)));
     group.bench_function("decode+validate", |b| b.iter(|| workload::decode_validate(&stream, g)));
+    group.bench_function("decode+validate-each", |b| b.iter(|| workload::decode_validate_each(&stream, g)));
     group.bench_function("validate_stream", |b| b.iter(|| workload::validate_stream(&stream, g)));
     for threads in [1, 2] {
         let Ok(pool) = workload::pool(threads) else { continue };

@@ -131,10 +131,11 @@ fn findings_serialize_with_the_cli_fields() {
     assert_eq!(v["severity"], "error");
 }
 
-#[test]
-fn a_stream_validates_like_its_bundles_one_by_one() {
+/// Valid, single-fault and random bundles of every generation, then a
+/// trailing partial bundle: more than one batch of the stream functions,
+/// and a last partial batch.
+fn mixed_stream() -> Vec<u8> {
     use tpb_isa::{props, smith, BUNDLE_BYTES};
-    // Valid, single-fault and random bundles of every generation, and a trailing partial bundle.
     let mut stream = Vec::new();
     for seed in 0..600u64 {
         let bytes = props::seeded_bytes(seed, 512);
@@ -150,17 +151,46 @@ fn a_stream_validates_like_its_bundles_one_by_one() {
         stream.extend_from_slice(&props::seeded_bytes(seed ^ 0xbad, BUNDLE_BYTES));
     }
     stream.extend_from_slice(&[0xA4, 0x10, 0, 0]);
-    let whole = stream.len() / BUNDLE_BYTES;
+    stream
+}
+
+/// Findings of every whole bundle of `stream`, validated one by one.
+fn one_by_one(stream: &[u8], g: Generation) -> Vec<(usize, validate::Finding)> {
+    let mut found = Vec::new();
+    for (i, raw) in stream.chunks_exact(tpb_isa::BUNDLE_BYTES).enumerate() {
+        let Some(b) = Bundle::decode_slice(raw) else { continue };
+        found.extend(validate::validate(&b, g).into_iter().map(|f| (i, f)));
+    }
+    found
+}
+
+#[test]
+fn a_stream_validates_like_its_bundles_one_by_one() {
+    let stream = mixed_stream();
+    let whole = stream.len() / tpb_isa::BUNDLE_BYTES;
+    assert!(whole > 1000 && whole % 128 != 0, "{whole} bundles: want several batches and a partial one");
     for g in Generation::ALL {
         let mut streamed = Vec::new();
         let n = validate::validate_stream(&stream, g, |i, f| streamed.push((i, f)));
         assert_eq!(n, whole, "{g}: bundles read");
-        let mut one_by_one = Vec::new();
-        for (i, raw) in stream.chunks_exact(BUNDLE_BYTES).enumerate() {
-            let Some(b) = Bundle::decode_slice(raw) else { continue };
-            one_by_one.extend(validate::validate(&b, g).into_iter().map(|f| (i, f)));
-        }
-        assert!(one_by_one.len() > 1000, "{g}: too few findings to compare ({})", one_by_one.len());
-        assert_eq!(streamed, one_by_one, "{g}");
+        let expected = one_by_one(&stream, g);
+        assert!(expected.len() > 1000, "{g}: too few findings to compare ({})", expected.len());
+        assert_eq!(streamed, expected, "{g}");
+    }
+}
+
+#[test]
+fn a_decoded_stream_gives_every_bundle_with_its_findings() {
+    let stream = mixed_stream();
+    for g in Generation::ALL {
+        let (mut bundles, mut found) = (Vec::new(), Vec::new());
+        let n = validate::decode_stream(&stream, g, |i, b, f| {
+            bundles.push((i, *b));
+            found.extend(f.iter().cloned().map(|f| (i, f)));
+        });
+        let expected: Vec<_> = stream.chunks_exact(tpb_isa::BUNDLE_BYTES).filter_map(Bundle::decode_slice).enumerate().collect();
+        assert_eq!(n, expected.len(), "{g}: bundles read");
+        assert_eq!(bundles, expected, "{g}: every bundle, in order, decoded");
+        assert_eq!(found, one_by_one(&stream, g), "{g}");
     }
 }

@@ -58,8 +58,11 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
     }), bytes);
     row("encode", None, best_pair(o.rounds, &mut memcpy, || workload::encode(&typed, &mut out)), bytes);
     row("decode+encode", Some(ROUNDTRIP_TARGET), best_pair(o.rounds, &mut memcpy, || workload::roundtrip(src, &mut out)), bytes);
-    row("decode+validate", Some(VALIDATE_TARGET), best_pair(o.rounds, &mut memcpy, || {
+    row("decode+validate (decode_stream)", Some(VALIDATE_TARGET), best_pair(o.rounds, &mut memcpy, || {
             black_box(workload::decode_validate(src, g));
+        }), bytes);
+    row("decode+validate one at a time (validate_into)", None, best_pair(o.rounds, &mut memcpy, || {
+            black_box(workload::decode_validate_each(src, g));
         }), bytes);
     row("validate_stream (decodes only on findings)", None, best_pair(o.rounds, &mut memcpy, || {
             black_box(workload::validate_stream(src, g));

@@ -37,11 +37,12 @@ macro_rules! bodies {
 
         /// A decoded bundle: the typed body selected by its opcode.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[repr(u64)]
         pub enum Bundle { $( #[doc = $doc] $kind($ty), )* }
 
         impl Bundle {
             /// Decodes one bundle. Infallible: every byte pattern has a reading.
+            /// (Each body is exactly 64 bytes, so the conversion is a plain
+            /// copy that the compiler emits as whole 16-byte moves.)
             pub fn decode(raw: &Raw) -> Bundle {
                 match crate::opcode::body_kind(raw[0]) {
                     $( BodyKind::$kind => Bundle::$kind(zerocopy::transmute!(*raw)), )*

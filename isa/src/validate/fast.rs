@@ -1,9 +1,11 @@
 //! The clean-bundle fast path. Almost every bundle of a stream passes every
 //! rule; proving that straight off the 64 bytes, with offsets planned once
-//! per opcode and no branches on field values (the only branch is on how
-//! many slots the opcode has), costs a fraction of running the reporting
-//! checks (whose branches on opcode, body kind, address mode and dims
-//! mispredict on a mixed stream).
+//! per opcode and no branches on field values, costs a fraction of running
+//! the reporting checks (whose branches on opcode, body kind, address mode
+//! and dims mispredict on a mixed stream). A slot's rules are a few table
+//! lookups and masks: its address word's class and its dtype's class
+//! select what must hold. [`verdicts`] judges a batch of bundles at once,
+//! so not even the number of slots an opcode has is a branch.
 //!
 //! The answer is one-sided: [`Verdict::Clean`] means the full path would
 //! report nothing; [`Verdict::BandUnknown`] that its header and slot checks
@@ -60,12 +62,18 @@ pub(super) enum Verdict {
 const REGISTER_MUST_BE_CLEAR: u32 = REGISTER_RESERVED_MASK | (0xFF & !(REGID_LIMIT - 1));
 const _: () = assert!(REGID_LIMIT.is_power_of_two() && REGID_LIMIT <= 0x100);
 
-/// A dtype planned for one generation and one kind of slot, packed in a
-/// byte: the conditions it satisfies by itself ([`cond::DTYPE`], and
-/// [`cond::PSUM`] when the slot may hold it at a PSUM address), and in
-/// [`ALIGN_BITS`] the address bits its alignment needs clear.
-const ALIGN_BITS: u8 = 0x07;
-const _: () = assert!(ALIGN_BITS & (cond::DTYPE | cond::PSUM) == 0);
+/// A dtype planned for one generation and one kind of slot, as a class
+/// that fits [`DTYPE_CLASS_BITS`] bits: [`dclass::VALID`] when it is a
+/// tag of this generation, [`dclass::PSUM_OK`] when the slot may hold it
+/// at a PSUM address, and the log2 of its alignment.
+mod dclass {
+    pub const VALID: u8 = 1;
+    pub const PSUM_OK: u8 = 2;
+    pub const ALIGN_SHIFT: u8 = 2;
+    /// Alignments up to 8 bytes are expressible (every dtype's is).
+    pub const MAX_ALIGN_LOG2: u32 = 3;
+}
+const DTYPE_CLASS_BITS: usize = 4;
 /// The dtype table has a section of 256 entries per slot kind and way of
 /// reading the tag, indexed by the raw byte that holds the tag (so reading
 /// a nibble needs no shift or mask), then one for a slot whose layout has
@@ -106,36 +114,45 @@ const PSUM_KINDS: [PsumWrite; 3] = [PsumWrite::Reads, PsumWrite::Writes, PsumWri
 /// does not use points at table entries that always pass.
 #[derive(Clone, Copy, Default)]
 struct SlotPlan {
-    /// Offset of the ADDR4 that opens the slot.
-    addr_at: u8,
-    /// The byte that holds the tag; its entry is at `dtype_base + byte` in
+    /// Offset of the slot: its ADDR4, then (read as INDIRECT16B) the
+    /// gathered data word, one 8-byte read.
+    slot_at: u8,
+    /// The byte that holds the tag; its class is at `dtype_base + byte` in
     /// the generation's dtype table (the section of the slot's PSUM kind and
     /// tag reading, or the no-field section).
     dtype_at: u8,
     dtype_base: u16,
-    /// Where and how to read all nums as one 64-bit word.
+    /// Where to read all nums as one 64-bit word.
     nums: NumsPlan,
-    /// The offset of the data word the slot holds when read as
-    /// INDIRECT16B, and [`GATHERED_WIDE`] if it is wide enough to be read
-    /// so (else 0: the word is not checked).
-    gathered_at: u8,
-    gathered_sel: u8,
-    /// Where the slot's address-word entries start in the mode table: its
+    /// Where the slot's address-word classes start in the mode table: its
     /// [`ModeSection`] times [`MODE_KEYS`].
     mode_base: u16,
 }
 
 /// The sections of the mode table: a matmul destination (its address must
-/// lie in PSUM) has its own, and an unused slot needs nothing.
+/// lie in PSUM) has its own, a slot too narrow to be read as INDIRECT16B
+/// has its own (its gathered word is not checked), and an unused slot
+/// needs nothing.
 #[derive(Clone, Copy)]
 enum ModeSection {
     Operand,
+    NarrowOperand,
     MatmulDst,
+    NarrowMatmulDst,
     Unused,
 }
 
 impl ModeSection {
-    const ALL: [ModeSection; 3] = [ModeSection::Operand, ModeSection::MatmulDst, ModeSection::Unused];
+    const ALL: [ModeSection; 5] =
+        [ModeSection::Operand, ModeSection::NarrowOperand, ModeSection::MatmulDst, ModeSection::NarrowMatmulDst, ModeSection::Unused];
+    fn of(matmul_dst: bool, wide: bool) -> ModeSection {
+        match (matmul_dst, wide) {
+            (false, true) => ModeSection::Operand,
+            (false, false) => ModeSection::NarrowOperand,
+            (true, true) => ModeSection::MatmulDst,
+            (true, false) => ModeSection::NarrowMatmulDst,
+        }
+    }
     fn base(self) -> u16 {
         (self as u16) << (32 - MODE_KEY_SHIFT)
     }
@@ -199,8 +216,7 @@ struct Plan {
     band_used: u8,
     /// How many of `slots` the opcode uses (they come first). Only those
     /// are checked: two thirds of the opcodes have none and most others
-    /// one or two, and skipping the work saves more than the mispredicted
-    /// loop exits cost on a mixed stream.
+    /// one or two.
     used: u8,
     /// The slots, then one never used: a power of two, so a work entry of
     /// [`verdicts`] names one under a mask.
@@ -217,10 +233,12 @@ struct Tables {
     plans: [Box<[Plan; 0x100]>; 3],
     /// By generation index, then [`SlotPlan::dtype_base`] plus the tag's byte.
     dtypes: [Box<[u8; DTYPE_ENTRIES]>; 3],
-    /// The conditions an address word still needs: by [`SlotPlan::mode_base`]
+    /// The [`ModeClass`] of an address word: by [`SlotPlan::mode_base`]
     /// (the slot's [`ModeSection`]), then by the word's top bits
-    /// ([`MODE_KEY_SHIFT`]); the spare section is never used.
+    /// ([`MODE_KEY_SHIFT`]); the spare sections are never used.
     modes: Box<[u8; MODE_ENTRIES]>,
+    /// What a slot needs, by its address word's class and its dtype's class.
+    needs: Box<[Need; NEEDS]>,
     /// Whether each byte rule allows each value (1 or 0), by rule then
     /// value; the spare rules allow every value.
     allowed: Box<[u8; SETS * 0x100]>,
@@ -232,6 +250,8 @@ const DTYPE_ENTRIES: usize = (PSUM_KINDS.len() * TAG_READS.len() + 1).next_power
 const MODE_KEYS: usize = 1 << (32 - MODE_KEY_SHIFT);
 /// Mode-table entries: the sections, rounded up to a power of two.
 const MODE_ENTRIES: usize = ModeSection::ALL.len().next_power_of_two() * MODE_KEYS;
+/// Need entries: every mode class with every dtype class.
+const NEEDS: usize = ModeClass::ALL.len().next_power_of_two() << DTYPE_CLASS_BITS;
 /// Byte-rule sets, rounded up to a power of two; the spare ones allow every value.
 const SETS: usize = 16;
 const _: () = assert!(BYTE_RULES.len() < SETS);
@@ -252,10 +272,11 @@ fn tables() -> &'static Tables {
             plans: Generation::ALL.map(|g| boxed((0..=u8::MAX).map(|op| plan(op, g)).collect())),
             dtypes: Generation::ALL.map(|g| {
                 let sections = PSUM_KINDS.iter().flat_map(|&k| TAG_READS.iter().map(move |&r| (k, r)));
-                let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_entry(Some(r.tag(byte)), k, g)));
-                boxed(tagged.chain((0..SECTION).map(|_| dtype_entry(None, PsumWrite::Reads, g))).collect())
+                let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_class(Some(r.tag(byte)), k, g)));
+                boxed(tagged.chain((0..SECTION).map(|_| dtype_class(None, PsumWrite::Reads, g))).collect())
             }),
-            modes: boxed(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_entry(key, m))).collect()),
+            modes: boxed(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_class(key, m) as u8)).collect()),
+            needs: boxed(ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d))).collect()),
             allowed: boxed(allowed.collect()),
         }
     })
@@ -271,21 +292,21 @@ fn dtype_base(read: Option<TagRead>, kind: PsumWrite) -> u16 {
     u16::try_from(section * SECTION).unwrap_or(0)
 }
 
-/// The entry of one tag (`None`: the slot has no dtype field) for a slot
+/// The class of one tag (`None`: the slot has no dtype field) for a slot
 /// of one PSUM kind on one generation.
-fn dtype_entry(tag: Option<u8>, kind: PsumWrite, g: Generation) -> u8 {
-    let Some(tag) = tag else { return cond::DTYPE | cond::PSUM };
+fn dtype_class(tag: Option<u8>, kind: PsumWrite, g: Generation) -> u8 {
+    let Some(tag) = tag else { return dclass::VALID | dclass::PSUM_OK };
     match dtype::info(tag) {
-        Some(d) if d.align.is_power_of_two() && d.align - 1 <= u32::from(ALIGN_BITS) => {
+        Some(d) if d.align.is_power_of_two() && d.align.trailing_zeros() <= dclass::MAX_ALIGN_LOG2 => {
             let psum_ok = match kind {
                 PsumWrite::Reads => true,
                 PsumWrite::Writes => d.psum_write,
                 PsumWrite::MatmulWrites => d.psum_write || d.tag == BF16,
             };
-            let conds = if d.since <= g { cond::DTYPE } else { 0 } | if psum_ok { cond::PSUM } else { 0 };
-            u8::try_from(d.align - 1).unwrap_or(ALIGN_BITS) | conds
+            let align = u8::try_from(d.align.trailing_zeros()).unwrap_or(0) << dclass::ALIGN_SHIFT;
+            align | if d.since <= g { dclass::VALID } else { 0 } | if psum_ok { dclass::PSUM_OK } else { 0 }
         }
-        // Unknown tags, and any alignment the packing cannot express, never pass here.
+        // Unknown tags, and any alignment the class cannot express, are never valid here.
         _ => 0,
     }
 }
@@ -295,25 +316,97 @@ fn dtype_entry(tag: Option<u8>, kind: PsumWrite, g: Generation) -> u8 {
 const MODE_KEY_SHIFT: u32 = 22;
 const _: () = assert!(PSUM_SPAN == (1 << MODE_KEY_SHIFT) - 1 && PSUM_BASE.is_multiple_of(1 << MODE_KEY_SHIFT));
 
-/// The conditions a word with top bits `key` still needs in a slot: the
-/// mode's required conditions, less those its region already decides
-/// (what is left fits a byte: the region conditions are always decided).
-fn mode_entry(key: u32, section: ModeSection) -> u8 {
-    let matmul_dst = match section {
-        ModeSection::Operand => false,
-        ModeSection::MatmulDst => true,
-        ModeSection::Unused => return 0,
+/// How a slot's address word is checked, by its mode and region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum ModeClass {
+    /// A static or active address in SBUF (or, for an operand, anywhere
+    /// inside memory but PSUM): dtype, alignment and nums are checked.
+    Plain,
+    /// A static or active address in PSUM where the slot allows it: the
+    /// dtype must also be one the slot may hold there.
+    PlainPsum,
+    /// An indirect address inside memory: a gather; the dtype and the
+    /// gathered data word are checked, the nums are inert.
+    Gather,
+    /// The same in a slot too narrow to hold a gathered word.
+    NarrowGather,
+    /// A register: the dtype, the register bits and the nums are checked.
+    Register,
+    /// Always reported: the dead mode, an address outside memory, a
+    /// matmul destination outside PSUM.
+    Never,
+    /// An unused slot: nothing is checked.
+    Nothing,
+}
+
+impl ModeClass {
+    const ALL: [ModeClass; 7] = [
+        ModeClass::Plain,
+        ModeClass::PlainPsum,
+        ModeClass::Gather,
+        ModeClass::NarrowGather,
+        ModeClass::Register,
+        ModeClass::Never,
+        ModeClass::Nothing,
+    ];
+}
+
+/// The class of an address word with top bits `key` in a slot of `section`.
+fn mode_class(key: u32, section: ModeSection) -> ModeClass {
+    let (matmul_dst, wide) = match section {
+        ModeSection::Operand => (false, true),
+        ModeSection::NarrowOperand => (false, false),
+        ModeSection::MatmulDst => (true, true),
+        ModeSection::NarrowMatmulDst => (true, false),
+        ModeSection::Unused => return ModeClass::Nothing,
     };
-    let a = Addr4::new(key << MODE_KEY_SHIFT);
-    let (psum, outside) = (a.region() == Region::Psum, a.region() == Region::Outside);
-    let required = cond::REQUIRED[(key >> (29 - MODE_KEY_SHIFT)) as usize & 7];
-    let decided = |on: bool, c: u16| if on { c } else { 0 };
-    let holds = decided(!outside, cond::INSIDE) | decided(if matmul_dst { psum } else { !outside }, cond::REGION) | decided(!psum, cond::PSUM.into());
-    let fails = (cond::INSIDE | cond::REGION) & !holds;
-    if required & fails != 0 {
-        cond::NEVER
-    } else {
-        u8::try_from(required & !holds).unwrap_or(cond::NEVER)
+    let word = key << MODE_KEY_SHIFT;
+    let region = Addr4::new(word).region();
+    if word & REGISTER_BIT != 0 {
+        return ModeClass::Register;
+    }
+    match word & MODE_MASK {
+        MODE_DEAD => ModeClass::Never,
+        MODE_INDIRECT if region == Region::Outside => ModeClass::Never,
+        MODE_INDIRECT if wide => ModeClass::Gather,
+        MODE_INDIRECT => ModeClass::NarrowGather,
+        _ if region == Region::Outside || (matmul_dst && region != Region::Psum) => ModeClass::Never,
+        _ if region == Region::Psum => ModeClass::PlainPsum,
+        _ => ModeClass::Plain,
+    }
+}
+
+/// What a slot needs, as masks, so the check is a few ANDs and ORs with no
+/// branch: the address-word bits that must be clear, whether the nums and
+/// the gathered word are checked, and whether it fails outright.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+struct Need {
+    /// All ones when the nums are not checked (no lane reads as zero).
+    nums_off: u64,
+    /// Address-word bits that must be clear: the alignment's, or a register's.
+    word_clear: u32,
+    /// [`GATHERED_WIDE`] when the gathered data word is checked, else 0.
+    gathered_sel: u8,
+    /// 1 when the slot is always reported.
+    fail: u8,
+}
+
+/// What a slot whose address word is of `class` and whose dtype is of class `d` needs.
+fn need(class: ModeClass, d: u8) -> Need {
+    let valid = d & dclass::VALID != 0;
+    let align_clear = (1u32 << ((d >> dclass::ALIGN_SHIFT) & 3)) - 1;
+    let checked = Need { nums_off: 0, word_clear: 0, gathered_sel: 0, fail: u8::from(!valid) };
+    let inert = u64::MAX;
+    match class {
+        ModeClass::Plain => Need { word_clear: align_clear, ..checked },
+        ModeClass::PlainPsum => Need { word_clear: align_clear, fail: u8::from(!valid || d & dclass::PSUM_OK == 0), ..checked },
+        ModeClass::Gather => Need { nums_off: inert, gathered_sel: GATHERED_WIDE, ..checked },
+        ModeClass::NarrowGather => Need { nums_off: inert, ..checked },
+        ModeClass::Register => Need { word_clear: REGISTER_MUST_BE_CLEAR, ..checked },
+        ModeClass::Never => Need { fail: 1, ..checked },
+        ModeClass::Nothing => Need { nums_off: inert, ..Need::default() },
     }
 }
 
@@ -331,6 +424,8 @@ fn plan(byte: u8, g: Generation) -> Plan {
     let placed = operands::placed(byte);
     let rules = band::placed_rules(op.body);
     let unused = SlotPlan { dtype_base: dtype_base(None, PsumWrite::Reads), mode_base: ModeSection::Unused.base(), ..SlotPlan::default() };
+    // A slot read as INDIRECT16B holds its gathered data word right after the index word.
+    let gathered_follows = Indirect16b::LAYOUT.field_offset("index") == Some(0) && Indirect16b::LAYOUT.field_offset("data") == Some(4);
     let mut fast = op.available(g) && placed.len() <= MAX_SLOTS;
     let mut p = Plan { band_fast: band::only_byte_rules(op), slots: [unused; SLOT_ENTRIES], ..Plan::default() };
     // A band test that always passes: the set of all values.
@@ -353,7 +448,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
             continue;
         };
         let view = pattern_layout(dims);
-        let (Some(addr), Some(num)) = (view.field_offset("addr"), view.field_offset("num")) else {
+        let (Some(0), Some(num)) = (view.field_offset("addr"), view.field_offset("num")) else {
             fast = false;
             continue;
         };
@@ -361,7 +456,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
         let dtype_at = pl.dtype_at[g.index()];
         // The full path reads nothing from a slot its pattern does not fit.
         let fits = view.size == slot.size() && pl.offset + view.size <= BUNDLE_BYTES;
-        if n == 0 || n > MAX_NUMS || !fits || dtype_at.is_some_and(|o| o >= BUNDLE_BYTES) {
+        if n == 0 || n > MAX_NUMS || !fits || !gathered_follows || view.size < 8 || dtype_at.is_some_and(|o| o >= BUNDLE_BYTES) {
             fast = false;
             continue;
         }
@@ -374,7 +469,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
             operands::DtypeRef::Nibble(_, _) => TagRead::HighNibble,
             _ => TagRead::Byte,
         });
-        let gathered = Indirect16b::LAYOUT.field_offset("data").filter(|_| view.size >= Indirect16b::LAYOUT.size);
+        let wide = view.size >= Indirect16b::LAYOUT.size;
         let matmul_dst = slot.role == (Role::Dst { matmul: true });
         let kind = match (slot.is_dst(), matmul_dst) {
             (false, _) => PsumWrite::Reads,
@@ -382,13 +477,11 @@ fn plan(byte: u8, g: Generation) -> Plan {
             (true, true) => PsumWrite::MatmulWrites,
         };
         *sp = SlotPlan {
-            addr_at: offset(pl.offset + addr),
+            slot_at: offset(pl.offset),
             dtype_at: offset(dtype_at.unwrap_or(0)),
             dtype_base: dtype_base(read, kind),
             nums,
-            gathered_at: offset(pl.offset + gathered.unwrap_or(0)),
-            gathered_sel: if gathered.is_some() { GATHERED_WIDE } else { 0 },
-            mode_base: if matmul_dst { ModeSection::MatmulDst } else { ModeSection::Operand }.base(),
+            mode_base: ModeSection::of(matmul_dst, wide).base(),
         };
     }
     p.header = header_words(byte, fast);
@@ -445,11 +538,18 @@ impl Raw<'_> {
 /// A 1 in each 16-bit lane.
 const LANE_ONES: u64 = 0x0001_0001_0001_0001;
 
-/// Whether any 16-bit lane of `v` is zero (exact; the classic SWAR test).
+/// The high bit of each 16-bit lane of `v` that is zero, and possibly of
+/// lanes above a zero one: non-zero exactly when some lane is zero (the
+/// classic SWAR test).
 #[inline(always)]
-fn has_zero_lane(v: u64) -> bool {
+fn zero_lanes(v: u64) -> u64 {
     const HIGH: u64 = 0x8000_8000_8000_8000;
-    v.wrapping_sub(LANE_ONES) & !v & HIGH != 0
+    v.wrapping_sub(LANE_ONES) & !v & HIGH
+}
+
+#[cfg(test)]
+fn has_zero_lane(v: u64) -> bool {
+    zero_lanes(v) != 0
 }
 
 /// What the fast path proves about `bundle` on `g`.
@@ -467,6 +567,7 @@ struct Planned {
     plans: &'static [Plan; 0x100],
     dtypes: &'static [u8; DTYPE_ENTRIES],
     modes: &'static [u8; MODE_ENTRIES],
+    needs: &'static [Need; NEEDS],
     allowed: &'static [u8; SETS * 0x100],
 }
 
@@ -479,7 +580,7 @@ impl Planned {
             Generation::V3 => 1,
             Generation::V4 => 2,
         };
-        Planned { plans: &t.plans[i], dtypes: &t.dtypes[i], modes: &t.modes, allowed: &t.allowed }
+        Planned { plans: &t.plans[i], dtypes: &t.dtypes[i], modes: &t.modes, needs: &t.needs, allowed: &t.allowed }
     }
 
     /// The header test of one bundle, and whether its band can be decided
@@ -488,7 +589,7 @@ impl Planned {
     fn head(self, plan: &Plan, raw: Raw) -> u8 {
         let h = raw.word(0);
         let head_ok = (h == plan.header[0]) | (h == plan.header[1]);
-        u8::from(head_ok) * HEAD_CLEAN | u8::from(plan.band_fast) * BAND_CLEAN
+        (u8::from(head_ok) * HEAD_CLEAN) | (u8::from(plan.band_fast) * BAND_CLEAN)
     }
 
     /// Whether the byte a band test reads is in its set.
@@ -497,9 +598,19 @@ impl Planned {
         self.allowed[(usize::from(b.set) & (SETS - 1)) << 8 | usize::from(raw.byte(b.at))] != 0
     }
 
+    /// The dtype check and the pattern rules of one slot, as straight-line
+    /// arithmetic: the address word's class and the dtype's class select
+    /// what must hold, as masks.
     #[inline(always)]
     fn slot_clean(self, raw: Raw, s: &SlotPlan) -> bool {
-        slot_clean(raw, s, self.dtypes, self.modes)
+        let head = raw.dword(s.slot_at);
+        let (word, gathered) = (head as u32, (head >> 32) as u32);
+        let class = self.modes[(usize::from(s.mode_base) | (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
+        let dtype = self.dtypes[(usize::from(s.dtype_base) + usize::from(raw.byte(s.dtype_at))) & (DTYPE_ENTRIES - 1)];
+        let need = &self.needs[(usize::from(class) << DTYPE_CLASS_BITS | usize::from(dtype)) & (NEEDS - 1)];
+        let gathered_bad = gathered & GATHERED_MUST_BE_CLEAR[(usize::from(need.gathered_sel) | (gathered >> 29) as usize) & 15];
+        let bad = word & need.word_clear | gathered_bad | u32::from(need.fail);
+        u64::from(bad) | zero_lanes(s.nums.lanes(raw) | need.nums_off) == 0
     }
 }
 
@@ -591,34 +702,12 @@ pub(super) fn verdicts(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
     state.map(verdict_of)
 }
 
-/// Conditions of one slot, as bits; each address mode requires a subset.
-/// The ones checked per bundle fit a byte; the region conditions are
-/// decided with the mode table and never left in an entry.
-mod cond {
-    pub const NUMS: u8 = 1 << 0;
-    pub const REGISTER: u8 = 1 << 1;
-    pub const GATHERED: u8 = 1 << 2;
-    pub const ALIGN: u8 = 1 << 3;
-    pub const PSUM: u8 = 1 << 4;
-    pub const DTYPE: u8 = 1 << 5;
-    /// Never set: a mode that is always reported.
-    pub const NEVER: u8 = 1 << 6;
-    pub const INSIDE: u16 = 1 << 8;
-    pub const REGION: u16 = 1 << 9;
-    const PLAIN: u16 = (DTYPE | ALIGN | PSUM | NUMS) as u16 | REGION;
-    const REG: u16 = (DTYPE | REGISTER | NUMS) as u16;
-    /// By the address word's top three bits (register bit, then the mode):
-    /// static and active addresses are plain, indirect is a gather, dead is
-    /// always wrong; a register word's mode bits are reserved (REGISTER fails).
-    pub const REQUIRED: [u16; 8] = [PLAIN, (DTYPE | GATHERED) as u16 | INSIDE, PLAIN, NEVER as u16, REG, REG, REG, REG];
-}
-
-/// [`SlotPlan::gathered_sel`] of a slot wide enough to hold a gathered word.
+/// [`Need::gathered_sel`] of a slot that checks its gathered word.
 const GATHERED_WIDE: u8 = 8;
 
 /// The bits of a gathered data word that must be clear: by
-/// [`SlotPlan::gathered_sel`] plus the word's top three bits. A slot too
-/// narrow to be read gathered checks nothing; otherwise a register's
+/// [`Need::gathered_sel`] plus the word's top three bits. A slot that does
+/// not check the word (not a gather, or too narrow) needs nothing; else a register's
 /// reserved and out-of-range id bits, and for a dead address the mode bits
 /// themselves (always set, so it always fails).
 const GATHERED_MUST_BE_CLEAR: [u32; 16] = {
@@ -636,26 +725,6 @@ const GATHERED_MUST_BE_CLEAR: [u32; 16] = {
 const _: () = assert!(
     REGISTER_BIT == 1 << 31 && MODE_MASK == 3 << 29 && MODE_INDIRECT == 1 << 29 && MODE_ACTIVE == 2 << 29 && MODE_DEAD == 3 << 29
 );
-
-/// The dtype check and the pattern rules of one slot, as straight-line
-/// arithmetic: the address word's top bits select the conditions that
-/// must hold, the dtype entry brings its own.
-#[inline(always)]
-fn slot_clean(raw: Raw, s: &SlotPlan, dtypes: &[u8; DTYPE_ENTRIES], modes: &[u8; MODE_ENTRIES]) -> bool {
-    let d = dtypes[(usize::from(s.dtype_base) + usize::from(raw.byte(s.dtype_at))) & (DTYPE_ENTRIES - 1)];
-    let w = raw.word(s.addr_at);
-    let need = modes[(usize::from(s.mode_base) | (w >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
-    let g = raw.word(s.gathered_at);
-    let g_ok = g & GATHERED_MUST_BE_CLEAR[(usize::from(s.gathered_sel) | (g >> 29) as usize) & 15] == 0;
-
-    let bit = |on: bool, c: u8| if on { c } else { 0 };
-    let good = (d & (cond::DTYPE | cond::PSUM))
-        | bit(!has_zero_lane(s.nums.lanes(raw)), cond::NUMS)
-        | bit(w & REGISTER_MUST_BE_CLEAR == 0, cond::REGISTER)
-        | bit(g_ok, cond::GATHERED)
-        | bit(w & u32::from(d & ALIGN_BITS) == 0, cond::ALIGN);
-    need & !good == 0
-}
 
 #[cfg(test)]
 mod tests {
@@ -707,6 +776,42 @@ mod tests {
         assert!(clean > 1000 && mutated > 1000, "too few cases: {clean} clean, {mutated} mutated");
         // Most clean generated bundles must take the fast path, or it buys nothing.
         assert!(fast_taken * 10 > clean * 8, "fast path taken for {fast_taken} of {clean} clean bundles");
+    }
+
+    #[test]
+    fn a_batch_is_judged_like_its_bundles_one_by_one() {
+        use super::{verdict_raw, verdicts, Batch, BATCH};
+        // Generated bundles, each also with one byte corrupted, and random bytes, mixed.
+        let mut pool = Vec::new();
+        for seed in 0..1500u64 {
+            let bytes = props::seeded_bytes(seed, 512);
+            let mut u = Unstructured::new(&bytes);
+            for g in Generation::ALL {
+                let Ok(b) = smith::bundle(&mut u, g) else { continue };
+                let mut raw = b.encode();
+                pool.push(raw);
+                if let (Ok(at), Ok(v)) = (u.int_in_range(0..=BUNDLE_BYTES - 1), u.arbitrary::<u8>()) {
+                    raw[at] = v;
+                    pool.push(raw);
+                }
+            }
+            let mut random = [0u8; BUNDLE_BYTES];
+            random.copy_from_slice(&props::seeded_bytes(seed ^ 0x5eed, BUNDLE_BYTES));
+            pool.push(random);
+        }
+        let mut checked = [0usize; 3];
+        for chunk in pool.chunks_exact(BATCH) {
+            let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
+            batch.copy_from_slice(chunk);
+            for g in Generation::ALL {
+                for (raw, v) in batch.iter().zip(verdicts(&batch, g)) {
+                    assert_eq!(v, verdict_raw(raw, g), "{g}: {raw:02x?}");
+                    checked[v as usize] += 1;
+                }
+            }
+        }
+        // Every verdict occurs, so each pass's result is compared.
+        assert!(checked.iter().all(|&n| n > 100), "verdicts seen: {checked:?}");
     }
 
     #[test]
