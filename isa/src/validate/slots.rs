@@ -49,6 +49,11 @@ pub(super) fn body(cx: &mut Ctx<'_>, bundle: &Bundle, op: &OpcodeInfo) {
     super::band::band(cx, bundle, op);
 }
 
+/// An MX operand's scale base partition must be below this (§2.6).
+pub(super) const MX_SCALE_PARTS: u8 = 128;
+/// An MX operand's step directions: +1 and -1 (§2.6).
+pub(super) const MX_STEP_DIRS: [u8; 2] = [0x01, 0xFF];
+
 fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt: Option<&'static DtypeInfo>) {
     if !m.data.is_register() && m.data.is_indirect() {
         // A gather: the slot reads as MXINDIRECT16B (§2.7).
@@ -59,8 +64,8 @@ fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt:
         if v.k_extent.get() == 0 {
             cx.report_view(&MX_ZERO_K_EXTENT, slot, base, view, "k_extent", "k_extent is 0".into());
         }
-        if v.scale_base_part >= 128 {
-            let msg = format!("scale_base_part {} is not below 128", v.scale_base_part);
+        if v.scale_base_part >= MX_SCALE_PARTS {
+            let msg = format!("scale_base_part {} is not below {MX_SCALE_PARTS}", v.scale_base_part);
             cx.report_view(&MX_SCALE_PART_RANGE, slot, base, view, "scale_base_part", msg);
         }
         return;
@@ -79,14 +84,15 @@ fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt:
         }
     }
     mx_scale(cx, slot, base, view, "scale", m.scale);
-    if !matches!(m.step_dir, 0x01 | 0xFF) {
+    if !MX_STEP_DIRS.contains(&m.step_dir) {
         cx.report(&MX_STEP_DIR, &format!("{slot}.step_dir"), format!("step_dir is {:#04x}", m.step_dir));
     }
     if m.k_extent.get() == 0 {
         cx.report(&MX_ZERO_K_EXTENT, &format!("{slot}.k_extent"), "k_extent is 0".into());
     }
-    if m.scale_base_part >= 128 {
-        cx.report(&MX_SCALE_PART_RANGE, &format!("{slot}.scale_base_part"), format!("scale_base_part {} is not below 128", m.scale_base_part));
+    if m.scale_base_part >= MX_SCALE_PARTS {
+        let msg = format!("scale_base_part {} is not below {MX_SCALE_PARTS}", m.scale_base_part);
+        cx.report(&MX_SCALE_PART_RANGE, &format!("{slot}.scale_base_part"), msg);
     }
 }
 

@@ -18,6 +18,8 @@
 //! the layout descriptions, the dtype table, [`crate::addr4`] and the band's
 //! byte rules; nothing is restated here.
 
+mod mx;
+
 use super::band::{self, BYTE_RULES};
 use crate::addr4::{
     Addr4, Region, MODE_ACTIVE, MODE_DEAD, MODE_INDIRECT, MODE_MASK, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT,
@@ -218,6 +220,9 @@ struct Plan {
     /// are checked: two thirds of the opcodes have none and most others
     /// one or two.
     used: u8,
+    /// 1 when the opcode has an MX operand (CoreV4 MX matmuls), else 0.
+    mx_used: u8,
+    mx: mx::MxPlan,
     /// The slots, then one never used: a power of two, so a work entry of
     /// [`verdicts`] names one under a mask.
     slots: [SlotPlan; SLOT_ENTRIES],
@@ -242,6 +247,8 @@ struct Tables {
     /// Whether each byte rule allows each value (1 or 0), by rule then
     /// value; the spare rules allow every value.
     allowed: Box<[u8; SETS * 0x100]>,
+    /// Where an MX operand's fields are.
+    mx: mx::MxFields,
 }
 
 /// Dtype entries per generation: each PSUM kind's tags, then the no-field entries.
@@ -278,6 +285,7 @@ fn tables() -> &'static Tables {
             modes: boxed(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_class(key, m) as u8)).collect()),
             needs: boxed(ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d))).collect()),
             allowed: boxed(allowed.collect()),
+            mx: mx_fields().unwrap_or_default(),
         }
     })
 }
@@ -419,6 +427,12 @@ fn pattern_layout(dims: usize) -> &'static Layout {
     }
 }
 
+/// Where an MX operand's fields are; `None` if its layouts do not fit the
+/// fast path (MX bodies then take the reporting path).
+fn mx_fields() -> Option<mx::MxFields> {
+    mx::MxFields::from_layouts()
+}
+
 fn plan(byte: u8, g: Generation) -> Plan {
     let Some(op) = opcode::lookup(byte) else { return Plan::default() };
     let placed = operands::placed(byte);
@@ -443,6 +457,22 @@ fn plan(byte: u8, g: Generation) -> Plan {
     p.used = u8::try_from(placed.len().min(MAX_SLOTS)).unwrap_or(0);
     for (sp, pl) in p.slots.iter_mut().zip(placed) {
         let slot = pl.slot;
+        let dtype_at = pl.dtype_at[g.index()];
+        let read = dtype_at.map(|_| match slot.dtype {
+            operands::DtypeRef::Nibble(_, 0) => TagRead::LowNibble,
+            operands::DtypeRef::Nibble(_, _) => TagRead::HighNibble,
+            _ => TagRead::Byte,
+        });
+        if slot.ty == SlotType::Mx {
+            // Checked by its own pass; its place among the slots stays unused.
+            let fits = slot.size() == mx::size() && pl.offset + slot.size() <= BUNDLE_BYTES && dtype_at.is_none_or(|o| o < BUNDLE_BYTES);
+            if p.mx_used != 0 || !fits || mx_fields().is_none() || slot.is_dst() {
+                fast = false;
+            }
+            p.mx_used = 1;
+            p.mx = mx::MxPlan { slot_at: offset(pl.offset), dtype_at: offset(dtype_at.unwrap_or(0)), dtype_base: dtype_base(read, PsumWrite::Reads) };
+            continue;
+        }
         let SlotType::Pattern(dims) = slot.ty else {
             fast = false;
             continue;
@@ -453,7 +483,6 @@ fn plan(byte: u8, g: Generation) -> Plan {
             continue;
         };
         let n = view.resolve("num").map_or(0, |(_, size)| size / 2);
-        let dtype_at = pl.dtype_at[g.index()];
         // The full path reads nothing from a slot its pattern does not fit.
         let fits = view.size == slot.size() && pl.offset + view.size <= BUNDLE_BYTES;
         if n == 0 || n > MAX_NUMS || !fits || !gathered_follows || view.size < 8 || dtype_at.is_some_and(|o| o >= BUNDLE_BYTES) {
@@ -464,11 +493,6 @@ fn plan(byte: u8, g: Generation) -> Plan {
             fast = false;
             continue;
         };
-        let read = dtype_at.map(|_| match slot.dtype {
-            operands::DtypeRef::Nibble(_, 0) => TagRead::LowNibble,
-            operands::DtypeRef::Nibble(_, _) => TagRead::HighNibble,
-            _ => TagRead::Byte,
-        });
         let wide = view.size >= Indirect16b::LAYOUT.size;
         let matmul_dst = slot.role == (Role::Dst { matmul: true });
         let kind = match (slot.is_dst(), matmul_dst) {
@@ -488,6 +512,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
     // An opcode the fast path does not decide needs none of its slots read.
     if !fast {
         p.used = 0;
+        p.mx_used = 0;
     }
     p
 }
@@ -569,6 +594,7 @@ struct Planned {
     modes: &'static [u8; MODE_ENTRIES],
     needs: &'static [Need; NEEDS],
     allowed: &'static [u8; SETS * 0x100],
+    mx: &'static mx::MxFields,
 }
 
 impl Planned {
@@ -580,7 +606,7 @@ impl Planned {
             Generation::V3 => 1,
             Generation::V4 => 2,
         };
-        Planned { plans: &t.plans[i], dtypes: &t.dtypes[i], modes: &t.modes, needs: &t.needs, allowed: &t.allowed }
+        Planned { plans: &t.plans[i], dtypes: &t.dtypes[i], modes: &t.modes, needs: &t.needs, allowed: &t.allowed, mx: &t.mx }
     }
 
     /// The header test of one bundle, and whether its band can be decided
@@ -596,6 +622,13 @@ impl Planned {
     #[inline(always)]
     fn band_clean(self, raw: Raw, b: BandTest) -> bool {
         self.allowed[(usize::from(b.set) & (SETS - 1)) << 8 | usize::from(raw.byte(b.at))] != 0
+    }
+
+    /// The dtype check and the rules of an MX operand.
+    #[inline(always)]
+    fn mx_clean(self, raw: Raw, m: &mx::MxPlan) -> bool {
+        let dtype = self.dtypes[(usize::from(m.dtype_base) + usize::from(raw.byte(m.dtype_at))) & (DTYPE_ENTRIES - 1)];
+        mx::clean(raw, m, self.mx, dtype)
     }
 
     /// The dtype check and the pattern rules of one slot, as straight-line
@@ -640,6 +673,9 @@ pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], g: Generation) -> Verdict {
     for &b in plan.band.iter().take(usize::from(plan.band_used)) {
         state &= !(u8::from(!t.band_clean(raw, b)) * BAND_CLEAN);
     }
+    if plan.mx_used != 0 {
+        state &= !u8::from(!t.mx_clean(raw, &plan.mx));
+    }
     verdict_of(state)
 }
 
@@ -650,11 +686,12 @@ pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], g: Generation) -> Verdict {
 pub(super) const BATCH: usize = 32;
 /// A batch of bundles' wire bytes.
 pub(super) type Batch = [[u8; BUNDLE_BYTES]; BATCH];
-/// Work entries of a batch: at most [`MAX_SLOTS`] slots or [`MAX_BAND`]
-/// band tests per bundle, plus room for the unused entries the last bundle
-/// writes.
+/// Work entries of a batch: at most [`MAX_SLOTS`] slots, [`MAX_BAND`]
+/// band tests or one MX operand per bundle, plus room for the unused
+/// entries the last bundle writes.
 const SLOT_WORK: usize = MAX_SLOTS * BATCH + SLOT_ENTRIES;
 const BAND_WORK: usize = MAX_BAND * BATCH + BAND_ENTRIES;
+const MX_WORK: usize = BATCH + 1;
 
 /// A work entry: the bundle's index in its batch, its opcode byte, and the
 /// index of the slot or band test in the opcode's plan.
@@ -683,14 +720,15 @@ fn push<const K: usize, const W: usize>(work: &mut [u32; W], len: &mut usize, en
 pub(super) fn verdicts(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
     let t = Planned::get(g);
     let mut state = [0u8; BATCH];
-    let (mut slots, mut bands) = ([0u32; SLOT_WORK], [0u32; BAND_WORK]);
-    let (mut n_slots, mut n_bands) = (0usize, 0usize);
+    let (mut slots, mut bands, mut mxs) = ([0u32; SLOT_WORK], [0u32; BAND_WORK], [0u32; MX_WORK]);
+    let (mut n_slots, mut n_bands, mut n_mxs) = (0usize, 0usize, 0usize);
     for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
         let op = raw[0];
         let plan = &t.plans[usize::from(op)];
         *st = t.head(plan, Raw(raw));
         push::<MAX_SLOTS, SLOT_WORK>(&mut slots, &mut n_slots, entry(i, op), plan.used);
         push::<MAX_BAND, BAND_WORK>(&mut bands, &mut n_bands, entry(i, op), plan.band_used);
+        push::<1, MX_WORK>(&mut mxs, &mut n_mxs, entry(i, op), plan.mx_used);
     }
     for &e in &slots[..n_slots.min(SLOT_WORK)] {
         let i = (e >> 16) as usize & (BATCH - 1);
@@ -701,6 +739,10 @@ pub(super) fn verdicts(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
         let i = (e >> 16) as usize & (BATCH - 1);
         let test = t.plans[(e >> 2) as usize & 0xFF].band[e as usize & (BAND_ENTRIES - 1)];
         state[i] &= !(u8::from(!t.band_clean(Raw(&batch[i]), test)) * BAND_CLEAN);
+    }
+    for &e in &mxs[..n_mxs.min(MX_WORK)] {
+        let i = (e >> 16) as usize & (BATCH - 1);
+        state[i] &= !u8::from(!t.mx_clean(Raw(&batch[i]), &t.plans[(e >> 2) as usize & 0xFF].mx));
     }
     state.map(verdict_of)
 }
@@ -815,6 +857,39 @@ mod tests {
         }
         // Every verdict occurs, so each pass's result is compared.
         assert!(checked.iter().all(|&n| n > 100), "verdicts seen: {checked:?}");
+    }
+
+    #[test]
+    fn mx_operands_are_proven_clean_and_every_corruption_is_caught() {
+        use crate::bundle::BodyKind;
+        let (mut clean, mut proven, mut corrupted) = (0, 0, 0);
+        for seed in 0..4000u64 {
+            let bytes = props::seeded_bytes(seed, 512);
+            let mut u = Unstructured::new(&bytes);
+            let Ok(b) = smith::bundle(&mut u, Generation::V4) else { continue };
+            if b.kind() != BodyKind::MatmulMx {
+                continue;
+            }
+            let (fast, full) = both(&b, Generation::V4);
+            assert_eq!(fast, full);
+            clean += usize::from(full.is_empty());
+            proven += usize::from(super::verdict(&b, Generation::V4) == super::Verdict::Clean);
+            // Every byte of the body, set to a few telling values.
+            for at in 4..BUNDLE_BYTES {
+                for v in [0x00, 0x01, 0x20, 0x40, 0x60, 0x7F, 0x80, 0xFF, b.encode()[at] ^ 1] {
+                    let mut raw = b.encode();
+                    raw[at] = v;
+                    let c = Bundle::decode(&raw);
+                    for g in Generation::ALL {
+                        let (fast, full) = both(&c, g);
+                        assert_eq!(fast, full, "{g} byte {at} = {v:#04x}: {}", crate::text::disasm(&c));
+                        corrupted += usize::from(!full.is_empty());
+                    }
+                }
+            }
+        }
+        assert!(clean > 50 && corrupted > 1000, "{clean} clean MX bundles, {corrupted} corrupted");
+        assert!(proven * 10 > clean * 9, "fast path proved {proven} of {clean} clean MX bundles");
     }
 
     #[test]
