@@ -1,0 +1,256 @@
+//! What a slot's bytes mean to the rules, as classes the fast path looks
+//! up: a dtype's class (valid here, allowed at a PSUM address, its
+//! alignment), an address word's class (by its mode and region, per kind
+//! of slot), and what a slot needs for each pair, as masks. Each is
+//! derived from the dtype table, [`crate::addr4`] and the layouts.
+
+use crate::addr4::{
+    Addr4, Region, MODE_ACTIVE, MODE_DEAD, MODE_INDIRECT, MODE_MASK, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT,
+    REGISTER_RESERVED_MASK,
+};
+use crate::dtype::{self, BF16};
+use crate::generation::Generation;
+
+/// Register-mode bits that must be clear: the reserved bits and the id bits
+/// at or above [`REGID_LIMIT`] (a power of two, so ids below it fit a mask).
+pub(super) const REGISTER_MUST_BE_CLEAR: u32 = REGISTER_RESERVED_MASK | (0xFF & !(REGID_LIMIT - 1));
+const _: () = assert!(REGID_LIMIT.is_power_of_two() && REGID_LIMIT <= 0x100);
+
+/// A dtype planned for one generation and one kind of slot, as a class
+/// that fits [`DTYPE_CLASS_BITS`] bits: [`dclass::VALID`] when it is a
+/// tag of this generation, [`dclass::PSUM_OK`] when the slot may hold it
+/// at a PSUM address, and the log2 of its alignment.
+pub(super) mod dclass {
+    pub const VALID: u8 = 1;
+    pub const PSUM_OK: u8 = 2;
+    pub const ALIGN_SHIFT: u8 = 2;
+    /// Alignments up to 8 bytes are expressible (every dtype's is).
+    pub const MAX_ALIGN_LOG2: u32 = 3;
+}
+pub(super) const DTYPE_CLASS_BITS: usize = 4;
+/// The dtype table has a section of 256 entries per slot kind and way of
+/// reading the tag, indexed by the raw byte that holds the tag (so reading
+/// a nibble needs no shift or mask), then one for a slot whose layout has
+/// no dtype field (every entry passes every dtype rule).
+pub(super) const SECTION: usize = 0x100;
+/// How a slot's tag sits in its byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TagRead {
+    LowNibble,
+    HighNibble,
+    Byte,
+}
+pub(super) const TAG_READS: [TagRead; 3] = [TagRead::LowNibble, TagRead::HighNibble, TagRead::Byte];
+
+impl TagRead {
+    pub(super) fn tag(self, byte: u8) -> u8 {
+        match self {
+            TagRead::LowNibble => byte & 0x0F,
+            TagRead::HighNibble => byte >> 4,
+            TagRead::Byte => byte,
+        }
+    }
+}
+/// What a slot accepts at a PSUM address: anything (it reads), a 4-byte
+/// dtype (it writes), or a 4-byte dtype or bf16 (a matmul destination).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(super) enum PsumWrite {
+    #[default]
+    Reads,
+    Writes,
+    MatmulWrites,
+}
+pub(super) const PSUM_KINDS: [PsumWrite; 3] = [PsumWrite::Reads, PsumWrite::Writes, PsumWrite::MatmulWrites];
+
+
+/// The sections of the mode table: a matmul destination (its address must
+/// lie in PSUM) has its own, a slot too narrow to be read as INDIRECT16B
+/// has its own (its gathered word is not checked), and an unused slot
+/// needs nothing.
+#[derive(Clone, Copy)]
+pub(super) enum ModeSection {
+    Operand,
+    NarrowOperand,
+    MatmulDst,
+    NarrowMatmulDst,
+    Unused,
+}
+
+impl ModeSection {
+    pub(super) const ALL: [ModeSection; 5] =
+        [ModeSection::Operand, ModeSection::NarrowOperand, ModeSection::MatmulDst, ModeSection::NarrowMatmulDst, ModeSection::Unused];
+    pub(super) fn of(matmul_dst: bool, wide: bool) -> ModeSection {
+        match (matmul_dst, wide) {
+            (false, true) => ModeSection::Operand,
+            (false, false) => ModeSection::NarrowOperand,
+            (true, true) => ModeSection::MatmulDst,
+            (true, false) => ModeSection::NarrowMatmulDst,
+        }
+    }
+    pub(super) fn base(self) -> u16 {
+        (self as u16) << (32 - MODE_KEY_SHIFT)
+    }
+}
+
+
+/// Dtype entries per generation: each PSUM kind's tags, then the no-field entries.
+pub(super) const DTYPE_ENTRIES: usize = (PSUM_KINDS.len() * TAG_READS.len() + 1).next_power_of_two() * SECTION;
+/// Address-word keys: every value of the top `32 - MODE_KEY_SHIFT` bits.
+pub(super) const MODE_KEYS: usize = 1 << (32 - MODE_KEY_SHIFT);
+/// Mode-table entries: the sections, rounded up to a power of two.
+pub(super) const MODE_ENTRIES: usize = ModeSection::ALL.len().next_power_of_two() * MODE_KEYS;
+/// Need entries: every mode class with every dtype class.
+pub(super) const NEEDS: usize = ModeClass::ALL.len().next_power_of_two() << DTYPE_CLASS_BITS;
+
+/// Where a slot's dtype entries start in a generation's table.
+pub(super) fn dtype_base(read: Option<TagRead>, kind: PsumWrite) -> u16 {
+    let k = PSUM_KINDS.iter().position(|&k| k == kind).unwrap_or(0);
+    let section = match read {
+        Some(r) => k * TAG_READS.len() + TAG_READS.iter().position(|&t| t == r).unwrap_or(0),
+        None => PSUM_KINDS.len() * TAG_READS.len(),
+    };
+    u16::try_from(section * SECTION).unwrap_or(0)
+}
+
+/// The class of one tag (`None`: the slot has no dtype field) for a slot
+/// of one PSUM kind on one generation.
+pub(super) fn dtype_class(tag: Option<u8>, kind: PsumWrite, g: Generation) -> u8 {
+    let Some(tag) = tag else { return dclass::VALID | dclass::PSUM_OK };
+    match dtype::info(tag) {
+        Some(d) if d.align.is_power_of_two() && d.align.trailing_zeros() <= dclass::MAX_ALIGN_LOG2 => {
+            let psum_ok = match kind {
+                PsumWrite::Reads => true,
+                PsumWrite::Writes => d.psum_write,
+                PsumWrite::MatmulWrites => d.psum_write || d.tag == BF16,
+            };
+            let align = u8::try_from(d.align.trailing_zeros()).unwrap_or(0) << dclass::ALIGN_SHIFT;
+            align | if d.since <= g { dclass::VALID } else { 0 } | if psum_ok { dclass::PSUM_OK } else { 0 }
+        }
+        // Unknown tags, and any alignment the class cannot express, are never valid here.
+        _ => 0,
+    }
+}
+
+/// An address word's mode and region are decided by its top bits: the
+/// register bit, the mode, the region bits and the PSUM window's high bits.
+pub(super) const MODE_KEY_SHIFT: u32 = 22;
+const _: () = assert!(PSUM_SPAN == (1 << MODE_KEY_SHIFT) - 1 && PSUM_BASE.is_multiple_of(1 << MODE_KEY_SHIFT));
+
+/// How a slot's address word is checked, by its mode and region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(super) enum ModeClass {
+    /// A static or active address in SBUF (or, for an operand, anywhere
+    /// inside memory but PSUM): dtype, alignment and nums are checked.
+    Plain,
+    /// A static or active address in PSUM where the slot allows it: the
+    /// dtype must also be one the slot may hold there.
+    PlainPsum,
+    /// An indirect address inside memory: a gather; the dtype and the
+    /// gathered data word are checked, the nums are inert.
+    Gather,
+    /// The same in a slot too narrow to hold a gathered word.
+    NarrowGather,
+    /// A register: the dtype, the register bits and the nums are checked.
+    Register,
+    /// Always reported: the dead mode, an address outside memory, a
+    /// matmul destination outside PSUM.
+    Never,
+    /// An unused slot: nothing is checked.
+    Nothing,
+}
+
+impl ModeClass {
+    pub(super) const ALL: [ModeClass; 7] = [
+        ModeClass::Plain,
+        ModeClass::PlainPsum,
+        ModeClass::Gather,
+        ModeClass::NarrowGather,
+        ModeClass::Register,
+        ModeClass::Never,
+        ModeClass::Nothing,
+    ];
+}
+
+/// The class of an address word with top bits `key` in a slot of `section`.
+pub(super) fn mode_class(key: u32, section: ModeSection) -> ModeClass {
+    let (matmul_dst, wide) = match section {
+        ModeSection::Operand => (false, true),
+        ModeSection::NarrowOperand => (false, false),
+        ModeSection::MatmulDst => (true, true),
+        ModeSection::NarrowMatmulDst => (true, false),
+        ModeSection::Unused => return ModeClass::Nothing,
+    };
+    let word = key << MODE_KEY_SHIFT;
+    let region = Addr4::new(word).region();
+    if word & REGISTER_BIT != 0 {
+        return ModeClass::Register;
+    }
+    match word & MODE_MASK {
+        MODE_DEAD => ModeClass::Never,
+        MODE_INDIRECT if region == Region::Outside => ModeClass::Never,
+        MODE_INDIRECT if wide => ModeClass::Gather,
+        MODE_INDIRECT => ModeClass::NarrowGather,
+        _ if region == Region::Outside || (matmul_dst && region != Region::Psum) => ModeClass::Never,
+        _ if region == Region::Psum => ModeClass::PlainPsum,
+        _ => ModeClass::Plain,
+    }
+}
+
+/// What a slot needs, as masks, so the check is a few ANDs and ORs with no
+/// branch: the address-word bits that must be clear, whether the nums and
+/// the gathered word are checked, and whether it fails outright.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+pub(super) struct Need {
+    /// All ones when the nums are not checked (no lane reads as zero).
+    pub(super) nums_off: u64,
+    /// Address-word bits that must be clear: the alignment's, or a register's.
+    pub(super) word_clear: u32,
+    /// [`GATHERED_WIDE`] when the gathered data word is checked, else 0.
+    pub(super) gathered_sel: u8,
+    /// 1 when the slot is always reported.
+    pub(super) fail: u8,
+}
+
+/// What a slot whose address word is of `class` and whose dtype is of class `d` needs.
+pub(super) fn need(class: ModeClass, d: u8) -> Need {
+    let valid = d & dclass::VALID != 0;
+    let align_clear = (1u32 << ((d >> dclass::ALIGN_SHIFT) & 3)) - 1;
+    let checked = Need { nums_off: 0, word_clear: 0, gathered_sel: 0, fail: u8::from(!valid) };
+    let inert = u64::MAX;
+    match class {
+        ModeClass::Plain => Need { word_clear: align_clear, ..checked },
+        ModeClass::PlainPsum => Need { word_clear: align_clear, fail: u8::from(!valid || d & dclass::PSUM_OK == 0), ..checked },
+        ModeClass::Gather => Need { nums_off: inert, gathered_sel: GATHERED_WIDE, ..checked },
+        ModeClass::NarrowGather => Need { nums_off: inert, ..checked },
+        ModeClass::Register => Need { word_clear: REGISTER_MUST_BE_CLEAR, ..checked },
+        ModeClass::Never => Need { fail: 1, ..checked },
+        ModeClass::Nothing => Need { nums_off: inert, ..Need::default() },
+    }
+}
+
+
+/// [`Need::gathered_sel`] of a slot that checks its gathered word.
+pub(super) const GATHERED_WIDE: u8 = 8;
+
+/// The bits of a gathered data word that must be clear: by
+/// [`Need::gathered_sel`] plus the word's top three bits. A slot that does
+/// not check the word (not a gather, or too narrow) needs nothing; else a register's
+/// reserved and out-of-range id bits, and for a dead address the mode bits
+/// themselves (always set, so it always fails).
+pub(super) const GATHERED_MUST_BE_CLEAR: [u32; 16] = {
+    let mut t = [0u32; 16];
+    t[GATHERED_WIDE as usize + 3] = MODE_MASK;
+    let mut i = 4;
+    while i < 8 {
+        t[GATHERED_WIDE as usize + i] = REGISTER_MUST_BE_CLEAR;
+        i += 1;
+    }
+    t
+};
+
+// `REQUIRED` and `GATHERED_MUST_BE_CLEAR` are indexed by the word's top three bits: the register bit over the mode.
+const _: () = assert!(
+    REGISTER_BIT == 1 << 31 && MODE_MASK == 3 << 29 && MODE_INDIRECT == 1 << 29 && MODE_ACTIVE == 2 << 29 && MODE_DEAD == 3 << 29
+);
