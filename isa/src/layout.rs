@@ -1,5 +1,5 @@
 //! The description language: every wire struct of the format is declared once
-//! with [`wire_struct!`], which emits both the zerocopy Rust struct and a
+//! with [`wire_struct!`](crate::wire_struct), which emits both the zerocopy Rust struct and a
 //! [`Layout`] value (names, offsets, types, formats, provenance) that the text
 //! format, the validator's field paths, the C header and the reports read.
 //! Offsets come from `offset_of!` on the Rust struct, so the data cannot drift
