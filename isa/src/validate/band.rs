@@ -120,9 +120,21 @@ pub(super) fn placed_rules(kind: BodyKind) -> &'static [PlacedRule] {
     table.get(kind as usize).map_or(&[], Vec::as_slice)
 }
 
-/// Whether an opcode's band is byte rules only (Pool and Branch are not).
-pub(super) fn only_byte_rules(op: &OpcodeInfo) -> bool {
-    op.body != BodyKind::Branch && !(op.body == BodyKind::PoolCopy && op.byte == POOL_OPCODE)
+/// What an opcode's band is checked by: byte rules, or the rules of the
+/// Pool or Branch band, which tie fields together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BandKind {
+    Bytes,
+    Pool,
+    Branch,
+}
+
+pub(super) fn kind_of(op: &OpcodeInfo) -> BandKind {
+    match op.body {
+        BodyKind::Branch => BandKind::Branch,
+        BodyKind::PoolCopy if op.byte == POOL_OPCODE => BandKind::Pool,
+        _ => BandKind::Bytes,
+    }
 }
 
 /// The control-band checks of a body (run on every path, fast or not).
@@ -149,19 +161,34 @@ pub const POOL_MAX_SCALE: u32 = 0x3F80_0000;
 /// Pool sub-mode constant.
 pub const POOL_SUB_MODE: u8 = 3;
 
+/// Whether a Pool's scale suits its function: 1.0 exactly for max, a
+/// reciprocal in (0, 1] for avg; `None` when the function is neither.
+fn pool_scale_ok(func: u8, scale: u32) -> Option<bool> {
+    match en::POOL_FUNC.name_of(func)? {
+        "max" => Some(scale == POOL_MAX_SCALE),
+        "avg" => {
+            let s = f32::from_bits(scale);
+            Some(s > 0.0 && s <= 1.0)
+        }
+        _ => Some(true),
+    }
+}
+
+/// The Pool band's rules as one predicate, for the fast path.
+pub(super) fn pool_ok(func: u8, scale: u32, mode: u8) -> bool {
+    pool_scale_ok(func, scale) == Some(true) && mode == POOL_SUB_MODE
+}
+
 fn pool(cx: &mut Ctx<'_>, b: &PoolCopyBundle) {
-    match en::POOL_FUNC.name_of(b.func) {
-        None => cx.report(&POOL_FUNC, "func", format!("Pool func {} is neither 1 (max) nor 2 (avg)", b.func)),
-        Some("max") if b.scale_or_fill.get() != POOL_MAX_SCALE => {
-            cx.report(&POOL_SCALE, "scale_or_fill", format!("max pool scale is {:#010x}, not 1.0", b.scale_or_fill.get()))
+    let scale = b.scale_or_fill.get();
+    match (en::POOL_FUNC.name_of(b.func), pool_scale_ok(b.func, scale)) {
+        (None, _) => cx.report(&POOL_FUNC, "func", format!("Pool func {} is neither 1 (max) nor 2 (avg)", b.func)),
+        (Some("max"), Some(false)) => cx.report(&POOL_SCALE, "scale_or_fill", format!("max pool scale is {scale:#010x}, not 1.0")),
+        (Some(_), Some(false)) => {
+            let s = f32::from_bits(scale);
+            cx.report(&POOL_SCALE, "scale_or_fill", format!("avg pool scale {s} is not a reciprocal in (0, 1]"));
         }
-        Some("avg") => {
-            let s = f32::from_bits(b.scale_or_fill.get());
-            if !(s > 0.0 && s <= 1.0) {
-                cx.report(&POOL_SCALE, "scale_or_fill", format!("avg pool scale {s} is not a reciprocal in (0, 1]"));
-            }
-        }
-        Some(_) => {}
+        _ => {}
     }
     if b.mode != POOL_SUB_MODE {
         cx.report(&POOL_MODE, "mode", format!("Pool mode is {}, not 3", b.mode));
@@ -170,6 +197,12 @@ fn pool(cx: &mut Ctx<'_>, b: &PoolCopyBundle) {
 
 /// Operand AP kind of a conditional branch: a scalar register (D-M10).
 pub const BRANCH_AP_KIND_SCALAR: u8 = 3;
+
+/// The Branch band's rules as one predicate, for the fast path (given
+/// whether the lhs dtype tag is valid on the generation).
+pub(super) fn branch_ok(comp_op: u8, lhs_dtype_valid: bool, ap_kind: u8) -> bool {
+    en::BRANCH_COMP_OP.contains(comp_op) && (comp_op == 0 || (lhs_dtype_valid && ap_kind == BRANCH_AP_KIND_SCALAR))
+}
 
 fn branch(cx: &mut Ctx<'_>, b: &BranchBundle) {
     if !en::BRANCH_COMP_OP.contains(b.comp_op) {
