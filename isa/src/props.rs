@@ -75,17 +75,38 @@ pub fn structured(data: &[u8]) -> Outcome {
     Ok(())
 }
 
-/// `validate` (arbitrary bytes): never panics, and every finding names a real
-/// field at its real offset, for every generation.
+/// `validate` (arbitrary bytes): never panics, every finding names a real
+/// field at its real offset, and the fast path (bundle by bundle, and a
+/// batch at a time over the whole bundles of `data`) finds exactly what the
+/// full checks find, for every generation.
 pub fn validate_any(data: &[u8]) -> Outcome {
     for raw in chunks(data) {
         let b = Bundle::decode(&raw);
         for g in Generation::ALL {
-            for f in validate::validate(&b, g) {
+            let (mut fast, mut full) = (Vec::new(), Vec::new());
+            validate::validate_with(&b, g, &mut fast, true);
+            validate::validate_with(&b, g, &mut full, false);
+            if fast != full {
+                return Err(format!("{g}: fast path found {:?}, full checks {:?} for {}", codes(&fast), codes(&full), hex(&raw)));
+            }
+            for f in full {
                 if !names_real_field(b.layout(), &f) {
                     return Err(format!("{g}: finding {} names `{}` @ {:#x}, not a field there", f.code, f.field, f.offset));
                 }
             }
+        }
+    }
+    for g in Generation::ALL {
+        let mut streamed = Vec::new();
+        validate::validate_stream(data, g, |i, f| streamed.push((i, f)));
+        let one_by_one: Vec<(usize, Finding)> = data
+            .chunks_exact(BUNDLE_BYTES)
+            .filter_map(Bundle::decode_slice)
+            .enumerate()
+            .flat_map(|(i, b)| validate::validate(&b, g).into_iter().map(move |f| (i, f)))
+            .collect();
+        if streamed != one_by_one {
+            return Err(format!("{g}: validate_stream found {} findings, bundle by bundle {}", streamed.len(), one_by_one.len()));
         }
     }
     Ok(())
