@@ -4,8 +4,10 @@
 //! the reporting checks (whose branches on opcode, body kind, address mode
 //! and dims mispredict on a mixed stream). A slot's rules are a few table
 //! lookups and masks: its address word's class and its dtype's class
-//! select what must hold. [`verdicts`] judges a batch of bundles at once,
-//! so not even the number of slots an opcode has is a branch.
+//! select what must hold (`classes`). MX operands (`mx`) and the Pool and
+//! Branch bands, whose rules tie fields together (`tied`), have checks of
+//! their own. [`verdicts`] judges a batch of bundles at once, so not even
+//! the number of slots an opcode has is a branch.
 //!
 //! The answer is one-sided: [`Verdict::Clean`] means the full path would
 //! report nothing; [`Verdict::BandUnknown`] that its header and slot checks
@@ -16,7 +18,7 @@
 //!
 //! Every offset, dtype property, address rule and band set is derived from
 //! the layout descriptions, the dtype table, [`crate::addr4`] and the band's
-//! byte rules; nothing is restated here.
+//! rules; nothing is restated here.
 
 mod classes;
 mod mx;
