@@ -26,6 +26,12 @@ pub(super) mod dclass {
     pub const ALIGN_SHIFT: u8 = 2;
     /// Alignments up to 8 bytes are expressible (every dtype's is).
     pub const MAX_ALIGN_LOG2: u32 = 3;
+
+    /// The address bits a dtype of class `d` needs clear (its alignment less one).
+    #[inline(always)]
+    pub fn align_clear(d: u8) -> u32 {
+        (1u32 << u32::from(d >> ALIGN_SHIFT).min(MAX_ALIGN_LOG2)) - 1
+    }
 }
 pub(super) const DTYPE_CLASS_BITS: usize = 4;
 /// The dtype table has a section of 256 entries per slot kind and way of
@@ -216,7 +222,7 @@ pub(super) struct Need {
 /// What a slot whose address word is of `class` and whose dtype is of class `d` needs.
 pub(super) fn need(class: ModeClass, d: u8) -> Need {
     let valid = d & dclass::VALID != 0;
-    let align_clear = (1u32 << ((d >> dclass::ALIGN_SHIFT) & 3)) - 1;
+    let align_clear = dclass::align_clear(d);
     let checked = Need { nums_off: 0, word_clear: 0, gathered_sel: 0, fail: u8::from(!valid) };
     let inert = u64::MAX;
     match class {

@@ -448,8 +448,9 @@ const HEAD_CLEAN: u8 = 1;
 const BAND_CLEAN: u8 = 2;
 
 fn verdict_of(state: u8) -> Verdict {
-    match state & (HEAD_CLEAN | BAND_CLEAN) {
-        3 => Verdict::Clean,
+    const BOTH: u8 = HEAD_CLEAN | BAND_CLEAN;
+    match state & BOTH {
+        BOTH => Verdict::Clean,
         HEAD_CLEAN => Verdict::BandUnknown,
         _ => Verdict::Unknown,
     }

@@ -98,7 +98,7 @@ pub(super) fn clean(raw: Raw, m: &MxPlan, f: &MxFields, dtype: u8) -> bool {
     }
     let data = raw.word(at(f.data));
     let (data_ok, plain) = basic(data);
-    let align_clear = (1u32 << ((dtype >> dclass::ALIGN_SHIFT) & 3)) - 1;
+    let align_clear = dclass::align_clear(dtype);
     let placed = !plain || (Addr4::new(data).region() != Region::Outside && data & align_clear == 0);
     let k = u16::from_le_bytes(raw.bytes(at(f.k_extent)));
     valid
