@@ -54,10 +54,7 @@ fn load_neff(path: &Path, bytes: &[u8]) -> Result<Vec<Stream>, String> {
     if n.streams.is_empty() {
         eprintln!("tpb: warning: {}: container holds no engine streams", path.display());
     }
-    Ok(n.streams
-        .into_iter()
-        .map(|s| Stream { file: path.to_path_buf(), member: s.member, bytes: s.bytes, generation: s.generation })
-        .collect())
+    Ok(n.streams.into_iter().map(|s| Stream { file: path.to_path_buf(), member: s.member, bytes: s.bytes, generation: s.generation }).collect())
 }
 
 /// A stream must be a whole number of bundles.
@@ -70,12 +67,14 @@ mod tests {
     use super::*;
 
     fn bundles(ops: &[u8]) -> Vec<u8> {
-        ops.iter().flat_map(|op| {
-            let mut b = [0u8; 64];
-            b[0] = *op;
-            b[1] = tpb_isa::bundle::INST_WORD_LEN;
-            b
-        }).collect()
+        ops.iter()
+            .flat_map(|op| {
+                let mut b = [0u8; 64];
+                b[0] = *op;
+                b[1] = tpb_isa::bundle::INST_WORD_LEN;
+                b
+            })
+            .collect()
     }
 
     fn neff_bytes(target: &str) -> Result<Vec<u8>, Box<dyn std::error::Error>> {

@@ -30,9 +30,20 @@ pub const REGISTER_RESERVED_MASK: u32 = 0x7FFF_FF00;
 
 /// The address word. A transparent u32 so every bit pattern round-trips.
 #[repr(transparent)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default,
-         zerocopy::FromBytes, zerocopy::IntoBytes, zerocopy::KnownLayout,
-         zerocopy::Immutable, zerocopy::Unaligned)]
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Debug,
+    Default,
+    zerocopy::FromBytes,
+    zerocopy::IntoBytes,
+    zerocopy::KnownLayout,
+    zerocopy::Immutable,
+    zerocopy::Unaligned,
+)]
 pub struct Addr4(pub U32);
 
 impl Wire for Addr4 {

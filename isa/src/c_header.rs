@@ -267,12 +267,13 @@ fn constants(h: &mut String) {
     let _ = writeln!(h, "/* ---- bundle constants ---- */");
     let _ = writeln!(h, "#define {PREFIX}BUNDLE_BYTES {BUNDLE_BYTES}u /* {} bytes per bundle: 16 dwords */", tag(p21));
     let _ = writeln!(h, "#define {PREFIX}INST_WORD_LEN {INST_WORD_LEN:#04x}u /* {} header byte 1 */", tag(p21));
+    let _ = writeln!(h, "#define {PREFIX}INST_WORD_LEN_SATURATE {INST_WORD_LEN_SATURATE:#04x}u /* {} QuantizeMx SATURATE form only */", tag(p13));
     let _ = writeln!(
         h,
-        "#define {PREFIX}INST_WORD_LEN_SATURATE {INST_WORD_LEN_SATURATE:#04x}u /* {} QuantizeMx SATURATE form only */",
-        tag(p13)
+        "#define {PREFIX}QUANTIZE_MX_OPCODE {:#04x}u /* {} the one opcode allowed the SATURATE length */",
+        opcode::QUANTIZE_MX,
+        tag(opcode::OPCODE_PROV)
     );
-    let _ = writeln!(h, "#define {PREFIX}QUANTIZE_MX_OPCODE {:#04x}u /* {} the one opcode allowed the SATURATE length */", opcode::QUANTIZE_MX, tag(opcode::OPCODE_PROV));
     let lut: Vec<String> = dtype::BIR_TO_WIRE.iter().map(|b| format!("{b:#04x}")).collect();
     let _ = writeln!(
         h,
@@ -300,7 +301,11 @@ fn enums_section(h: &mut String) {
         .iter()
         .map(|d| {
             let psum = if d.psum_write { ", PSUM-writable" } else { "" };
-            (d.c_name.to_string(), u64::from(d.tag), format!("{}: align {}{psum}, since Core{}", d.name, d.align, d.since.as_str().to_ascii_uppercase()))
+            (
+                d.c_name.to_string(),
+                u64::from(d.tag),
+                format!("{}: align {}{psum}, since Core{}", d.name, d.align, d.since.as_str().to_ascii_uppercase()),
+            )
         })
         .collect();
     enum_block(h, &format!("{PREFIX}DTYPE"), &format!("{} The on-wire dtype tag (not the BIR dtype ordinal).", tag(dtype::DTYPE_PROV)), &dt);
@@ -324,7 +329,10 @@ fn enums_section(h: &mut String) {
     enum_block(
         h,
         &format!("{PREFIX}OPCODE"),
-        &format!("{} L3 opcode: bundle byte 0, the union discriminant. Availability per CoreV2/V3/V4, then the body layout.", tag(opcode::OPCODE_PROV)),
+        &format!(
+            "{} L3 opcode: bundle byte 0, the union discriminant. Availability per CoreV2/V3/V4, then the body layout.",
+            tag(opcode::OPCODE_PROV)
+        ),
         &ops,
     );
 
@@ -573,7 +581,12 @@ mod tests {
                 let mut ms = Vec::new();
                 members(l, 0, &mut ms);
                 for m in ms {
-                    assert!(h.contains(&format!("offsetof({}, {}) == {:#04x}", l.c_name, m.name, m.offset)), "{}.{} offset not asserted", l.c_name, m.name);
+                    assert!(
+                        h.contains(&format!("offsetof({}, {}) == {:#04x}", l.c_name, m.name, m.offset)),
+                        "{}.{} offset not asserted",
+                        l.c_name,
+                        m.name
+                    );
                 }
             }
         }

@@ -91,14 +91,7 @@ pub static SEMAPHORE_SUBTYPE: EnumTable = EnumTable {
     name: "subtype",
     prov: Provenance::new("1.6 / 1.14", Confidence::Confirmed),
     complete: true,
-    entries: &[
-        (0x11, "evt_set"),
-        (0x13, "inc"),
-        (0x14, "dec"),
-        (0x15, "add_imm"),
-        (0x17, "sub_imm"),
-        (0x19, "set"),
-    ],
+    entries: &[(0x11, "evt_set"), (0x13, "inc"), (0x14, "dec"), (0x15, "add_imm"), (0x17, "sub_imm"), (0x19, "set")],
     doc: "0x11 targets the event bank instead of a semaphore",
 };
 

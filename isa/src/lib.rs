@@ -25,6 +25,6 @@ pub mod text;
 pub mod validate;
 
 pub use addr4::Addr4;
-pub use bundle::{Bundle, BodyKind, Raw, BUNDLE_BYTES};
+pub use bundle::{BodyKind, Bundle, Raw, BUNDLE_BYTES};
 pub use generation::Generation;
 pub use provenance::{Confidence, Provenance, Severity};

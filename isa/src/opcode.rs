@@ -51,15 +51,29 @@ impl OpcodeInfo {
 pub const OPCODE_PROV: Provenance = Provenance::new("1.3 / D-J32 (opcodes.tsv)", Confidence::Confirmed);
 
 macro_rules! avail {
-    (y) => { Avail::Yes };
-    (-) => { Avail::No };
-    (c) => { Avail::Copy };
+    (y) => {
+        Avail::Yes
+    };
+    (-) => {
+        Avail::No
+    };
+    (c) => {
+        Avail::Copy
+    };
 }
 macro_rules! operands {
-    (io) => { Operands { src: true, dst: true } };
-    (i) => { Operands { src: true, dst: false } };
-    (o) => { Operands { src: false, dst: true } };
-    (none) => { Operands { src: false, dst: false } };
+    (io) => {
+        Operands { src: true, dst: true }
+    };
+    (i) => {
+        Operands { src: true, dst: false }
+    };
+    (o) => {
+        Operands { src: false, dst: true }
+    };
+    (none) => {
+        Operands { src: false, dst: false }
+    };
 }
 
 macro_rules! opcodes {

@@ -193,9 +193,9 @@ fn parse_scalar(prim: Prim, fmt: LeafFmt, text: &str) -> Result<u64, String> {
     let symbolic = match fmt {
         LeafFmt::Dtype => dtype::by_name(text).map(|d| u64::from(d.tag)),
         LeafFmt::Enum(t) => t.value_of(text).map(u64::from),
-        LeafFmt::DtypeNibbles => text.split_once('/').and_then(|(lo, hi)| {
-            Some(u64::from(dtype::by_name(lo)?.tag) | (u64::from(dtype::by_name(hi)?.tag) << 4))
-        }),
+        LeafFmt::DtypeNibbles => {
+            text.split_once('/').and_then(|(lo, hi)| Some(u64::from(dtype::by_name(lo)?.tag) | (u64::from(dtype::by_name(hi)?.tag) << 4)))
+        }
         _ => None,
     };
     if let Some(v) = symbolic {

@@ -283,7 +283,13 @@ fn c_reads_every_field_like_the_rust_decoder() {
             failures.push(msg);
         }
     }
-    assert!(failures.is_empty(), "{} of {} bundles differ; first ones:\n{}", failures.len(), bundles.len(), failures[..failures.len().min(10)].join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} bundles differ; first ones:\n{}",
+        failures.len(),
+        bundles.len(),
+        failures[..failures.len().min(10)].join("\n")
+    );
     for k in BodyKind::ALL {
         assert!(kinds.contains(k), "smoke set never exercised body {k:?}");
     }

@@ -36,7 +36,9 @@ fn strides_then_nums_as_separate_arrays() {
 
 #[test]
 fn mem_patterns_are_byte_twins_of_tensors() {
-    for (mp, t) in [(&MemPattern2d::LAYOUT, &Tensor2d::LAYOUT), (&MemPattern3d::LAYOUT, &Tensor3d::LAYOUT), (&MemPattern4d::LAYOUT, &Tensor4d::LAYOUT)] {
+    for (mp, t) in
+        [(&MemPattern2d::LAYOUT, &Tensor2d::LAYOUT), (&MemPattern3d::LAYOUT, &Tensor3d::LAYOUT), (&MemPattern4d::LAYOUT, &Tensor4d::LAYOUT)]
+    {
         assert_eq!(mp.size, t.size);
         assert_eq!(mp.alias_of.map(|f| f().c_name), Some(t.c_name));
         let a: Vec<_> = mp.leaves().iter().map(|l| (l.path.clone(), l.offset)).collect();

@@ -66,7 +66,6 @@ fn text_seeded() {
     smoke("text", props::text_roundtrip, 256);
 }
 
-
 /// Every check of the validator is hit by some mutation of the seeded corpus,
 /// on every generation where it can apply: no check is dead code, and the
 /// mutator covers the whole validator.

@@ -89,11 +89,15 @@ fn register_mode_rules() {
 #[test]
 fn gather_slot_reads_as_indirect() {
     // Index ADDR4 in indirect mode: the static num region is inert, so num 0 is not a finding.
-    let b = bundle("0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=add dst.addr=0x100 dst.num=[1,1,1] \
-                    in0.addr=0x20000100 in0.stride=[0x200,0,0] in0.num=[0,0,0] in1.addr=0x200 in1.num=[1,1,1]");
+    let b = bundle(
+        "0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=add dst.addr=0x100 dst.num=[1,1,1] \
+                    in0.addr=0x20000100 in0.stride=[0x200,0,0] in0.num=[0,0,0] in1.addr=0x200 in1.num=[1,1,1]",
+    );
     assert!(validate(&b, Generation::V2).is_empty());
-    let dead_data = bundle("0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=add dst.addr=0x100 dst.num=[1,1,1] \
-                    in0.addr=0x20000100 in0.stride=[0,0x6000,0] in0.num=[0,0,0] in1.addr=0x200 in1.num=[1,1,1]");
+    let dead_data = bundle(
+        "0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=add dst.addr=0x100 dst.num=[1,1,1] \
+                    in0.addr=0x20000100 in0.stride=[0,0x6000,0] in0.num=[0,0,0] in1.addr=0x200 in1.num=[1,1,1]",
+    );
     assert_eq!(codes(&validate(&dead_data, Generation::V2)), vec![("dead-addr-mode", "in0.data", 0x24)]);
 }
 

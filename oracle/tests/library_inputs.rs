@@ -41,7 +41,11 @@ fn bare_library_and_wheel_give_the_same_facts() {
     let dir = tempfile::tempdir().expect("tempdir");
     let lib = moved();
     let so = write(dir.path(), "libwalrus.so", &lib);
-    let whl = write(dir.path(), "neuronx_cc-9.9-cp310-linux_x86_64.whl", &wheel(&[("neuronxcc/__init__.py", b""), (WHEEL_MEMBER, &lib)], true).expect("zip"));
+    let whl = write(
+        dir.path(),
+        "neuronx_cc-9.9-cp310-linux_x86_64.whl",
+        &wheel(&[("neuronxcc/__init__.py", b""), (WHEEL_MEMBER, &lib)], true).expect("zip"),
+    );
     let i = open(&whl).expect("wheel opens");
     assert_eq!(i.member.as_deref(), Some(WHEEL_MEMBER));
     assert_eq!(i.bytes, lib);

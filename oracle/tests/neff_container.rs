@@ -261,10 +261,7 @@ fn stream_not_a_multiple_of_64_names_member_and_offset() {
     m[6].1.extend_from_slice(&[0xA4, 0x10, 0, 0, 0]);
     let e = err(&container(2, &gzip(&tar(&m)), None));
     assert_eq!((e.member.as_str(), e.at), ("sg00/DVE.bin", At::Member(128)));
-    assert_eq!(
-        e.to_string(),
-        "t.neff: sg00/DVE.bin: offset 0x80: stream is 133 bytes, not a multiple of 64: trailing partial bundle of 5 bytes"
-    );
+    assert_eq!(e.to_string(), "t.neff: sg00/DVE.bin: offset 0x80: stream is 133 bytes, not a multiple of 64: trailing partial bundle of 5 bytes");
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! never on the spec disagreeing with the compiler. Skips when the files are absent.
 
 use std::path::{Path, PathBuf};
-use tpb_oracle::neff::{self, conform, integrity::Form, Engine};
 use tpb_isa::Generation;
+use tpb_oracle::neff::{self, conform, integrity::Form, Engine};
 
 fn real_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/neff");

@@ -23,7 +23,9 @@ pub struct Options {
 
 pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> {
     let name = "tpb check vs nm -DC + strings";
-    let skip = |why: String| vec![Row::skipped("check", name, Some(TARGET), why), Row::skipped("check", "tpb check peak RSS / file size", None, "see above")];
+    let skip = |why: String| {
+        vec![Row::skipped("check", name, Some(TARGET), why), Row::skipped("check", "tpb check peak RSS / file size", None, "see above")]
+    };
     let elf = match &o.elf {
         Some(p) => p.clone(),
         None => match fixture(&scratch.0) {

@@ -53,25 +53,50 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
     dst.copy_from_slice(src);
     let mut memcpy = || workload::memcpy(src, &mut dst);
 
-    row("decode", None, best_pair(o.rounds, &mut memcpy, || {
-        black_box(workload::decode(src));
-    }), bytes);
+    row(
+        "decode",
+        None,
+        best_pair(o.rounds, &mut memcpy, || {
+            black_box(workload::decode(src));
+        }),
+        bytes,
+    );
     row("encode", None, best_pair(o.rounds, &mut memcpy, || workload::encode(&typed, &mut out)), bytes);
     row("decode+encode", Some(ROUNDTRIP_TARGET), best_pair(o.rounds, &mut memcpy, || workload::roundtrip(src, &mut out)), bytes);
-    row("decode+validate (decode_stream)", Some(VALIDATE_TARGET), best_pair(o.rounds, &mut memcpy, || {
+    row(
+        "decode+validate (decode_stream)",
+        Some(VALIDATE_TARGET),
+        best_pair(o.rounds, &mut memcpy, || {
             black_box(workload::decode_validate(src, g));
-        }), bytes);
-    row("decode+validate one at a time (validate_into)", None, best_pair(o.rounds, &mut memcpy, || {
+        }),
+        bytes,
+    );
+    row(
+        "decode+validate one at a time (validate_into)",
+        None,
+        best_pair(o.rounds, &mut memcpy, || {
             black_box(workload::decode_validate_each(src, g));
-        }), bytes);
-    row("validate_stream (decodes only on findings)", None, best_pair(o.rounds, &mut memcpy, || {
+        }),
+        bytes,
+    );
+    row(
+        "validate_stream (decodes only on findings)",
+        None,
+        best_pair(o.rounds, &mut memcpy, || {
             black_box(workload::validate_stream(src, g));
-        }), bytes);
+        }),
+        bytes,
+    );
     // Text is far slower than the binary paths: a sixteenth of the stream keeps the run short.
     let part = src.get(..(bytes / 16 / 64).max(1) * 64).unwrap_or(src);
-    row("disassemble (1/16 of stream)", None, best_pair(o.rounds, &mut memcpy, || {
+    row(
+        "disassemble (1/16 of stream)",
+        None,
+        best_pair(o.rounds, &mut memcpy, || {
             black_box(workload::disasm(part));
-        }), part.len());
+        }),
+        part.len(),
+    );
     scaling(o, src, &mut rows);
     rows
 }

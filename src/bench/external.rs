@@ -19,9 +19,8 @@ fn shown(program: &Path, args: &[&str]) -> String {
 /// Runs `program args` with stdout and stderr discarded; its wall time, or
 /// why it failed (cannot start, or an exit code outside `ok_codes`).
 pub fn timed(program: &Path, args: &[&str], ok_codes: &[i32]) -> Result<Duration, String> {
-    let (d, status) = super::timing::time(|| {
-        Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status()
-    });
+    let (d, status) =
+        super::timing::time(|| Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status());
     let status = status.map_err(|e| format!("cannot run `{}`: {e}", shown(program, args)))?;
     match status.code() {
         Some(c) if ok_codes.contains(&c) => Ok(d),
@@ -45,10 +44,7 @@ pub fn peak_rss_kib(program: &Path, args: &[&str], ok_codes: &[i32], scratch: &P
     timed(time, &full, ok_codes)?;
     let text = std::fs::read_to_string(&out).map_err(|e| format!("{out_s}: cannot read: {e}"))?;
     // A non-zero exit adds a "Command exited with non-zero status" line first.
-    text.lines()
-        .filter_map(|l| l.trim().parse::<u64>().ok())
-        .next_back()
-        .ok_or_else(|| format!("{out_s}: no %M figure in {text:?}"))
+    text.lines().filter_map(|l| l.trim().parse::<u64>().ok()).next_back().ok_or_else(|| format!("{out_s}: no %M figure in {text:?}"))
 }
 
 /// A scratch directory for fixtures, removed on drop.

@@ -165,7 +165,8 @@ impl Report {
         for r in &self.rows {
             let ratio = r.ratio.map_or("—".into(), |x| format!("{x:.3}×"));
             let target = r.target.map_or("—".into(), Target::text);
-            let cells = [r.area.to_string(), r.name.clone(), r.measured.clone(), r.baseline.clone(), ratio, r.ratio_of.to_string(), target, r.verdict_text()];
+            let cells =
+                [r.area.to_string(), r.name.clone(), r.measured.clone(), r.baseline.clone(), ratio, r.ratio_of.to_string(), target, r.verdict_text()];
             let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
             let _ = writeln!(s, "| {} |", cells.join(" | "));
         }
@@ -240,7 +241,12 @@ mod tests {
         assert!(md.contains("| neff | ingest | 1 | gzip | 1.500× | t | ≤ 1.2× | MISS |"), "{md}");
         assert!(md.contains("skipped: cargo-fuzz not installed"), "{md}");
         assert!(md.contains("- n1"));
-        assert!(md.contains(&format!("## Profiling\n\nHow the hot paths were profiled, what was fixed, and why a missed target remains: `{PROFILING_NOTES}`")), "{md}");
+        assert!(
+            md.contains(&format!(
+                "## Profiling\n\nHow the hot paths were profiled, what was fixed, and why a missed target remains: `{PROFILING_NOTES}`"
+            )),
+            "{md}"
+        );
         assert_eq!(super::cell("gzip -dc | tar t"), "gzip -dc \\| tar t");
         assert_eq!(r.missed(), 1);
     }

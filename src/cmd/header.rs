@@ -28,7 +28,6 @@ pub fn run(a: Args) -> u8 {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

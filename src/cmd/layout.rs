@@ -18,7 +18,15 @@ pub fn run(a: Args) -> u8 {
     for l in layouts {
         println!("{} ({}) {} bytes  [{}]", l.c_name, l.name, l.size, l.prov);
         for f in l.leaves() {
-            println!("  +{:#04x} {:>3}  {:<28} {:?}{}  [{}]", f.offset, f.size(), f.path, f.prim, f.len.map(|n| format!("[{n}]")).unwrap_or_default(), f.prov);
+            println!(
+                "  +{:#04x} {:>3}  {:<28} {:?}{}  [{}]",
+                f.offset,
+                f.size(),
+                f.path,
+                f.prim,
+                f.len.map(|n| format!("[{n}]")).unwrap_or_default(),
+                f.prov
+            );
         }
     }
     0

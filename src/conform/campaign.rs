@@ -233,7 +233,8 @@ mod tests {
         let results = run(Duration::from_millis(300), 42, 2, &bar);
         assert_eq!(results.len(), BodyKind::ALL.len() * Generation::ALL.len());
         assert!(results.iter().all(|r| r.iterations >= MIN_ITERS));
-        let typed_v4 = results.iter().find(|r| r.unit.kind == BodyKind::MatmulMx && r.unit.generation == Generation::V4).ok_or("no MatmulMx unit on v4")?;
+        let typed_v4 =
+            results.iter().find(|r| r.unit.kind == BodyKind::MatmulMx && r.unit.generation == Generation::V4).ok_or("no MatmulMx unit on v4")?;
         assert!(typed_v4.mutations > 0);
         let (s, artifacts) = section(&results);
         assert!(s.cases.iter().all(|c| c.status == Status::Pass), "{:?}", s.cases.iter().find(|c| c.status != Status::Pass));

@@ -120,8 +120,5 @@ pub fn stream(bytes: &[u8]) -> Result<impl Iterator<Item = (usize, &Raw)> + '_, 
     if !bytes.len().is_multiple_of(BUNDLE_BYTES) {
         return Err(PartialBundle { offset: bytes.len() - bytes.len() % BUNDLE_BYTES, len: bytes.len() });
     }
-    Ok(bytes
-        .chunks_exact(BUNDLE_BYTES)
-        .enumerate()
-        .filter_map(|(i, c)| Some((i * BUNDLE_BYTES, <&Raw>::try_from(c).ok()?))))
+    Ok(bytes.chunks_exact(BUNDLE_BYTES).enumerate().filter_map(|(i, c)| Some((i * BUNDLE_BYTES, <&Raw>::try_from(c).ok()?))))
 }

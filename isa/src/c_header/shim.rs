@@ -238,7 +238,10 @@ int tpb_dump(const unsigned char *bundle, char *out, size_t cap) {{
             let (put, cast) = if leaf.prim.is_signed() { ("tpb_put_s", "long long") } else { ("tpb_put_u", "unsigned long long") };
             match leaf.len {
                 Some(n) => {
-                    let _ = writeln!(c, "        for (i = 0; i < {n}; i++) {{\n            {put}(&s, \"{path}\", i, ({cast})u.{m}.{path}[i]);\n        }}");
+                    let _ = writeln!(
+                        c,
+                        "        for (i = 0; i < {n}; i++) {{\n            {put}(&s, \"{path}\", i, ({cast})u.{m}.{path}[i]);\n        }}"
+                    );
                 }
                 None => {
                     let _ = writeln!(c, "        {put}(&s, \"{path}\", -1, ({cast})u.{m}.{path});");

@@ -70,12 +70,8 @@ pub static OPCODE_NAMES: &[(&str, u8)] = &[
 ];
 
 /// The spec header's ADDR4 mode enumerators, by the mode table's entry name.
-pub static ADDR4_MODE_NAMES: &[(&str, &str)] = &[
-    ("ISA_ADDR_STATIC", "static"),
-    ("ISA_ADDR_INDIRECT", "indirect"),
-    ("ISA_ADDR_ACTIVE", "active"),
-    ("ISA_ADDR_MODE_DEAD", "dead"),
-];
+pub static ADDR4_MODE_NAMES: &[(&str, &str)] =
+    &[("ISA_ADDR_STATIC", "static"), ("ISA_ADDR_INDIRECT", "indirect"), ("ISA_ADDR_ACTIVE", "active"), ("ISA_ADDR_MODE_DEAD", "dead")];
 
 /// The spec header's ADDR4 helper macros: `(macro, parameter list or "", expansion)`,
 /// where the expansion names only this header's helpers and masks.

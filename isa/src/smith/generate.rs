@@ -1,7 +1,7 @@
 //! Valid bundles from arbitrary bytes.
 
 use super::put;
-use crate::addr4::{MODE_ACTIVE, MODE_INDIRECT, PSUM_BASE, PSUM_SPAN, REGISTER_BIT, REGID_LIMIT};
+use crate::addr4::{MODE_ACTIVE, MODE_INDIRECT, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT};
 use crate::bundle::{header, BodyKind, Bundle, Raw, BUNDLE_BYTES};
 use crate::dtype::{DtypeInfo, BF16, DTYPES};
 use crate::enums;
@@ -45,11 +45,7 @@ pub fn bundle_for(u: &mut Unstructured, g: Generation, op: &OpcodeInfo) -> Resul
 
 /// Dtypes valid on `g` that a slot may carry.
 fn dtypes(g: Generation, nibble: bool, psum_dst: bool, matmul: bool) -> Vec<&'static DtypeInfo> {
-    DTYPES
-        .iter()
-        .filter(|d| d.since <= g && (!nibble || d.tag <= 0x0F))
-        .filter(|d| !psum_dst || d.psum_write || (matmul && d.tag == BF16))
-        .collect()
+    DTYPES.iter().filter(|d| d.since <= g && (!nibble || d.tag <= 0x0F)).filter(|d| !psum_dst || d.psum_write || (matmul && d.tag == BF16)).collect()
 }
 
 fn pick_dtype(u: &mut Unstructured, g: Generation, r: DtypeRef, psum_dst: bool, matmul: bool) -> Result<&'static DtypeInfo> {

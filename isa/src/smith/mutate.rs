@@ -72,36 +72,48 @@ fn set_word(raw: &mut Raw, off: usize, w: u32) {
 fn candidates(raw: &Raw, layout: &'static Layout, op: &'static OpcodeInfo, g: Generation) -> Vec<(&'static Check, Apply)> {
     let mut v: Vec<(&'static Check, Apply)> = Vec::new();
     let len_ok = raw[1] == crate::bundle::INST_WORD_LEN;
-    v.push((&c::INST_WORD_LEN, Box::new(|u, r| {
-        let b = loop {
-            let b: u8 = u.arbitrary()?;
-            if b != 0x10 && b != 0x11 {
-                break b;
-            }
-            if u.is_empty() {
-                break 0;
-            }
-        };
-        r[1] = b;
-        Ok(format!("inst_word_len = {b:#04x}"))
-    })));
-    v.push((&c::HEADER_RESERVED, Box::new(|u, r| {
-        let x: u16 = u.int_in_range(1..=u16::MAX)?;
-        r[2..4].copy_from_slice(&x.to_le_bytes());
-        Ok(format!("reserved = {x:#06x}"))
-    })));
+    v.push((
+        &c::INST_WORD_LEN,
+        Box::new(|u, r| {
+            let b = loop {
+                let b: u8 = u.arbitrary()?;
+                if b != 0x10 && b != 0x11 {
+                    break b;
+                }
+                if u.is_empty() {
+                    break 0;
+                }
+            };
+            r[1] = b;
+            Ok(format!("inst_word_len = {b:#04x}"))
+        }),
+    ));
+    v.push((
+        &c::HEADER_RESERVED,
+        Box::new(|u, r| {
+            let x: u16 = u.int_in_range(1..=u16::MAX)?;
+            r[2..4].copy_from_slice(&x.to_le_bytes());
+            Ok(format!("reserved = {x:#06x}"))
+        }),
+    ));
     if len_ok {
-        v.push((&c::UNKNOWN_OPCODE, Box::new(|u, r| {
-            let unknown: Vec<u8> = (0..=255u8).filter(|b| opcode::lookup(*b).is_none()).collect();
-            r[0] = *u.choose(&unknown)?;
-            Ok(format!("opcode = {:#04x}", r[0]))
-        })));
+        v.push((
+            &c::UNKNOWN_OPCODE,
+            Box::new(|u, r| {
+                let unknown: Vec<u8> = (0..=255u8).filter(|b| opcode::lookup(*b).is_none()).collect();
+                r[0] = *u.choose(&unknown)?;
+                Ok(format!("opcode = {:#04x}", r[0]))
+            }),
+        ));
         let unavailable: Vec<u8> = OPCODES.iter().filter(|o| !o.available(g) && o.body == BodyKind::Opaque).map(|o| o.byte).collect();
         if !unavailable.is_empty() {
-            v.push((&c::OPCODE_UNAVAILABLE, Box::new(move |u, r| {
-                r[0] = *u.choose(&unavailable)?;
-                Ok(format!("opcode = {:#04x}", r[0]))
-            })));
+            v.push((
+                &c::OPCODE_UNAVAILABLE,
+                Box::new(move |u, r| {
+                    r[0] = *u.choose(&unavailable)?;
+                    Ok(format!("opcode = {:#04x}", r[0]))
+                }),
+            ));
         }
     }
     for slot in operands::live_slots(op) {
@@ -119,58 +131,82 @@ fn slot_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
     let tag = dref.read(layout, g, raw).unwrap_or(0);
     let dt = dtype::info(tag);
 
-    v.push((&c::INVALID_DTYPE, Box::new(move |u, r| {
-        let bad = match dref {
-            DtypeRef::Nibble(..) => 0,
-            _ => *u.choose(&[0u8, 17, 0x20, 0xFF])?,
-        };
-        dref.write(layout, g, r, bad);
-        Ok(format!("{} = {bad:#04x}", dref.field(g)))
-    })));
+    v.push((
+        &c::INVALID_DTYPE,
+        Box::new(move |u, r| {
+            let bad = match dref {
+                DtypeRef::Nibble(..) => 0,
+                _ => *u.choose(&[0u8, 17, 0x20, 0xFF])?,
+            };
+            dref.write(layout, g, r, bad);
+            Ok(format!("{} = {bad:#04x}", dref.field(g)))
+        }),
+    ));
     if g != Generation::V4 && !matches!(dref, DtypeRef::Nibble(..)) {
-        v.push((&c::DTYPE_UNAVAILABLE, Box::new(move |_, r| {
-            dref.write(layout, g, r, 16);
-            Ok(format!("{} = 16", dref.field(g)))
-        })));
+        v.push((
+            &c::DTYPE_UNAVAILABLE,
+            Box::new(move |_, r| {
+                dref.write(layout, g, r, 16);
+                Ok(format!("{} = 16", dref.field(g)))
+            }),
+        ));
     }
     let name = slot.name;
     let matmul_dst = slot.role == (Role::Dst { matmul: true });
     match (slot.ty, f) {
         (SlotType::Pattern(dims), Form::Static) => {
             if dt.is_some_and(|d| d.align >= 2) {
-                v.push((&c::MISALIGNED_ADDRESS, Box::new(move |_, r| {
-                    set_word(r, base, word_at(r, base).word() | 1);
-                    Ok(format!("{name}.addr |= 1"))
-                })));
+                v.push((
+                    &c::MISALIGNED_ADDRESS,
+                    Box::new(move |_, r| {
+                        set_word(r, base, word_at(r, base).word() | 1);
+                        Ok(format!("{name}.addr |= 1"))
+                    }),
+                ));
             }
             if slot.is_dst() && a.is_psum() {
-                v.push((&c::PSUM_WRITE_DTYPE, Box::new(move |u, r| {
-                    let narrow: Vec<u8> =
-                        DTYPES.iter().filter(|d| d.since <= g && d.align <= 2 && !d.psum_write && !(matmul_dst && d.tag == BF16)).map(|d| d.tag).collect();
-                    let t = *u.choose(&narrow)?;
-                    dref.write(layout, g, r, t);
-                    Ok(format!("{} = {t}", dref.field(g)))
-                })));
+                v.push((
+                    &c::PSUM_WRITE_DTYPE,
+                    Box::new(move |u, r| {
+                        let narrow: Vec<u8> = DTYPES
+                            .iter()
+                            .filter(|d| d.since <= g && d.align <= 2 && !d.psum_write && !(matmul_dst && d.tag == BF16))
+                            .map(|d| d.tag)
+                            .collect();
+                        let t = *u.choose(&narrow)?;
+                        dref.write(layout, g, r, t);
+                        Ok(format!("{} = {t}", dref.field(g)))
+                    }),
+                ));
             }
             if matmul_dst {
-                v.push((&c::MATMUL_DST_NOT_PSUM, Box::new(move |u, r| {
-                    let w = word_at(r, base).word();
-                    let sbuf = u.int_in_range(0..=PSUM_BASE - 1)? & !7;
-                    set_word(r, base, (w & !crate::addr4::ADDR_MASK) | sbuf);
-                    Ok(format!("{name}.addr -> SBUF {sbuf:#x}"))
-                })));
+                v.push((
+                    &c::MATMUL_DST_NOT_PSUM,
+                    Box::new(move |u, r| {
+                        let w = word_at(r, base).word();
+                        let sbuf = u.int_in_range(0..=PSUM_BASE - 1)? & !7;
+                        set_word(r, base, (w & !crate::addr4::ADDR_MASK) | sbuf);
+                        Ok(format!("{name}.addr -> SBUF {sbuf:#x}"))
+                    }),
+                ));
             } else {
-                v.push((&c::ADDRESS_OUTSIDE_MEMORY, Box::new(move |u, r| {
-                    let w = word_at(r, base).word();
-                    let out = u.int_in_range(0x0400_0000..=crate::addr4::ADDR_MASK)? & !7;
-                    set_word(r, base, (w & !crate::addr4::ADDR_MASK) | out);
-                    Ok(format!("{name}.addr -> {out:#x}"))
-                })));
+                v.push((
+                    &c::ADDRESS_OUTSIDE_MEMORY,
+                    Box::new(move |u, r| {
+                        let w = word_at(r, base).word();
+                        let out = u.int_in_range(0x0400_0000..=crate::addr4::ADDR_MASK)? & !7;
+                        set_word(r, base, (w & !crate::addr4::ADDR_MASK) | out);
+                        Ok(format!("{name}.addr -> {out:#x}"))
+                    }),
+                ));
             }
-            v.push((&c::DEAD_ADDR_MODE, Box::new(move |_, r| {
-                set_word(r, base, (word_at(r, base).word() & !MODE_MASK) | MODE_DEAD);
-                Ok(format!("{name}.addr mode = dead"))
-            })));
+            v.push((
+                &c::DEAD_ADDR_MODE,
+                Box::new(move |_, r| {
+                    set_word(r, base, (word_at(r, base).word() & !MODE_MASK) | MODE_DEAD);
+                    Ok(format!("{name}.addr mode = dead"))
+                }),
+            ));
             zero_num(v, layout, name, dims);
         }
         (SlotType::Pattern(dims), Form::Register) => {
@@ -183,66 +219,100 @@ fn slot_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
 }
 
 fn zero_num(v: &mut Vec<(&'static Check, Apply)>, layout: &'static Layout, name: &'static str, dims: usize) {
-    v.push((&c::ZERO_NUM, Box::new(move |u, r| {
-        let i = u.choose_index(dims)?;
-        put(r, layout, &format!("{name}.num[{i}]"), 0);
-        Ok(format!("{name}.num[{i}] = 0"))
-    })));
+    v.push((
+        &c::ZERO_NUM,
+        Box::new(move |u, r| {
+            let i = u.choose_index(dims)?;
+            put(r, layout, &format!("{name}.num[{i}]"), 0);
+            Ok(format!("{name}.num[{i}] = 0"))
+        }),
+    ));
 }
 
 fn register_mutations(v: &mut Vec<(&'static Check, Apply)>, off: usize, name: &'static str) {
-    v.push((&c::REGISTER_ID, Box::new(move |u, r| {
-        let id: u8 = u.int_in_range(0x40..=0xFF)?;
-        r[off] = id;
-        Ok(format!("{name} regid = {id:#04x}"))
-    })));
-    v.push((&c::REGISTER_RESERVED_BITS, Box::new(move |u, r| {
-        let bit = u.int_in_range(8..=30u32)?;
-        set_word(r, off, word_at(r, off).word() | (1 << bit));
-        debug_assert!(REGISTER_RESERVED_MASK & (1 << bit) != 0);
-        Ok(format!("{name} register word bit {bit} set"))
-    })));
+    v.push((
+        &c::REGISTER_ID,
+        Box::new(move |u, r| {
+            let id: u8 = u.int_in_range(0x40..=0xFF)?;
+            r[off] = id;
+            Ok(format!("{name} regid = {id:#04x}"))
+        }),
+    ));
+    v.push((
+        &c::REGISTER_RESERVED_BITS,
+        Box::new(move |u, r| {
+            let bit = u.int_in_range(8..=30u32)?;
+            set_word(r, off, word_at(r, off).word() | (1 << bit));
+            debug_assert!(REGISTER_RESERVED_MASK & (1 << bit) != 0);
+            Ok(format!("{name} register word bit {bit} set"))
+        }),
+    ));
 }
 
-fn mx_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, base: usize, name: &'static str, f: Form, dt: Option<&'static crate::dtype::DtypeInfo>) {
+fn mx_mutations(
+    v: &mut Vec<(&'static Check, Apply)>,
+    raw: &Raw,
+    base: usize,
+    name: &'static str,
+    f: Form,
+    dt: Option<&'static crate::dtype::DtypeInfo>,
+) {
     let indirect = f == Form::Indirect;
     let (scale_off, k_off, part_off) = if indirect { (8, 12, 15) } else { (4, 8, 11) };
     if form(word_at(raw, base + scale_off)) == Form::Static {
-        v.push((&c::MX_SCALE_NOT_SBUF, Box::new(move |u, r| {
-            let p = PSUM_BASE + u.int_in_range(0..=crate::addr4::PSUM_SPAN)?;
-            let w = word_at(r, base + scale_off).word();
-            set_word(r, base + scale_off, (w & !crate::addr4::ADDR_MASK) | p);
-            Ok(format!("{name}.scale -> PSUM {p:#x}"))
-        })));
+        v.push((
+            &c::MX_SCALE_NOT_SBUF,
+            Box::new(move |u, r| {
+                let p = PSUM_BASE + u.int_in_range(0..=crate::addr4::PSUM_SPAN)?;
+                let w = word_at(r, base + scale_off).word();
+                set_word(r, base + scale_off, (w & !crate::addr4::ADDR_MASK) | p);
+                Ok(format!("{name}.scale -> PSUM {p:#x}"))
+            }),
+        ));
     }
-    v.push((&c::MX_ZERO_K_EXTENT, Box::new(move |_, r| {
-        r[base + k_off..base + k_off + 2].fill(0);
-        Ok(format!("{name}.k_extent = 0"))
-    })));
-    v.push((&c::MX_SCALE_PART_RANGE, Box::new(move |u, r| {
-        r[base + part_off] = u.int_in_range(128..=255)?;
-        Ok(format!("{name}.scale_base_part = {}", r[base + part_off]))
-    })));
+    v.push((
+        &c::MX_ZERO_K_EXTENT,
+        Box::new(move |_, r| {
+            r[base + k_off..base + k_off + 2].fill(0);
+            Ok(format!("{name}.k_extent = 0"))
+        }),
+    ));
+    v.push((
+        &c::MX_SCALE_PART_RANGE,
+        Box::new(move |u, r| {
+            r[base + part_off] = u.int_in_range(128..=255)?;
+            Ok(format!("{name}.scale_base_part = {}", r[base + part_off]))
+        }),
+    ));
     if indirect {
         return;
     }
-    v.push((&c::MX_STEP_DIR, Box::new(move |u, r| {
-        let s: u8 = u.int_in_range(2..=0xFE)?;
-        r[base + 10] = s;
-        Ok(format!("{name}.step_dir = {s:#04x}"))
-    })));
+    v.push((
+        &c::MX_STEP_DIR,
+        Box::new(move |u, r| {
+            let s: u8 = u.int_in_range(2..=0xFE)?;
+            r[base + 10] = s;
+            Ok(format!("{name}.step_dir = {s:#04x}"))
+        }),
+    ));
     match form(word_at(raw, base)) {
         Form::Static => {
             if dt.is_some_and(|d| d.align >= 2) {
-                v.push((&c::MISALIGNED_ADDRESS, Box::new(move |_, r| {
-                    set_word(r, base, word_at(r, base).word() | 1);
-                    Ok(format!("{name}.data |= 1"))
-                })));
+                v.push((
+                    &c::MISALIGNED_ADDRESS,
+                    Box::new(move |_, r| {
+                        set_word(r, base, word_at(r, base).word() | 1);
+                        Ok(format!("{name}.data |= 1"))
+                    }),
+                ));
             }
-            v.push((&c::DEAD_ADDR_MODE, Box::new(move |_, r| {
-                set_word(r, base, (word_at(r, base).word() & !MODE_MASK) | MODE_DEAD);
-                Ok(format!("{name}.data mode = dead"))
-            })));
+            v.push((
+                &c::DEAD_ADDR_MODE,
+                Box::new(move |_, r| {
+                    set_word(r, base, (word_at(r, base).word() & !MODE_MASK) | MODE_DEAD);
+                    Ok(format!("{name}.data mode = dead"))
+                }),
+            ));
         }
         Form::Register => register_mutations(v, base, name),
         Form::Indirect => {}
@@ -250,16 +320,21 @@ fn mx_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, base: usize, na
 }
 
 fn band_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'static Layout, op: &OpcodeInfo, g: Generation) {
-    let not_in = |t: &'static enums::EnumTable| move |u: &mut Unstructured| -> Result<u8> {
-        let choices: Vec<u8> = (0..=255u8).filter(|b| !t.contains(*b)).collect();
-        Ok(*u.choose(&choices)?)
+    let not_in = |t: &'static enums::EnumTable| {
+        move |u: &mut Unstructured| -> Result<u8> {
+            let choices: Vec<u8> = (0..=255u8).filter(|b| !t.contains(*b)).collect();
+            Ok(*u.choose(&choices)?)
+        }
     };
     let field = |v: &mut Vec<(&'static Check, Apply)>, check: &'static Check, path: &'static str, gen: ByteGen| {
-        v.push((check, Box::new(move |u, r| {
-            let x = gen(u)?;
-            put(r, layout, path, u64::from(x));
-            Ok(format!("{path} = {x:#04x}"))
-        })));
+        v.push((
+            check,
+            Box::new(move |u, r| {
+                let x = gen(u)?;
+                put(r, layout, path, u64::from(x));
+                Ok(format!("{path} = {x:#04x}"))
+            }),
+        ));
     };
     match op.body {
         BodyKind::Matmul | BodyKind::MatmulMx => {
@@ -277,13 +352,16 @@ fn band_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
         BodyKind::PoolCopy if op.byte == crate::validate::POOL_OPCODE => {
             field(v, &c::POOL_FUNC, "func", Box::new(not_in(&enums::POOL_FUNC)));
             field(v, &c::POOL_MODE, "mode", Box::new(|u| Ok(*u.choose(&[0u8, 1, 2, 4, 0xFF])?)));
-            v.push((&c::POOL_SCALE, Box::new(move |u, r| {
-                let bad = *u.choose(&[0u32, 0x4000_0000, 0x7FC0_0000, 0xBF80_0000])?;
-                let is_max = get(r, layout, "func") == 1;
-                let bad = if is_max && bad == 0 { 0x3F00_0000 } else { bad };
-                put(r, layout, "scale_or_fill", u64::from(bad));
-                Ok(format!("scale_or_fill = {bad:#010x}"))
-            })));
+            v.push((
+                &c::POOL_SCALE,
+                Box::new(move |u, r| {
+                    let bad = *u.choose(&[0u32, 0x4000_0000, 0x7FC0_0000, 0xBF80_0000])?;
+                    let is_max = get(r, layout, "func") == 1;
+                    let bad = if is_max && bad == 0 { 0x3F00_0000 } else { bad };
+                    put(r, layout, "scale_or_fill", u64::from(bad));
+                    Ok(format!("scale_or_fill = {bad:#010x}"))
+                }),
+            ));
         }
         BodyKind::Semaphore => {
             field(v, &c::SEMAPHORE_CMP_OP, "cmp_op", Box::new(not_in(&enums::SEMAPHORE_CMP_OP)));

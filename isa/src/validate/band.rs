@@ -28,8 +28,7 @@ pub(super) struct ByteRule {
 }
 
 /// Every byte rule; the fast path's sets are indexed like this list.
-pub(super) static BYTE_RULES: [&ByteRule; 8] =
-    [&PERF_SEL, &ROW_GROUP, &COL_GROUP, &ALU_OP0, &ALU_OP1, &ALU_OP, &SEMAPHORE_CMP, &SEMAPHORE_SUB];
+pub(super) static BYTE_RULES: [&ByteRule; 8] = [&PERF_SEL, &ROW_GROUP, &COL_GROUP, &ALU_OP0, &ALU_OP1, &ALU_OP, &SEMAPHORE_CMP, &SEMAPHORE_SUB];
 
 static PERF_SEL: ByteRule = ByteRule {
     field: "perf_sel",

@@ -162,15 +162,7 @@ impl Ctx<'_> {
 
     fn push(&mut self, check: &'static Check, field: String, offset: usize, field_conf: Confidence, message: String) {
         let confidence = check.prov.confidence.max(field_conf).max(self.body_conf);
-        self.out.push(Finding {
-            code: check.code,
-            field,
-            offset,
-            section: check.prov.section,
-            confidence,
-            severity: confidence.severity(),
-            message,
-        });
+        self.out.push(Finding { code: check.code, field, offset, section: check.prov.section, confidence, severity: confidence.severity(), message });
     }
 
     /// Checks a dtype field; `Some` when the tag is valid and available here.
@@ -182,11 +174,7 @@ impl Ctx<'_> {
                 None
             }
             Some(d) if d.since > self.generation => {
-                self.report(
-                    &checks::DTYPE_UNAVAILABLE,
-                    field,
-                    format!("dtype {} (tag {}) does not exist before {}", d.name, d.tag, d.since),
-                );
+                self.report(&checks::DTYPE_UNAVAILABLE, field, format!("dtype {} (tag {}) does not exist before {}", d.name, d.tag, d.since));
                 None
             }
             Some(d) => Some(d),
@@ -204,11 +192,9 @@ impl Ctx<'_> {
         }
         match op {
             None => self.report(&checks::UNKNOWN_OPCODE, "opcode", format!("opcode {:#04x} is not in the opcode table", h.opcode)),
-            Some(o) if !o.available(self.generation) => self.report(
-                &checks::OPCODE_UNAVAILABLE,
-                "opcode",
-                format!("{} ({:#04x}) is not encoded on {}", o.name, o.byte, self.generation),
-            ),
+            Some(o) if !o.available(self.generation) => {
+                self.report(&checks::OPCODE_UNAVAILABLE, "opcode", format!("{} ({:#04x}) is not encoded on {}", o.name, o.byte, self.generation))
+            }
             Some(_) => {}
         }
     }

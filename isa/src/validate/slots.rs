@@ -4,11 +4,11 @@ use super::checks::*;
 use super::Ctx;
 use crate::addr4::{self, Addr4, Region};
 use crate::bundle::Bundle;
-use crate::operands::{self, Role, SlotType};
 use crate::descriptor::{Indirect16b, Indirect20b, MxIndirect16b, MxMemPattern1d, Tensor2d, Tensor3d, Tensor4d};
 use crate::dtype::{DtypeInfo, BF16};
 use crate::layout::Layout;
 use crate::opcode::OpcodeInfo;
+use crate::operands::{self, Role, SlotType};
 use zerocopy::little_endian::U16;
 use zerocopy::{FromBytes, IntoBytes};
 
@@ -74,7 +74,11 @@ fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt:
     if addr_basic(cx, slot, base, view, "data", m.data) {
         let region = m.data.region();
         if region == Region::Outside {
-            cx.report(&ADDRESS_OUTSIDE_MEMORY, &format!("{slot}.data"), format!("address {:#x} is outside SBUF and the PSUM window", m.data.addr29()));
+            cx.report(
+                &ADDRESS_OUTSIDE_MEMORY,
+                &format!("{slot}.data"),
+                format!("address {:#x} is outside SBUF and the PSUM window", m.data.addr29()),
+            );
         }
         if let Some(d) = dt {
             if misaligned(m.data.addr29(), d.align) {

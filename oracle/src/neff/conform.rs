@@ -289,7 +289,8 @@ impl NeffConformance {
             }
         }
         for (code, s) in other.codes {
-            let mine = self.codes.entry(code).or_insert_with(|| CodeStats { count: 0, opcodes: BTreeMap::new(), fields: BTreeMap::new(), ..s.clone() });
+            let mine =
+                self.codes.entry(code).or_insert_with(|| CodeStats { count: 0, opcodes: BTreeMap::new(), fields: BTreeMap::new(), ..s.clone() });
             mine.count += s.count;
             mine.severity = mine.severity.min(s.severity);
             for (op, c) in s.opcodes {
@@ -471,11 +472,7 @@ impl NeffConformance {
         let mut m = String::new();
         let _ = writeln!(m, "# NEFF conformance\n");
         let _ = writeln!(m, "- containers: {}, bundles: {}", self.sources.len(), self.bundles);
-        let _ = writeln!(
-            m,
-            "- **harness failures: {}** (round-trip mismatches and panics; each one is a bug in this harness)",
-            self.harness_count
-        );
+        let _ = writeln!(m, "- **harness failures: {}** (round-trip mismatches and panics; each one is a bug in this harness)", self.harness_count);
         let _ = writeln!(
             m,
             "- **spec disagreements: {} bundles** (validator findings or opcodes the spec does not name; facts about the spec, not harness failures)\n",

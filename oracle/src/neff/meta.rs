@@ -47,10 +47,7 @@ fn json_error(file: &str, member: &str, bytes: &[u8], e: &serde_json::Error) -> 
 
 /// Byte offset of a 1-based line and column (serde_json's error position).
 fn byte_offset(bytes: &[u8], line: usize, column: usize) -> u64 {
-    let line_start = if line <= 1 {
-        0
-    } else {
-        bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(line - 2).map_or(bytes.len(), |(i, _)| i + 1)
-    };
+    let line_start =
+        if line <= 1 { 0 } else { bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(line - 2).map_or(bytes.len(), |(i, _)| i + 1) };
     (line_start + column.saturating_sub(1)).min(bytes.len()) as u64
 }

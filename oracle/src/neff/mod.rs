@@ -106,9 +106,8 @@ pub fn parse_with(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Nef
     if file_len > limits.max_file {
         return Err(err("file", At::File(0), format!("{file_len} bytes is over the cap of {} bytes", limits.max_file)));
     }
-    let header = NeffHeader::read(bytes).ok_or_else(|| {
-        err("header", At::File(file_len), format!("file is {file_len} bytes, shorter than the {HEADER_BYTES}-byte header"))
-    })?;
+    let header = NeffHeader::read(bytes)
+        .ok_or_else(|| err("header", At::File(file_len), format!("file is {file_len} bytes, shorter than the {HEADER_BYTES}-byte header")))?;
     let off = |field: &str| NeffHeader::LAYOUT.field_offset(field).unwrap_or(0) as u64;
     let header_size = header.header_size.get();
     if header_size < HEADER_BYTES as u64 || header_size > file_len {
@@ -198,8 +197,7 @@ pub fn parse_with(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Nef
                 notes.push(format!("kelf graph `{}` has no engine streams", g.name));
             }
         }
-        let mut orphans: Vec<&str> =
-            streams.iter().map(|s| s.subgraph.as_str()).filter(|sg| !k.graphs.iter().any(|g| g.name == *sg)).collect();
+        let mut orphans: Vec<&str> = streams.iter().map(|s| s.subgraph.as_str()).filter(|sg| !k.graphs.iter().any(|g| g.name == *sg)).collect();
         orphans.dedup();
         for sg in orphans {
             notes.push(format!("subgraph `{sg}` has streams but is not a kelf graph"));

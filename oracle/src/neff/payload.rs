@@ -146,10 +146,7 @@ pub fn unpack(file: &str, payload: &[u8], base: u64, limits: &Limits, keep: &dyn
         }
         None => {
             let head: Vec<String> = payload.iter().take(4).map(|b| format!("{b:02x}")).collect();
-            Err(err(
-                At::File(base),
-                format!("payload is neither gzip (1f 8b) nor tar (ustar at +257); starts with [{}]", head.join(" ")),
-            ))
+            Err(err(At::File(base), format!("payload is neither gzip (1f 8b) nor tar (ustar at +257); starts with [{}]", head.join(" "))))
         }
     }
 }

@@ -76,10 +76,7 @@ impl EngineStream {
 
     /// Bundles with their index and byte offset in the member.
     pub fn bundles(&self) -> impl Iterator<Item = (usize, usize, &Raw)> + '_ {
-        self.bytes
-            .chunks_exact(BUNDLE_BYTES)
-            .enumerate()
-            .filter_map(|(i, c)| Some((i, i * BUNDLE_BYTES, <&Raw>::try_from(c).ok()?)))
+        self.bytes.chunks_exact(BUNDLE_BYTES).enumerate().filter_map(|(i, c)| Some((i, i * BUNDLE_BYTES, <&Raw>::try_from(c).ok()?)))
     }
 
     /// Count of each opcode byte.

@@ -238,11 +238,7 @@ fn bir_to_wire(cx: &Ctx<'_, '_>, r: &mut Row) {
         Some(best) => {
             r.located = Located::Structural;
             r.address = Some(best.address);
-            r.note(format!(
-                "isa's table is not in .rodata; {} LUT-shaped window(s), best differs in {} byte(s)",
-                r.candidates.len(),
-                best.distance
-            ));
+            r.note(format!("isa's table is not in .rodata; {} LUT-shaped window(s), best differs in {} byte(s)", r.candidates.len(), best.distance));
             r.judge(Some(best.bytes));
         }
         None => {
@@ -280,11 +276,7 @@ fn type_name(cx: &Ctx<'_, '_>, r: &mut Row, name: &str) {
             r.judge(Some(name.to_string()));
         }
         None => {
-            r.note(format!(
-                "in no demangled symbol of {} ({} symbols)",
-                cx.symbols.source.as_str(),
-                cx.symbols.total
-            ));
+            r.note(format!("in no demangled symbol of {} ({} symbols)", cx.symbols.source.as_str(), cx.symbols.total));
             r.judge(None);
         }
     }
@@ -305,13 +297,8 @@ pub fn setup_header_generation(demangled: &str) -> Option<Generation> {
 
 fn setup_header(cx: &Ctx<'_, '_>, r: &mut Row, g: Generation) {
     let want = &SETUP_HEADER_CODE[..];
-    let mut by_symbol: Vec<(u64, &str)> = cx
-        .symbols
-        .named
-        .iter()
-        .filter(|s| setup_header_generation(&s.demangled) == Some(g))
-        .map(|s| (s.value, s.demangled.as_str()))
-        .collect();
+    let mut by_symbol: Vec<(u64, &str)> =
+        cx.symbols.named.iter().filter(|s| setup_header_generation(&s.demangled) == Some(g)).map(|s| (s.value, s.demangled.as_str())).collect();
     by_symbol.sort_unstable();
     by_symbol.dedup_by_key(|s| s.0);
     let read = |at: u64| cx.img.read_va(at, want.len());
@@ -351,7 +338,12 @@ fn setup_header(cx: &Ctx<'_, '_>, r: &mut Row, g: Generation) {
             r.judge(got);
         }
         if by_symbol.len() > 1 {
-            r.note(format!("{} Core{} setupHeader symbols: {}", by_symbol.len(), g.as_str().to_uppercase(), addr_list(&by_symbol.iter().map(|s| s.0).collect::<Vec<_>>())));
+            r.note(format!(
+                "{} Core{} setupHeader symbols: {}",
+                by_symbol.len(),
+                g.as_str().to_uppercase(),
+                addr_list(&by_symbol.iter().map(|s| s.0).collect::<Vec<_>>())
+            ));
         }
         if r.status.failed() {
             body_hits_note(cx, r, want);
@@ -368,7 +360,12 @@ fn setup_header(cx: &Ctx<'_, '_>, r: &mut Row, g: Generation) {
     }
     if hits.len() >= Generation::ALL.len() {
         r.located = Located::Bytes;
-        r.note(format!("no Core{} setupHeader symbol; {} identical bodies in .text at {} (unattributed)", g.as_str().to_uppercase(), hits.len(), addr_list(&hits)));
+        r.note(format!(
+            "no Core{} setupHeader symbol; {} identical bodies in .text at {} (unattributed)",
+            g.as_str().to_uppercase(),
+            hits.len(),
+            addr_list(&hits)
+        ));
         r.judge(Some(hex_bytes(want)));
     } else {
         r.note(format!(

@@ -199,7 +199,8 @@ fn precheck(label: &str, b: &[u8]) -> Result<()> {
     for i in 0..phnum {
         let at = phoff + i * PHDR64;
         let (p_type, p_offset, p_filesz) = (field(at, 4), field(at + 8, 8), field(at + 0x20, 8));
-        let end = p_offset.checked_add(p_filesz).ok_or_else(|| elf_err(format!("program header {i} (offset {at:#x}): p_offset + p_filesz overflows")))?;
+        let end =
+            p_offset.checked_add(p_filesz).ok_or_else(|| elf_err(format!("program header {i} (offset {at:#x}): p_offset + p_filesz overflows")))?;
         if p_filesz > 0 && end > len {
             return Err(trunc(format!("segment {i} (p_type {p_type:#x}, program header at {at:#x})"), p_offset, p_filesz));
         }

@@ -2,8 +2,8 @@
 //! neuronx_cc wheel read straight out of the zip in memory. The file is read
 //! once; every later stage borrows the one buffer.
 
-use super::error::{Result, WalrusError};
 use super::digests::{read_hashed, Digests};
+use super::error::{Result, WalrusError};
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -61,7 +61,8 @@ impl Input {
         if len > max_bytes {
             return Err(WalrusError::TooLarge { path: shown, what: "the library".into(), size: len, cap: max_bytes });
         }
-        let len = usize::try_from(len).map_err(|_| WalrusError::TooLarge { path: shown.clone(), what: "the library".into(), size: len, cap: max_bytes })?;
+        let len =
+            usize::try_from(len).map_err(|_| WalrusError::TooLarge { path: shown.clone(), what: "the library".into(), size: len, cap: max_bytes })?;
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         let (bytes, digests) = read_hashed(file, len).map_err(io)?;
         Ok(Input { path: path.to_path_buf(), member: None, bytes, digests: Some(digests) })
@@ -124,10 +125,7 @@ fn read_wheel_member(path: &str, file: std::fs::File, max_bytes: u64) -> Result<
         return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {name}"), size: declared, cap: max_bytes });
     }
     let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
-    let read = (&mut member)
-        .take(max_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| zip_err(format!("member {name}: {e}")))?;
+    let read = (&mut member).take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| zip_err(format!("member {name}: {e}")))?;
     if read as u64 > max_bytes {
         return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {name} (inflated)"), size: read as u64, cap: max_bytes });
     }

@@ -8,10 +8,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Every embedded profile: (file stem = build-id, JSON).
-const EMBEDDED: &[(&str, &str)] = &[(
-    "92b4d331a42d7e80bb839e03218d2b9b0c23c346",
-    include_str!("../../profiles/92b4d331a42d7e80bb839e03218d2b9b0c23c346.json"),
-)];
+const EMBEDDED: &[(&str, &str)] =
+    &[("92b4d331a42d7e80bb839e03218d2b9b0c23c346", include_str!("../../profiles/92b4d331a42d7e80bb839e03218d2b9b0c23c346.json"))];
 
 /// File identity of a known build (`null` where the spec recorded nothing).
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -48,16 +48,8 @@ pub fn report_text(r: &Report) -> String {
         row_text(&mut out, row);
     }
     let s = r.summary;
-    let _ = writeln!(
-        out,
-        "\n{} facts: {} hold, {} differ, {} missing, {} info -> exit {}",
-        r.rows.len(),
-        s.holds,
-        s.differs,
-        s.missing,
-        s.info,
-        r.exit
-    );
+    let _ =
+        writeln!(out, "\n{} facts: {} hold, {} differ, {} missing, {} info -> exit {}", r.rows.len(), s.holds, s.differs, s.missing, s.info, r.exit);
     out
 }
 

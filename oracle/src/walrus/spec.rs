@@ -34,7 +34,9 @@ pub enum Target {
     /// The BIR dtype → wire tag LUT in `.rodata`.
     BirToWire,
     /// "ISA mem pattern ND must have K bytes to encode".
-    SizeAssert { dims: usize },
+    SizeAssert {
+        dims: usize,
+    },
     /// Another assert message in `.rodata`.
     AssertText(&'static str),
     /// A recovered C type name in the demangled symbols.
@@ -88,11 +90,7 @@ pub fn size_assert_text(dims: usize, k: usize) -> String {
 
 /// The provenance `isa` gives the setupHeader body.
 pub fn setup_header_prov() -> Provenance {
-    tpb_isa::catalog::facts()
-        .iter()
-        .find(|f| f.id == "setup_header_code")
-        .map(|f| f.prov)
-        .unwrap_or(Provenance::new("2.1", Confidence::Confirmed))
+    tpb_isa::catalog::facts().iter().find(|f| f.id == "setup_header_code").map(|f| f.prov).unwrap_or(Provenance::new("2.1", Confidence::Confirmed))
 }
 
 /// Every fact the oracle checks, in report order.
@@ -109,7 +107,13 @@ pub fn fact_specs() -> Vec<FactSpec> {
         f("section.text", Target::SectionBase(".text"), Kind::Placement, idp, ".text virtual address"),
         f("section.rodata", Target::SectionBase(".rodata"), Kind::Placement, idp, ".rodata virtual address"),
         f("section.va_equals_offset", Target::VaEqualsOffset, Kind::Placement, idp, ".text and .rodata: virtual address == file offset"),
-        f("dtype.bir_to_wire", Target::BirToWire, Kind::Constant, tpb_isa::dtype::BIR_TO_WIRE_PROV, "BIR dtype ordinal -> wire tag LUT (isa dtype::BIR_TO_WIRE)"),
+        f(
+            "dtype.bir_to_wire",
+            Target::BirToWire,
+            Kind::Constant,
+            tpb_isa::dtype::BIR_TO_WIRE_PROV,
+            "BIR dtype ordinal -> wire tag LUT (isa dtype::BIR_TO_WIRE)",
+        ),
     ];
     for dims in 1..=4 {
         let prov = pattern_layout(dims).map(|l| l.prov).unwrap_or(Provenance::new("2.3", Confidence::Confirmed));
@@ -122,10 +126,22 @@ pub fn fact_specs() -> Vec<FactSpec> {
         ));
     }
     for (id, text, section) in ASSERT_TEXTS {
-        v.push(f(id, Target::AssertText(text), Kind::Constant, Provenance::new(section, Confidence::Confirmed), &format!("assert message \"{text}\"")));
+        v.push(f(
+            id,
+            Target::AssertText(text),
+            Kind::Constant,
+            Provenance::new(section, Confidence::Confirmed),
+            &format!("assert message \"{text}\""),
+        ));
     }
     for (name, prov) in tpb_isa::recovered::recovered_types() {
-        v.push(f(&format!("type.{name}"), Target::TypeName(name), Kind::Constant, prov, "recovered type name in the demangled dynamic symbols (nm -DC)"));
+        v.push(f(
+            &format!("type.{name}"),
+            Target::TypeName(name),
+            Kind::Constant,
+            prov,
+            "recovered type name in the demangled dynamic symbols (nm -DC)",
+        ));
     }
     let sp = setup_header_prov();
     for g in Generation::ALL {

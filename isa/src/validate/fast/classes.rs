@@ -5,8 +5,7 @@
 //! derived from the dtype table, [`crate::addr4`] and the layouts.
 
 use crate::addr4::{
-    Addr4, Region, MODE_ACTIVE, MODE_DEAD, MODE_INDIRECT, MODE_MASK, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT,
-    REGISTER_RESERVED_MASK,
+    Addr4, Region, MODE_ACTIVE, MODE_DEAD, MODE_INDIRECT, MODE_MASK, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT, REGISTER_RESERVED_MASK,
 };
 use crate::dtype::{self, BF16};
 use crate::generation::Generation;
@@ -68,7 +67,6 @@ pub(super) enum PsumWrite {
 }
 pub(super) const PSUM_KINDS: [PsumWrite; 3] = [PsumWrite::Reads, PsumWrite::Writes, PsumWrite::MatmulWrites];
 
-
 /// The sections of the mode table: a matmul destination (its address must
 /// lie in PSUM) has its own, a slot too narrow to be read as INDIRECT16B
 /// has its own (its gathered word is not checked), and an unused slot
@@ -97,7 +95,6 @@ impl ModeSection {
         (self as u16) << (32 - MODE_KEY_SHIFT)
     }
 }
-
 
 /// Dtype entries per generation: each PSUM kind's tags, then the no-field entries.
 pub(super) const DTYPE_ENTRIES: usize = (PSUM_KINDS.len() * TAG_READS.len() + 1).next_power_of_two() * SECTION;
@@ -236,7 +233,6 @@ pub(super) fn need(class: ModeClass, d: u8) -> Need {
     }
 }
 
-
 /// [`Need::gathered_sel`] of a slot that checks its gathered word.
 pub(super) const GATHERED_WIDE: u8 = 8;
 
@@ -257,6 +253,4 @@ pub(super) const GATHERED_MUST_BE_CLEAR: [u32; 16] = {
 };
 
 // `REQUIRED` and `GATHERED_MUST_BE_CLEAR` are indexed by the word's top three bits: the register bit over the mode.
-const _: () = assert!(
-    REGISTER_BIT == 1 << 31 && MODE_MASK == 3 << 29 && MODE_INDIRECT == 1 << 29 && MODE_ACTIVE == 2 << 29 && MODE_DEAD == 3 << 29
-);
+const _: () = assert!(REGISTER_BIT == 1 << 31 && MODE_MASK == 3 << 29 && MODE_INDIRECT == 1 << 29 && MODE_ACTIVE == 2 << 29 && MODE_DEAD == 3 << 29);

@@ -29,13 +29,13 @@ use classes::*;
 use super::band::{self, BYTE_RULES};
 use crate::bundle::header::INST_WORD_LEN_SATURATE;
 use crate::bundle::{Bundle, Header, BUNDLE_BYTES, INST_WORD_LEN};
-use zerocopy::IntoBytes;
 use crate::descriptor::{Indirect16b, Tensor2d, Tensor3d, Tensor4d};
 use crate::generation::Generation;
 use crate::layout::Layout;
 use crate::opcode::{self, QUANTIZE_MX};
 use crate::operands::{self, Role, SlotType};
 use std::sync::OnceLock;
+use zerocopy::IntoBytes;
 
 /// Most operand slots a body has (Family B: dst, in0, in1).
 const MAX_SLOTS: usize = 3;

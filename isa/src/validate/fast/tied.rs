@@ -14,8 +14,16 @@ pub(super) enum TiedBand {
     /// Byte rules only (or none).
     #[default]
     None,
-    Pool { func: u8, scale: u8, mode: u8 },
-    Branch { comp_op: u8, lhs_dtype: u8, ap_kind: u8 },
+    Pool {
+        func: u8,
+        scale: u8,
+        mode: u8,
+    },
+    Branch {
+        comp_op: u8,
+        lhs_dtype: u8,
+        ap_kind: u8,
+    },
 }
 
 impl TiedBand {
