@@ -29,6 +29,15 @@ macro_rules! dtypes {
         pub static DTYPES: &[DtypeInfo] = &[ $(
             DtypeInfo { tag: $tag, name: $name, c_name: stringify!($c), align: $align, psum_write: $psum, since: Generation::$since },
         )* ];
+        // `info` indexes by tag, so the rows must run 1, 2, 3, … with no gap.
+        const _: () = {
+            let tags: &[u8] = &[ $( $tag, )* ];
+            let mut i = 0;
+            while i < tags.len() {
+                assert!(tags[i] as usize == i + 1, "dtype rows out of tag order");
+                i += 1;
+            }
+        };
     };
 }
 

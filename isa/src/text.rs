@@ -193,9 +193,10 @@ fn parse_scalar(prim: Prim, fmt: LeafFmt, text: &str) -> Result<u64, String> {
     let symbolic = match fmt {
         LeafFmt::Dtype => dtype::by_name(text).map(|d| u64::from(d.tag)),
         LeafFmt::Enum(t) => t.value_of(text).map(u64::from),
-        LeafFmt::DtypeNibbles => {
-            text.split_once('/').and_then(|(lo, hi)| Some(u64::from(dtype::by_name(lo)?.tag) | (u64::from(dtype::by_name(hi)?.tag) << 4)))
-        }
+        LeafFmt::DtypeNibbles => match text.split_once('/').map(|(lo, hi)| (dtype::by_name(lo), dtype::by_name(hi))) {
+            Some((Some(lo), Some(hi))) => Some(u64::from(nibble(lo)?) | u64::from(nibble(hi)?) << 4),
+            _ => None,
+        },
         _ => None,
     };
     if let Some(v) = symbolic {
@@ -212,11 +213,27 @@ fn parse_scalar(prim: Prim, fmt: LeafFmt, text: &str) -> Result<u64, String> {
     Ok(n as i64 as u64 & (u64::MAX >> (64 - 8 * prim.size() as u32)))
 }
 
-fn parse_uint(t: &str) -> Option<u64> {
-    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => t.parse().ok(),
+/// A dtype's tag as one nibble of a `dtype_nibbles` byte; a wider tag
+/// would spill into the other nibble, so it is refused.
+fn nibble(d: &dtype::DtypeInfo) -> Result<u8, String> {
+    if d.tag <= 0x0F {
+        Ok(d.tag)
+    } else {
+        Err(format!("dtype {} (tag {}) does not fit a 4-bit dtype field", d.name, d.tag))
     }
+}
+
+/// Digits only: the standard parsers also take a leading `+`, which the
+/// text form never writes.
+fn parse_uint(t: &str) -> Option<u64> {
+    let (digits, radix) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None => (t, 10),
+    };
+    if digits.starts_with('+') {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()
 }
 
 #[cfg(test)]

@@ -202,3 +202,29 @@ fn a_decoded_stream_gives_every_bundle_with_its_findings() {
         assert_eq!(found, one_by_one(&stream, g), "{g}");
     }
 }
+
+#[test]
+fn a_gather_index_must_lie_in_memory_in_pattern_and_mx_slots() {
+    const OUTSIDE: u32 = 0x3e00_0100; // indirect mode, region bits set outside the PSUM window
+    let pattern = "0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=f32 alu_op=add dst.addr=0x100 dst.num=[1,1,1] \
+                   in0.addr=0x20000100 in0.num=[0,0,0] in1.addr=0x200 in1.num=[1,1,1]";
+    assert!(validate(&bundle(pattern), Generation::V2).is_empty());
+    let far = bundle(&pattern.replace("in0.addr=0x20000100", &format!("in0.addr={OUTSIDE:#010x}")));
+    assert_eq!(codes(&validate(&far, Generation::V2)), vec![("address-outside-memory", "in0.addr", 0x20)]);
+
+    // An MX operand whose first word is indirect reads as MXINDIRECT16B: index, data, scale, k_extent, spare, part.
+    let mx = "0x0A:MatMulMx moving.data=0x00020000 moving.scale=0x00028000 moving.k_extent=128 moving.step_dir=0x01 \
+              moving.scale_base_part=0 in_dtype=f4e2m1x4 dst_dtype_mx=f32 accumulate=0x03 psum_zero_region=11 \
+              psum_dst.addr=0x02000000 psum_dst.stride=[1,1,1] psum_dst.num=[128,1,1]";
+    let mut raw = asm_line(mx).expect("assembles").expect("one bundle");
+    let gather = |raw: &mut [u8; 64], index: u32| {
+        raw[0x10..0x14].copy_from_slice(&index.to_le_bytes());
+        raw[0x14..0x18].copy_from_slice(&0x0002_0000u32.to_le_bytes());
+        raw[0x18..0x1C].copy_from_slice(&0x0002_8000u32.to_le_bytes());
+        raw[0x1C..0x20].copy_from_slice(&[8, 0, 0, 0]);
+    };
+    gather(&mut raw, 0x2000_0100);
+    assert_eq!(codes(&validate(&Bundle::decode(&raw), Generation::V4)), vec![]);
+    gather(&mut raw, OUTSIDE);
+    assert_eq!(codes(&validate(&Bundle::decode(&raw), Generation::V4)), vec![("address-outside-memory", "moving.index", 0x10)]);
+}

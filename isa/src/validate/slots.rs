@@ -59,6 +59,11 @@ fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt:
         // A gather: the slot reads as MXINDIRECT16B (§2.7).
         let Ok(v) = MxIndirect16b::read_from_bytes(m.as_bytes()) else { return };
         let view = &MxIndirect16b::LAYOUT;
+        // The index vector is read from memory, as a pattern gather's is.
+        if v.index.region() == Region::Outside {
+            let msg = format!("address {:#x} is outside SBUF and the PSUM window", v.index.addr29());
+            cx.report_view(&ADDRESS_OUTSIDE_MEMORY, slot, base, view, "index", msg);
+        }
         addr_basic(cx, slot, base, view, "data", v.data);
         mx_scale(cx, slot, base, view, "scale", v.scale);
         if v.k_extent.get() == 0 {

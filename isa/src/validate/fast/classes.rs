@@ -252,5 +252,5 @@ pub(super) const GATHERED_MUST_BE_CLEAR: [u32; 16] = {
     t
 };
 
-// `REQUIRED` and `GATHERED_MUST_BE_CLEAR` are indexed by the word's top three bits: the register bit over the mode.
+// `GATHERED_MUST_BE_CLEAR` is indexed by the gathered word's top three bits: the register bit over the mode.
 const _: () = assert!(REGISTER_BIT == 1 << 31 && MODE_MASK == 3 << 29 && MODE_INDIRECT == 1 << 29 && MODE_ACTIVE == 2 << 29 && MODE_DEAD == 3 << 29);

@@ -130,8 +130,9 @@ struct Plan {
     /// The header words (bytes 0..4, little-endian) that pass every header
     /// check: the opcode with length 0x10 and zero reserved bits, and the
     /// SATURATE length where that is allowed (else the first again). An
-    /// opcode the fast path does not decide here (unknown, unavailable, MX
-    /// bodies) accepts no word: both carry another opcode byte.
+    /// opcode the fast path does not decide here (unknown, unavailable, or
+    /// with a slot it cannot plan) accepts no word: both carry another
+    /// opcode byte.
     header: [u32; 2],
     /// Whether the band is byte rules only (else it always runs).
     band_fast: bool,
@@ -221,7 +222,7 @@ fn mx_fields() -> Option<mx::MxFields> {
 }
 
 fn plan(byte: u8, g: Generation) -> Plan {
-    let Some(op) = opcode::lookup(byte) else { return Plan::default() };
+    let Some(op) = opcode::lookup(byte) else { return Plan { header: header_words(byte, false), ..Plan::default() } };
     let placed = operands::placed(byte);
     let rules = band::placed_rules(op.body);
     let unused = SlotPlan { dtype_base: dtype_base(None, PsumWrite::Reads), mode_base: ModeSection::Unused.base(), ..SlotPlan::default() };
@@ -725,6 +726,28 @@ mod tests {
             assert_eq!(g & GATHERED_MUST_BE_CLEAR[wide + (g >> 29) as usize] == 0, rule, "{g:#010x}");
             assert_eq!(GATHERED_MUST_BE_CLEAR[(g >> 29) as usize], 0, "a narrow slot checks nothing");
         }
+    }
+
+    #[test]
+    fn unknown_and_unavailable_opcodes_are_never_judged_here() {
+        use super::{verdict_raw, Verdict};
+        use crate::bundle::{header::INST_WORD_LEN_SATURATE, INST_WORD_LEN};
+        let mut seen = 0;
+        for g in Generation::ALL {
+            for byte in 0..=u8::MAX {
+                if crate::opcode::lookup(byte).is_some_and(|op| op.available(g)) {
+                    continue;
+                }
+                // Every header word a plan could hold, over a zero body (the all-zero bundle among them).
+                for len in [0, INST_WORD_LEN, INST_WORD_LEN_SATURATE] {
+                    let mut raw = [0u8; BUNDLE_BYTES];
+                    raw[..2].copy_from_slice(&[byte, len]);
+                    assert_eq!(verdict_raw(&raw, g), Verdict::Unknown, "{g}: opcode {byte:#04x}, length {len:#04x}");
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 3 * 3 * 100, "only {seen} headers");
     }
 
     #[test]

@@ -88,9 +88,10 @@ pub(super) fn clean(raw: Raw, m: &MxPlan, f: &MxFields, dtype: u8) -> bool {
     let first = raw.word(m.slot_at);
     let valid = dtype & dclass::VALID != 0;
     if first & REGISTER_BIT == 0 && first & MODE_MASK == MODE_INDIRECT {
-        // A gather: the data word only needs the basic rules.
+        // A gather: its index must lie in memory; the data word only needs the basic rules.
         let k = u16::from_le_bytes(raw.bytes(at(f.gather_k_extent)));
         return valid
+            && Addr4::new(first).region() != Region::Outside
             && basic(raw.word(at(f.gather_data))).0
             && scale_ok(raw.word(at(f.gather_scale)))
             && k != 0

@@ -1,0 +1,47 @@
+//! The assembler on hand-written text: what it refuses, and that every
+//! symbolic value it accepts reads back as written.
+
+use tpb_isa::dtype::DTYPES;
+use tpb_isa::text::{asm_line, disasm};
+use tpb_isa::Bundle;
+
+const TENSOR_TENSOR: &str = "0x41:TensorTensor";
+
+#[test]
+fn every_dtype_pair_in_a_nibble_field_reads_back_or_is_refused() {
+    let mut accepted = 0;
+    for lo in DTYPES {
+        for hi in DTYPES {
+            let value = format!("{}/{}", lo.name, hi.name);
+            let line = format!("{TENSOR_TENSOR} in_dtype_nibbles={value}");
+            match asm_line(&line) {
+                Ok(Some(raw)) => {
+                    assert!(lo.tag <= 0x0F && hi.tag <= 0x0F, "{value} accepted though a tag needs 5 bits");
+                    let text = disasm(&Bundle::decode(&raw));
+                    assert!(text.contains(&format!("in_dtype_nibbles={value}")), "{value} reads back as: {text}");
+                    accepted += 1;
+                }
+                Ok(None) => panic!("{line}: no bundle"),
+                Err(e) => {
+                    assert!(lo.tag > 0x0F || hi.tag > 0x0F, "{value} refused: {e}");
+                    assert!(e.contains("does not fit a 4-bit dtype field"), "{value}: {e}");
+                }
+            }
+        }
+    }
+    let narrow = DTYPES.iter().filter(|d| d.tag <= 0x0F).count();
+    assert_eq!(accepted, narrow * narrow);
+}
+
+#[test]
+fn numbers_take_digits_only() {
+    for bad in ["inst_word_len=+16", "reserved=0x+0", "reserved=-+1", "reserved=0x", "reserved=", "reserved=1_0"] {
+        let line = format!("{TENSOR_TENSOR} {bad}");
+        assert!(asm_line(&line).is_err(), "accepted: {line}");
+    }
+    for (good, at, byte) in [("inst_word_len=16", 1, 16), ("inst_word_len=0x11", 1, 0x11), ("inst_word_len=0X0f", 1, 0x0F)] {
+        let raw = asm_line(&format!("{TENSOR_TENSOR} {good}")).expect("assembles").expect("one bundle");
+        assert_eq!(raw[at], byte, "{good}");
+    }
+    assert!(asm_line("+0x41:TensorTensor").is_err());
+}
