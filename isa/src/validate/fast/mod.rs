@@ -659,7 +659,8 @@ mod tests {
             clean += usize::from(full.is_empty());
             proven += usize::from(super::verdict(&b, g) == super::Verdict::Clean);
             for at in 4..BUNDLE_BYTES {
-                for v in [0x00, 0x01, 0x02, 0x03, 0x20, 0x40, 0x60, 0x7F, 0x80, 0xFF, b.encode()[at] ^ 1] {
+                // As an address word's top byte: 0x22 an indirect PSUM address, 0x24 an indirect one outside memory.
+                for v in [0x00, 0x01, 0x02, 0x03, 0x20, 0x22, 0x24, 0x40, 0x60, 0x7F, 0x80, 0xFF, b.encode()[at] ^ 1] {
                     let mut raw = b.encode();
                     raw[at] = v;
                     let c = Bundle::decode(&raw);
