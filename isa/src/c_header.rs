@@ -33,7 +33,7 @@ pub const PREFIX: &str = "NEURON_ISA_TPB_";
 /// The discriminated 64-byte bundle union.
 pub const UNION_NAME: &str = "NEURON_ISA_TPB_INST_UNION";
 /// C type of the ADDR4 word (a name recovered from the binary's symbols, §2.2).
-pub const ADDR4_NAME: &str = "NEURON_ISA_TPB_ADDR4";
+pub const ADDR4_NAME: &str = crate::layout::Prim::Addr4.c_type();
 /// Assertion macro: `_Static_assert` in C, `static_assert` in C++.
 const ASSERT: &str = "NEURON_ISA_TPB_STATIC_ASSERT";
 
@@ -308,7 +308,7 @@ fn enums_section(h: &mut String) {
             )
         })
         .collect();
-    enum_block(h, &format!("{PREFIX}DTYPE"), &format!("{} The on-wire dtype tag (not the BIR dtype ordinal).", tag(dtype::DTYPE_PROV)), &dt);
+    enum_block(h, crate::recovered::DTYPE_C_NAME, &format!("{} The on-wire dtype tag (not the BIR dtype ordinal).", tag(dtype::DTYPE_PROV)), &dt);
 
     let ops: Vec<(String, u64, String)> = OPCODES
         .iter()

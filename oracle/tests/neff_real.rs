@@ -1,6 +1,7 @@
 //! Conformance over the real compiled programs in `../shared/neff/` (compiler
 //! 2.23, Trn2). Fails on any harness failure (round-trip mismatch, panic) and
-//! never on the spec disagreeing with the compiler. Skips when the files are absent.
+//! never on the spec disagreeing with the compiler. Skips when the files are absent,
+//! unless TPB_REQUIRE_SHARED is set.
 
 use std::path::{Path, PathBuf};
 use tpb_isa::Generation;
@@ -13,6 +14,8 @@ fn real_files() -> Vec<PathBuf> {
         .unwrap_or_default();
     v.sort();
     if v.is_empty() {
+        // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the files fails CI.
+        assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "no .neff files under {} (TPB_REQUIRE_SHARED is set)", dir.display());
         eprintln!("note: no .neff files under {}; real-NEFF tests skipped", dir.display());
     }
     v
