@@ -91,7 +91,7 @@ impl Slot {
     pub fn size(&self) -> usize {
         match self.ty {
             SlotType::Pattern(n) => crate::descriptor::pattern_size(n),
-            SlotType::Mx => 16,
+            SlotType::Mx => crate::descriptor::MxMemPattern1d::LAYOUT.size,
         }
     }
     pub fn is_dst(&self) -> bool {

@@ -1,14 +1,16 @@
 //! Valid bundles from arbitrary bytes.
 
-use super::put;
+use super::{put, put_at};
 use crate::addr4::{MODE_ACTIVE, MODE_INDIRECT, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT};
 use crate::bundle::{header, BodyKind, Bundle, Raw, BUNDLE_BYTES};
+use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
 use crate::dtype::{DtypeInfo, BF16, DTYPES};
 use crate::enums;
 use crate::generation::Generation;
 use crate::layout::Layout;
 use crate::opcode::{OpcodeInfo, OPCODES, QUANTIZE_MX};
 use crate::operands::{self, DtypeRef, Role, Slot, SlotType};
+use crate::validate::{byte_values, MX_SCALE_PARTS, MX_STEP_DIRS};
 use arbitrary::{Result, Unstructured};
 
 /// Opcodes the generator may pick on a generation: every available one.
@@ -102,28 +104,25 @@ fn mx(u: &mut Unstructured, g: Generation, raw: &mut Raw, layout: &Layout, slot:
     let d = pick_dtype(u, g, slot.dtype, false, false)?;
     slot.dtype.write(layout, g, raw, d.tag);
     let base = slot.offset(layout);
-    let mut w = |off: usize, bytes: &[u8]| raw[base + off..base + off + bytes.len()].copy_from_slice(bytes);
     let scale = memory_word(u, false, 1)?;
     let k: u16 = u.int_in_range(1..=u16::MAX)?;
-    let part: u8 = u.int_in_range(0..=127)?;
-    if u.ratio(1, 5)? {
-        // MXINDIRECT16B: index, data, scale, k_extent, spare, scale_base_part.
-        w(0, &(MODE_INDIRECT | u.int_in_range(0..=PSUM_BASE - 1)?).to_le_bytes());
-        let psum = u.ratio(1, 3)?;
-        w(4, &memory_word(u, psum, d.align)?.to_le_bytes());
-        w(8, &scale.to_le_bytes());
-        w(12, &k.to_le_bytes());
-        w(15, &[part]);
+    let part: u8 = u.int_in_range(0..=MX_SCALE_PARTS - 1)?;
+    let gather = u.ratio(1, 5)?;
+    let psum = u.ratio(1, 3)?;
+    // A gather reads the slot as MXINDIRECT16B (its index in front), else as MXMEM_PATTERN1D.
+    let (view, data) = if gather {
+        let view = &MxIndirect16b::LAYOUT;
+        put_at(raw, base, view, "index", u64::from(MODE_INDIRECT | u.int_in_range(0..=PSUM_BASE - 1)?));
+        (view, memory_word(u, psum, d.align)?)
     } else {
-        // MXMEM_PATTERN1D: data, scale, k_extent, step_dir, scale_base_part.
-        let psum = u.ratio(1, 3)?;
-        let data = if u.ratio(1, 6)? { register_word(u)? } else { memory_word(u, psum, d.align)? };
-        w(0, &data.to_le_bytes());
-        w(4, &scale.to_le_bytes());
-        w(8, &k.to_le_bytes());
-        w(10, &[if u.ratio(1, 2)? { 0x01 } else { 0xFF }]);
-        w(11, &[part]);
-    }
+        let view = &MxMemPattern1d::LAYOUT;
+        put_at(raw, base, view, "step_dir", u64::from(*u.choose(&MX_STEP_DIRS)?));
+        (view, if u.ratio(1, 6)? { register_word(u)? } else { memory_word(u, psum, d.align)? })
+    };
+    put_at(raw, base, view, "data", u64::from(data));
+    put_at(raw, base, view, "scale", u64::from(scale));
+    put_at(raw, base, view, "k_extent", u64::from(k));
+    put_at(raw, base, view, "scale_base_part", u64::from(part));
     Ok(())
 }
 
@@ -132,10 +131,14 @@ fn band(u: &mut Unstructured, g: Generation, raw: &mut Raw, layout: &Layout, op:
     let pick = |u: &mut Unstructured, t: &enums::EnumTable| -> Result<u64> { Ok(u64::from(u.choose(t.entries)?.0)) };
     match op.body {
         BodyKind::Matmul | BodyKind::MatmulMx => {
-            put(raw, layout, "perf_sel", *u.choose(&[0u64, 2, 3])?);
+            let mut allowed = |field: &str| -> Result<()> {
+                put(raw, layout, field, u64::from(*u.choose(&byte_values(field, true))?));
+                Ok(())
+            };
+            allowed("perf_sel")?;
             if op.body == BodyKind::Matmul && g == Generation::V2 {
-                put(raw, layout, "row_group", *u.choose(&[1u64, 2, 4, 8])?);
-                put(raw, layout, "col_group_norm", *u.choose(&[1u64, 2, 4, 8, 16])?);
+                allowed("row_group")?;
+                allowed("col_group_norm")?;
             }
         }
         BodyKind::TensorScalar => {

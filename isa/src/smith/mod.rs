@@ -18,9 +18,15 @@ use crate::layout::Layout;
 
 /// Writes `v` little-endian into the field at `path` (a leaf or array element).
 pub(crate) fn put(raw: &mut Raw, layout: &Layout, path: &str, v: u64) {
+    put_at(raw, 0, layout, path, v);
+}
+
+/// [`put`] into a view of the bytes at `base` (a slot read through another
+/// layout, such as an MX operand read as MXINDIRECT16B).
+pub(crate) fn put_at(raw: &mut Raw, base: usize, layout: &Layout, path: &str, v: u64) {
     if let Some((off, size)) = layout.resolve(path) {
-        if let Some(dst) = raw.get_mut(off..off + size) {
-            dst.copy_from_slice(&v.to_le_bytes()[..size]);
+        if let (Some(dst), Some(src)) = (raw.get_mut(base + off..base + off + size), v.to_le_bytes().get(..size)) {
+            dst.copy_from_slice(src);
         }
     }
 }

@@ -3,6 +3,7 @@
 use super::{get, put};
 use crate::addr4::{Addr4, MODE_DEAD, MODE_MASK, PSUM_BASE, REGISTER_RESERVED_MASK};
 use crate::bundle::{BodyKind, Bundle, Raw};
+use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
 use crate::dtype::{self, BF16, DTYPES};
 use crate::enums;
 use crate::generation::Generation;
@@ -10,6 +11,7 @@ use crate::layout::Layout;
 use crate::opcode::{self, OpcodeInfo, OPCODES};
 use crate::operands::{self, DtypeRef, Role, Slot, SlotType};
 use crate::validate::checks::{self as c, Check};
+use crate::validate::{byte_values, MX_SCALE_PARTS, MX_STEP_DIRS};
 use arbitrary::{Result, Unstructured};
 
 /// A mutated bundle and the one check the validator must report for it.
@@ -258,7 +260,14 @@ fn mx_mutations(
     dt: Option<&'static crate::dtype::DtypeInfo>,
 ) {
     let indirect = f == Form::Indirect;
-    let (scale_off, k_off, part_off) = if indirect { (8, 12, 15) } else { (4, 8, 11) };
+    // The fields move when the slot reads as MXINDIRECT16B.
+    let view = if indirect { &MxIndirect16b::LAYOUT } else { &MxMemPattern1d::LAYOUT };
+    let at = |field: &str| view.field_offset(field);
+    let (Some(scale_off), Some(k_off), Some(part_off), Some(step_off)) =
+        (at("scale"), at("k_extent"), at("scale_base_part"), MxMemPattern1d::LAYOUT.field_offset("step_dir"))
+    else {
+        return;
+    };
     if form(word_at(raw, base + scale_off)) == Form::Static {
         v.push((
             &c::MX_SCALE_NOT_SBUF,
@@ -280,7 +289,7 @@ fn mx_mutations(
     v.push((
         &c::MX_SCALE_PART_RANGE,
         Box::new(move |u, r| {
-            r[base + part_off] = u.int_in_range(128..=255)?;
+            r[base + part_off] = u.int_in_range(MX_SCALE_PARTS..=u8::MAX)?;
             Ok(format!("{name}.scale_base_part = {}", r[base + part_off]))
         }),
     ));
@@ -290,8 +299,8 @@ fn mx_mutations(
     v.push((
         &c::MX_STEP_DIR,
         Box::new(move |u, r| {
-            let s: u8 = u.int_in_range(2..=0xFE)?;
-            r[base + 10] = s;
+            let s = *u.choose(&(0..=u8::MAX).filter(|v| !MX_STEP_DIRS.contains(v)).collect::<Vec<_>>())?;
+            r[base + step_off] = s;
             Ok(format!("{name}.step_dir = {s:#04x}"))
         }),
     ));
@@ -338,10 +347,11 @@ fn band_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
     };
     match op.body {
         BodyKind::Matmul | BodyKind::MatmulMx => {
-            field(v, &c::MATMUL_PERF_SEL, "perf_sel", Box::new(|u| Ok(*u.choose(&[1u8, 4, 5, 0xFF])?)));
+            let refused = |field: &'static str| -> ByteGen { Box::new(move |u| Ok(*u.choose(&byte_values(field, false))?)) };
+            field(v, &c::MATMUL_PERF_SEL, "perf_sel", refused("perf_sel"));
             if op.body == BodyKind::Matmul && g == Generation::V2 {
-                field(v, &c::MATMUL_ROW_GROUP, "row_group", Box::new(|u| Ok(*u.choose(&[0u8, 3, 16, 0xFF])?)));
-                field(v, &c::MATMUL_COL_GROUP, "col_group_norm", Box::new(|u| Ok(*u.choose(&[0u8, 3, 32, 0xFF])?)));
+                field(v, &c::MATMUL_ROW_GROUP, "row_group", refused("row_group"));
+                field(v, &c::MATMUL_COL_GROUP, "col_group_norm", refused("col_group_norm"));
             }
         }
         BodyKind::TensorScalar => {

@@ -78,6 +78,15 @@ static SEMAPHORE_SUB: ByteRule = ByteRule {
     says: |v| format!("semaphore subtype {v:#04x} is not in the table"),
 };
 
+/// The values the byte rule of `field` allows (`allowed`) or refuses; empty
+/// when no rule has that field. The generator and mutator pick from these.
+pub(crate) fn byte_values(field: &str, allowed: bool) -> Vec<u8> {
+    match BYTE_RULES.iter().find(|r| r.field == field) {
+        Some(r) => (0..=u8::MAX).filter(|&v| (r.allows)(v) == allowed).collect(),
+        None => Vec::new(),
+    }
+}
+
 /// The byte rules of a body kind, as indices into [`BYTE_RULES`].
 fn rules_of(kind: BodyKind) -> &'static [usize] {
     match kind {

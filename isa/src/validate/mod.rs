@@ -8,7 +8,9 @@ pub mod checks;
 mod fast;
 mod slots;
 
+pub(crate) use band::byte_values;
 pub use band::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
+pub(crate) use slots::{MX_SCALE_PARTS, MX_STEP_DIRS};
 
 use crate::bundle::{Bundle, BUNDLE_BYTES};
 use crate::dtype::{self, DtypeInfo};

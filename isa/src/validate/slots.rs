@@ -50,9 +50,9 @@ pub(super) fn body(cx: &mut Ctx<'_>, bundle: &Bundle, op: &OpcodeInfo) {
 }
 
 /// An MX operand's scale base partition must be below this (§2.6).
-pub(super) const MX_SCALE_PARTS: u8 = 128;
+pub(crate) const MX_SCALE_PARTS: u8 = 128;
 /// An MX operand's step directions: +1 and -1 (§2.6).
-pub(super) const MX_STEP_DIRS: [u8; 2] = [0x01, 0xFF];
+pub(crate) const MX_STEP_DIRS: [u8; 2] = [0x01, 0xFF];
 
 fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt: Option<&'static DtypeInfo>) {
     if !m.data.is_register() && m.data.is_indirect() {
