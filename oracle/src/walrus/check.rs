@@ -88,8 +88,8 @@ fn row(cx: &Ctx<'_, '_>, spec: &FactSpec) -> Row {
         }
         Target::ElfClass => {
             r.located = Located::Header;
-            // The precheck refuses anything else, so a report always has this.
-            r.judge(Some("ELF64 little-endian".into()));
+            // Read from e_ident like every other fact (the precheck already refuses other classes).
+            r.judge(elf_class(cx.img.bytes));
         }
         Target::ElfMachine => {
             r.located = Located::Header;
@@ -114,6 +114,17 @@ fn row(cx: &Ctx<'_, '_>, spec: &FactSpec) -> Row {
     r
 }
 
+const ELF64_LE: &str = "ELF64 little-endian";
+
+/// The class and byte order of an ELF file from `e_ident[EI_CLASS]` (offset 4)
+/// and `e_ident[EI_DATA]` (offset 5), in report form.
+fn elf_class(bytes: &[u8]) -> Option<String> {
+    match (bytes.get(4)?, bytes.get(5)?) {
+        (2, 1) => Some(ELF64_LE.into()),
+        (class, data) => Some(format!("EI_CLASS {class}, EI_DATA {data}")),
+    }
+}
+
 /// What a fact should read, in report form: from `isa` for constants, from
 /// the build's profile for identity and placement (`None` when unknown).
 pub fn expected(target: Target, profile: Option<&Profile>) -> Option<String> {
@@ -122,7 +133,7 @@ pub fn expected(target: Target, profile: Option<&Profile>) -> Option<String> {
         Target::Md5 => profile.and_then(|p| p.identity.md5.clone()),
         Target::Sha256 => profile.and_then(|p| p.identity.sha256.clone()),
         Target::FileSize => profile.and_then(|p| p.identity.size).map(|s| s.to_string()),
-        Target::ElfClass => Some("ELF64 little-endian".into()),
+        Target::ElfClass => Some(ELF64_LE.into()),
         Target::ElfMachine => Some(machine_name(EM_X86_64)),
         Target::SectionBase(name) => profile.and_then(|p| p.section_base(name)).map(|a| format!("{a:#x}")),
         Target::VaEqualsOffset => profile.and_then(|p| p.sections.va_equals_offset).map(yes_no),
@@ -397,6 +408,17 @@ fn body_hits_note(cx: &Ctx<'_, '_>, r: &mut Row, want: &[u8]) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn elf_class_is_read_from_e_ident() {
+        let mut b = b"\x7fELF\x02\x01\x01".to_vec();
+        assert_eq!(super::elf_class(&b).as_deref(), Some(super::ELF64_LE));
+        b[4] = 1;
+        assert_eq!(super::elf_class(&b).as_deref(), Some("EI_CLASS 1, EI_DATA 1"));
+        b[5] = 2;
+        assert_eq!(super::elf_class(&b).as_deref(), Some("EI_CLASS 1, EI_DATA 2"));
+        assert_eq!(super::elf_class(&b[..5]), None);
+    }
+
     use super::*;
 
     #[test]
