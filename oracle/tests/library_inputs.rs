@@ -116,6 +116,15 @@ fn bad_inputs_are_clear_errors_with_exit_1() {
     }
     let p = write(d, "flipped.whl", &flipped);
     assert_error(&check(&p), &p, "corrupt wheel");
+    // The same zip with its one member marked LZMA (method 14) in the local and central headers.
+    let stored = wheel(&[(WHEEL_MEMBER, &lib)], false).expect("zip");
+    let mut lzma = stored.clone();
+    for (sig, method_at) in [(b"PK\x03\x04", 8), (b"PK\x01\x02", 10)] {
+        let at = stored.windows(4).position(|w| w == sig).expect("zip header");
+        lzma[at + method_at..at + method_at + 2].copy_from_slice(&14u16.to_le_bytes());
+    }
+    let p = write(d, "lzma.whl", &lzma);
+    assert_error(&check(&p), &p, "unsupported wheel");
     let p = write(d, "nomember.whl", &wheel(&[("neuronxcc/__init__.py", b"")], true).expect("zip"));
     assert_error(&check(&p), &p, "no member neuronxcc/starfish/lib/libwalrus.so");
     let p = write(d, "big.whl", &good);

@@ -21,6 +21,8 @@ pub enum WalrusError {
     NoRodata { input: String },
     #[error("{path}: corrupt wheel: {detail}")]
     Zip { path: String, detail: String },
+    #[error("{path}: unsupported wheel: {detail} (members must be stored or deflated)")]
+    UnsupportedWheel { path: String, detail: String },
     #[error("{path}: wheel has no member {wanted} ({members} members; none ends in /{file})")]
     NoMember { path: String, wanted: String, file: String, members: usize },
     #[error("{path}: wheel has several members named {file}: {names}")]

@@ -118,14 +118,26 @@ fn read_wheel_member(path: &str, file: std::fs::File, max_bytes: u64) -> Result<
             }
         }
     };
-    let mut member = archive.by_index(index).map_err(|e| zip_err(format!("member #{index}: {e}")))?;
+    let mut member = archive.by_index(index).map_err(|e| match e {
+        // A valid zip this build cannot inflate (LZMA, zstd, encryption …) is not a corrupt one.
+        zip::result::ZipError::UnsupportedArchive(what) => {
+            WalrusError::UnsupportedWheel { path: path.to_string(), detail: format!("member #{index}: {what}") }
+        }
+        e => zip_err(format!("member #{index}: {e}")),
+    })?;
     let name = member.name().map(|n| n.into_owned()).map_err(|e| zip_err(format!("member #{index}: name: {e}")))?;
     let declared = member.size();
     if declared > max_bytes {
         return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {name}"), size: declared, cap: max_bytes });
     }
     let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
-    let read = (&mut member).take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| zip_err(format!("member {name}: {e}")))?;
+    let read = (&mut member).take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| {
+        let detail = format!("member {name}: {e}");
+        match e.kind() {
+            std::io::ErrorKind::Unsupported => WalrusError::UnsupportedWheel { path: path.to_string(), detail },
+            _ => zip_err(detail),
+        }
+    })?;
     if read as u64 > max_bytes {
         return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {name} (inflated)"), size: read as u64, cap: max_bytes });
     }
