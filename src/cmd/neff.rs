@@ -17,14 +17,15 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = crate::out::stdout();
     let mut code = 0u8;
     for file in &a.files {
         let n = match neff::read_file(file) {
             Ok(n) => n,
             Err(e) => {
-                let _ = out.flush();
+                if let Err(w) = out.flush() {
+                    return crate::out::lost(&w);
+                }
                 code = code.max(super::fail(e));
                 continue;
             }
@@ -33,12 +34,11 @@ pub fn run(a: Args) -> u8 {
             code = code.max(1);
         }
         let r = if a.json { writeln!(out, "{}", neff::summary::json(&n)) } else { write!(out, "{}", neff::summary::text(&n)) };
-        if r.is_err() {
-            return super::fail("cannot write to stdout");
+        if let Err(e) = r {
+            return crate::out::lost(&e);
         }
     }
-    let _ = out.flush();
-    code
+    crate::out::finish(&mut out, code)
 }
 
 #[cfg(test)]

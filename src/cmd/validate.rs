@@ -23,8 +23,7 @@ pub struct Args {
 pub fn run(a: Args) -> u8 {
     let mut any_invalid = false;
     let (mut total, mut invalid) = (0usize, 0usize);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = crate::out::stdout();
     let mut findings = Vec::new();
     for file in &a.files {
         let streams = match input::load(file) {
@@ -64,17 +63,18 @@ pub fn run(a: Args) -> u8 {
                 } else {
                     Ok(())
                 };
-                if r.is_err() {
-                    return super::fail("cannot write to stdout");
+                if let Err(e) = r {
+                    return crate::out::lost(&e);
                 }
             }
         }
     }
     if !a.json {
-        let _ = writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid);
+        if let Err(e) = writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid) {
+            return crate::out::lost(&e);
+        }
     }
-    let _ = out.flush();
-    u8::from(any_invalid)
+    crate::out::finish(&mut out, u8::from(any_invalid))
 }
 
 fn print_text(out: &mut impl Write, label: &str, at: &str, b: &Bundle, ok: bool, f: &[validate::Finding]) -> std::io::Result<()> {
