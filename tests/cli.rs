@@ -110,6 +110,21 @@ fn disasm_asm_round_trip_is_exact() {
 }
 
 #[test]
+fn asm_of_a_file_without_bundles_is_an_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.bin");
+    for (name, text) in [("empty.tpb", ""), ("comments.tpb", "# sg00/PE.bin\n\n   # nothing here\n")] {
+        let f = write(dir.path(), name, text.as_bytes());
+        let o = tpb(&["asm", f.to_str().unwrap_or_default(), "-o", out.to_str().unwrap_or_default()]);
+        assert_eq!(code(&o), 2, "{name}");
+        let err = stderr(&o);
+        assert!(err.contains(name) && err.contains("no bundles"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!out.exists(), "{name}: asm wrote {}", out.display());
+    }
+}
+
+#[test]
 fn layout_lists_every_field() {
     let o = tpb(&["layout", "--json"]);
     assert_eq!(code(&o), 0);
