@@ -7,6 +7,9 @@ use tpb_isa::Bundle;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// Refuse a file larger than this many bytes (pipes and devices included).
+    #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
+    max_bytes: u64,
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -14,7 +17,7 @@ pub struct Args {
 pub fn run(a: Args) -> u8 {
     let mut out = crate::out::stdout();
     for file in &a.files {
-        let streams = match input::load(file) {
+        let streams = match input::load(file, a.max_bytes) {
             Ok(s) => s,
             Err(e) => return super::fail(e),
         };

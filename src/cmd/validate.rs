@@ -16,6 +16,9 @@ pub struct Args {
     /// Print findings of valid bundles too (text mode prints only bundles with findings).
     #[arg(long, short)]
     verbose: bool,
+    /// Refuse a file larger than this many bytes (pipes and devices included).
+    #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
+    max_bytes: u64,
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -26,7 +29,7 @@ pub fn run(a: Args) -> u8 {
     let mut out = crate::out::stdout();
     let mut findings = Vec::new();
     for file in &a.files {
-        let streams = match input::load(file) {
+        let streams = match input::load(file, a.max_bytes) {
             Ok(s) => s,
             Err(e) => return super::fail(e),
         };
