@@ -55,6 +55,9 @@ fn load_neff(path: &Path, bytes: &[u8]) -> Result<Vec<Stream>, String> {
     if !n.integrity.ok() {
         eprintln!("tpb: warning: {}: payload integrity: {}", path.display(), n.integrity.describe());
     }
+    for note in &n.notes {
+        eprintln!("tpb: warning: {}: {note}", path.display());
+    }
     if n.streams.is_empty() {
         eprintln!("tpb: warning: {}: container holds no engine streams", path.display());
     }

@@ -16,7 +16,9 @@ fn fixtures(dir: &Path) -> (PathBuf, PathBuf) {
     let raw = dir.join("prog.bin");
     std::fs::write(&raw, bundles(4)).expect("write raw");
     let kelf = br#"{"target": "cayman", "graphs": [{"name": "sg00"}]}"#;
-    let neff = tpb_oracle::neff::build::container(2, &[("kelf-0.json", kelf), ("sg00/PE.bin", &bundles(4))]).expect("builds a NEFF");
+    let neff =
+        tpb_oracle::neff::build::container(2, &[("info.json", br#"{"tool_version": "2.0"}"#), ("kelf-0.json", kelf), ("sg00/PE.bin", &bundles(4))])
+            .expect("builds a NEFF");
     let path = dir.join("prog.neff");
     std::fs::write(&path, neff).expect("write neff");
     (raw, path)

@@ -33,6 +33,10 @@ pub fn run(a: Args) -> u8 {
             Ok(s) => s,
             Err(e) => return super::fail(e),
         };
+        // A container whose target names no generation is validated as v2: say so.
+        if a.arch.is_none() && streams.iter().any(|s| !s.member.is_empty() && s.generation.is_none()) {
+            eprintln!("tpb: warning: {}: target names no known generation; assuming v2 (choose one with --arch v2|v3|v4)", file.display());
+        }
         for s in &streams {
             let g = a.arch.or(s.generation).unwrap_or(Generation::V2);
             let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else { return super::fail(format!("{}: not whole bundles", s.label())) };
