@@ -28,9 +28,13 @@ impl Stream {
 
 /// Loads a file as bundle streams; errors are one line naming the file and offset.
 /// A `.neff` file, or any file whose header reads as a NEFF container, is
-/// opened as a container; everything else is a raw bundle stream.
-pub fn load(path: &Path) -> Result<Vec<Stream>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+/// opened as a container; everything else is a raw bundle stream. A file of
+/// more than `cap` bytes is refused (pipes and devices included).
+pub fn load(path: &Path, cap: u64) -> Result<Vec<Stream>, String> {
+    let bytes = neff::read_capped(path, cap).map_err(|e| match e.kind() {
+        std::io::ErrorKind::FileTooLarge => format!("{}: offset {cap:#x}: {e}", path.display()),
+        _ => format!("{}: cannot read: {e}", path.display()),
+    })?;
     if is_neff_name(path) || neff::sniff(&bytes) {
         return load_neff(path, &bytes);
     }
@@ -50,6 +54,9 @@ fn load_neff(path: &Path, bytes: &[u8]) -> Result<Vec<Stream>, String> {
     let n = neff::parse(bytes, &path.display().to_string()).map_err(|e| e.to_string())?;
     if !n.integrity.ok() {
         eprintln!("tpb: warning: {}: payload integrity: {}", path.display(), n.integrity.describe());
+    }
+    for note in &n.notes {
+        eprintln!("tpb: warning: {}: {note}", path.display());
     }
     if n.streams.is_empty() {
         eprintln!("tpb: warning: {}: container holds no engine streams", path.display());
@@ -89,7 +96,7 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let p = dir.path().join("x.bin");
         std::fs::write(&p, bundles(&[0x01, 0x02, 0xA4]))?;
-        let s = load(&p)?;
+        let s = load(&p, neff::MAX_FILE)?;
         assert_eq!(s.len(), 1);
         assert_eq!((s[0].member.as_str(), s[0].bytes.len(), s[0].generation), ("", 192, None));
         Ok(())
@@ -101,7 +108,7 @@ mod tests {
         for name in ["prog.neff", "prog.bin"] {
             let p = dir.path().join(name);
             std::fs::write(&p, neff_bytes("sunda")?)?;
-            let s = load(&p)?;
+            let s = load(&p, neff::MAX_FILE)?;
             let members: Vec<&str> = s.iter().map(|s| s.member.as_str()).collect();
             assert_eq!(members, ["sg00/PE.bin", "sg00/SP.bin"], "{name}");
             assert!(s.iter().all(|s| s.generation == Some(Generation::V2)));
@@ -110,7 +117,7 @@ mod tests {
         }
         let p = dir.path().join("c.neff");
         std::fs::write(&p, neff_bytes("cayman")?)?;
-        assert_eq!(load(&p)?[0].generation, Some(Generation::V3));
+        assert_eq!(load(&p, neff::MAX_FILE)?[0].generation, Some(Generation::V3));
         Ok(())
     }
 
@@ -121,11 +128,11 @@ mod tests {
         let mut b = neff_bytes("cayman")?;
         b.truncate(b.len() - 10);
         std::fs::write(&p, &b)?;
-        let e = load(&p).err().ok_or("a truncated container loaded")?;
+        let e = load(&p, neff::MAX_FILE).err().ok_or("a truncated container loaded")?;
         assert!(e.starts_with(&format!("{}: header: file offset 0x10: data_size", p.display())), "{e}");
         // A raw stream named .neff is still read as a container, and refused.
         std::fs::write(&p, bundles(&[0x01; 20]))?;
-        let e = load(&p).err().ok_or("a raw stream named .neff loaded")?;
+        let e = load(&p, neff::MAX_FILE).err().ok_or("a raw stream named .neff loaded")?;
         assert!(e.contains("bad.neff: header: file offset 0x8: header_size"), "{e}");
         Ok(())
     }

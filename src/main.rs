@@ -5,6 +5,7 @@ mod bench;
 mod cmd;
 mod conform;
 mod input;
+mod out;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

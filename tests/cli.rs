@@ -110,6 +110,41 @@ fn disasm_asm_round_trip_is_exact() {
 }
 
 #[test]
+fn asm_of_a_file_without_bundles_is_an_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.bin");
+    for (name, text) in [("empty.tpb", ""), ("comments.tpb", "# sg00/PE.bin\n\n   # nothing here\n")] {
+        let f = write(dir.path(), name, text.as_bytes());
+        let o = tpb(&["asm", f.to_str().unwrap_or_default(), "-o", out.to_str().unwrap_or_default()]);
+        assert_eq!(code(&o), 2, "{name}");
+        let err = stderr(&o);
+        assert!(err.contains(name) && err.contains("no bundles"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!out.exists(), "{name}: asm wrote {}", out.display());
+    }
+}
+
+#[test]
+fn the_size_cap_holds_for_devices_and_pipes() {
+    // /dev/zero never ends and its metadata length is 0: the read must stop at the cap.
+    for cmd in ["validate", "disasm", "neff"] {
+        let start = std::time::Instant::now();
+        let o = tpb(&[cmd, "--max-bytes", "65536", "/dev/zero"]);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{cmd}: {err}");
+        assert_eq!(err.lines().count(), 1, "{cmd}: {err}");
+        assert!(err.contains("/dev/zero") && err.contains("0x10000") && err.contains("more than the cap of 65536 bytes"), "{cmd}: {err}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{cmd} took {:?}", start.elapsed());
+    }
+    // A regular file over the cap is refused before it is read.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = write(dir.path(), "big.bin", &assemble(VALID_COPY).repeat(4));
+    let o = tpb(&["validate", "--max-bytes", "128", big.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("big.bin") && stderr(&o).contains("256 bytes is over the cap of 128 bytes"), "{}", stderr(&o));
+}
+
+#[test]
 fn layout_lists_every_field() {
     let o = tpb(&["layout", "--json"]);
     assert_eq!(code(&o), 0);

@@ -358,6 +358,18 @@ fn read_file_names_the_path() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn the_file_cap_holds_for_devices_and_pipes_whose_length_is_0() {
+    // /dev/zero never ends and reports length 0: the cap must stop the read.
+    let limits = Limits { max_file: 1 << 16, ..Limits::default() };
+    let e = neff::read_file_with(std::path::Path::new("/dev/zero"), &limits).err().unwrap().to_string();
+    assert!(e.starts_with("/dev/zero: file: file offset 0x10000: "), "{e}");
+    assert!(e.contains("more than the cap of 65536 bytes"), "{e}");
+    let e = neff::read_capped(std::path::Path::new("/dev/zero"), 100).err().unwrap();
+    assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
+    assert_eq!(neff::read_capped(std::path::Path::new("/dev/null"), 0).unwrap(), Vec::<u8>::new());
+}
+
 fn tempdir() -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("tpb-neff-test-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();

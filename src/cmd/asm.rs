@@ -20,6 +20,10 @@ pub fn run(a: Args) -> u8 {
         Ok(b) => b,
         Err(e) => return super::fail(format!("{}: {e}", a.file.display())),
     };
+    // An empty output is never what was meant: refuse it and leave OUT alone.
+    if bytes.is_empty() {
+        return super::fail(format!("{}: no bundles (every line is blank or a comment)", a.file.display()));
+    }
     match write_atomic(&a.output, &bytes) {
         Ok(()) => 0,
         Err(e) => super::fail(format!("{}: cannot write: {e}", a.output.display())),

@@ -75,7 +75,9 @@ pub fn run(a: Args) -> u8 {
     }
     let invocation = std::iter::once("tpb".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
     let report = Report { machine, invocation, rows, notes };
-    print!("{}", report.to_text());
+    if crate::out::print(&report.to_text(), 0) != 0 {
+        return crate::cmd::EXIT_USAGE;
+    }
     if !a.no_write {
         if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
             if let Err(e) = std::fs::create_dir_all(dir) {

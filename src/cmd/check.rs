@@ -22,12 +22,12 @@ pub fn run(a: Args) -> u8 {
     emit(command::check_command(&a.path, a.json, a.max_bytes))
 }
 
-/// Prints an outcome and returns its exit code (1 if stdout is gone).
+/// Prints an outcome and returns its exit code (1, these commands' error
+/// code, if stdout fails; 0 on a broken pipe, see `crate::out`).
 pub fn emit(o: command::Outcome) -> u8 {
     let mut out = std::io::stdout().lock();
-    if out.write_all(o.stdout.as_bytes()).and_then(|_| out.flush()).is_err() {
-        eprintln!("tpb: error: cannot write to stdout");
-        return 1;
+    if let Err(e) = out.write_all(o.stdout.as_bytes()).and_then(|()| out.flush()) {
+        return crate::out::lost_or(&e, 1);
     }
     eprint!("{}", o.stderr);
     o.code

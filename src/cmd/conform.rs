@@ -42,10 +42,7 @@ pub fn run(a: Args) -> u8 {
     let opts =
         Options { time: Duration::from_secs(a.time), libs: a.libs, neffs: a.neffs, out: a.out, corpus: a.corpus, seed: a.seed, quiet: a.quiet };
     match conform::run(&opts) {
-        Ok(o) => {
-            print!("{}", summary::table(&o.report, &o.folder.display().to_string()));
-            u8::from(!o.report.passed())
-        }
+        Ok(o) => crate::out::print(&summary::table(&o.report, &o.folder.display().to_string()), u8::from(!o.report.passed())),
         Err(e) => super::fail(e),
     }
 }

@@ -34,18 +34,18 @@ pub fn run(a: Args) -> u8 {
         Err(e) => return super::fail(e),
     };
     match write(&a.out, &files) {
-        Ok(s) => {
-            println!(
-                "{}: {} seed files for {} targets ({} written, {} unchanged, {} stale removed)",
+        Ok(s) => crate::out::print(
+            &format!(
+                "{}: {} seed files for {} targets ({} written, {} unchanged, {} stale removed)\n",
                 a.out.display(),
                 files.len(),
                 s.targets,
                 s.written,
                 files.len() - s.written,
                 s.removed
-            );
-            0
-        }
+            ),
+            0,
+        ),
         Err(e) => super::fail(e),
     }
 }

@@ -7,22 +7,24 @@ use tpb_isa::Bundle;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// Refuse a file larger than this many bytes (pipes and devices included).
+    #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
+    max_bytes: u64,
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
 
 pub fn run(a: Args) -> u8 {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = crate::out::stdout();
     for file in &a.files {
-        let streams = match input::load(file) {
+        let streams = match input::load(file, a.max_bytes) {
             Ok(s) => s,
             Err(e) => return super::fail(e),
         };
         for s in &streams {
             let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else { return super::fail(format!("{}: not whole bundles", s.label())) };
-            if writeln!(out, "# {}", s.label()).is_err() {
-                return super::fail("cannot write to stdout");
+            if let Err(e) = writeln!(out, "# {}", s.label()) {
+                return crate::out::lost(&e);
             }
             for (i, (off, raw)) in bundles.enumerate() {
                 let line = tpb_isa::text::disasm(&Bundle::decode(raw));
@@ -32,12 +34,11 @@ pub fn run(a: Args) -> u8 {
                 } else {
                     writeln!(out, "{line} # {} [{i}] +{off:#x}", s.member)
                 };
-                if r.is_err() {
-                    return super::fail("cannot write to stdout");
+                if let Err(e) = r {
+                    return crate::out::lost(&e);
                 }
             }
         }
     }
-    let _ = out.flush();
-    0
+    crate::out::finish(&mut out, 0)
 }

@@ -1,7 +1,6 @@
 //! `tpb header [-o FILE]`: the generated C header `neuron_isa_tpb.h`, to stdout
 //! or atomically to FILE. The nightly run calls `tpb_isa::c_header::write_report`.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use tpb_isa::c_header;
 
@@ -19,12 +18,8 @@ pub fn run(a: Args) -> u8 {
             Ok(()) => 0,
             Err(e) => super::fail(format_args!("{}: cannot write header: {e}", path.display())),
         },
-        None => match std::io::stdout().lock().write_all(text.as_bytes()) {
-            Ok(()) => 0,
-            // A reader that stops early (`| head`) is not our failure.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-            Err(e) => super::fail(format_args!("stdout: cannot write header: {e}")),
-        },
+        // A reader that stops early (`| head`) is not our failure: see `crate::out`.
+        None => crate::out::print(&text, 0),
     }
 }
 

@@ -1,5 +1,6 @@
 //! `tpb layout [--json]`: every described struct, field by field.
 
+use std::io::Write;
 use tpb_isa::layout::Layout;
 
 #[derive(clap::Args)]
@@ -9,16 +10,24 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
+    let mut out = crate::out::stdout();
+    match write(&mut out, a.json) {
+        Ok(()) => crate::out::finish(&mut out, 0),
+        Err(e) => crate::out::lost(&e),
+    }
+}
+
+fn write(out: &mut impl Write, json_out: bool) -> std::io::Result<()> {
     let layouts = tpb_isa::catalog::layouts();
-    if a.json {
+    if json_out {
         let v: Vec<_> = layouts.iter().map(|l| json(l)).collect();
-        println!("{}", serde_json::Value::Array(v));
-        return 0;
+        return writeln!(out, "{}", serde_json::Value::Array(v));
     }
     for l in layouts {
-        println!("{} ({}) {} bytes  [{}]", l.c_name, l.name, l.size, l.prov);
+        writeln!(out, "{} ({}) {} bytes  [{}]", l.c_name, l.name, l.size, l.prov)?;
         for f in l.leaves() {
-            println!(
+            writeln!(
+                out,
                 "  +{:#04x} {:>3}  {:<28} {:?}{}  [{}]",
                 f.offset,
                 f.size(),
@@ -26,10 +35,10 @@ pub fn run(a: Args) -> u8 {
                 f.prim,
                 f.len.map(|n| format!("[{n}]")).unwrap_or_default(),
                 f.prov
-            );
+            )?;
         }
     }
-    0
+    Ok(())
 }
 
 fn json(l: &Layout) -> serde_json::Value {

@@ -12,19 +12,24 @@ pub struct Args {
     /// One JSON object per file per line.
     #[arg(long)]
     json: bool,
+    /// Refuse a file larger than this many bytes (pipes and devices included).
+    #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
+    max_bytes: u64,
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
 
 pub fn run(a: Args) -> u8 {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let limits = neff::Limits { max_file: a.max_bytes, ..neff::Limits::default() };
+    let mut out = crate::out::stdout();
     let mut code = 0u8;
     for file in &a.files {
-        let n = match neff::read_file(file) {
+        let n = match neff::read_file_with(file, &limits) {
             Ok(n) => n,
             Err(e) => {
-                let _ = out.flush();
+                if let Err(w) = out.flush() {
+                    return crate::out::lost(&w);
+                }
                 code = code.max(super::fail(e));
                 continue;
             }
@@ -33,12 +38,11 @@ pub fn run(a: Args) -> u8 {
             code = code.max(1);
         }
         let r = if a.json { writeln!(out, "{}", neff::summary::json(&n)) } else { write!(out, "{}", neff::summary::text(&n)) };
-        if r.is_err() {
-            return super::fail("cannot write to stdout");
+        if let Err(e) = r {
+            return crate::out::lost(&e);
         }
     }
-    let _ = out.flush();
-    code
+    crate::out::finish(&mut out, code)
 }
 
 #[cfg(test)]
@@ -62,7 +66,7 @@ mod tests {
         bad_md5[at] ^= 1;
         let bad_md5 = write(dir.path(), "md5.neff", &bad_md5)?;
         let short = write(dir.path(), "short.neff", &good[..600])?;
-        let run_on = |files: Vec<PathBuf>, json| run(Args { json, files });
+        let run_on = |files: Vec<PathBuf>, json| run(Args { json, max_bytes: neff::MAX_FILE, files });
         assert_eq!(run_on(vec![ok.clone()], false), 0);
         assert_eq!(run_on(vec![ok.clone()], true), 0);
         assert_eq!(run_on(vec![ok.clone(), bad_md5.clone()], false), 1);

@@ -16,6 +16,9 @@ pub struct Args {
     /// Print findings of valid bundles too (text mode prints only bundles with findings).
     #[arg(long, short)]
     verbose: bool,
+    /// Refuse a file larger than this many bytes (pipes and devices included).
+    #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
+    max_bytes: u64,
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -23,14 +26,17 @@ pub struct Args {
 pub fn run(a: Args) -> u8 {
     let mut any_invalid = false;
     let (mut total, mut invalid) = (0usize, 0usize);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = crate::out::stdout();
     let mut findings = Vec::new();
     for file in &a.files {
-        let streams = match input::load(file) {
+        let streams = match input::load(file, a.max_bytes) {
             Ok(s) => s,
             Err(e) => return super::fail(e),
         };
+        // A container whose target names no generation is validated as v2: say so.
+        if a.arch.is_none() && streams.iter().any(|s| !s.member.is_empty() && s.generation.is_none()) {
+            eprintln!("tpb: warning: {}: target names no known generation; assuming v2 (choose one with --arch v2|v3|v4)", file.display());
+        }
         for s in &streams {
             let g = a.arch.or(s.generation).unwrap_or(Generation::V2);
             let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else { return super::fail(format!("{}: not whole bundles", s.label())) };
@@ -64,17 +70,18 @@ pub fn run(a: Args) -> u8 {
                 } else {
                     Ok(())
                 };
-                if r.is_err() {
-                    return super::fail("cannot write to stdout");
+                if let Err(e) = r {
+                    return crate::out::lost(&e);
                 }
             }
         }
     }
     if !a.json {
-        let _ = writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid);
+        if let Err(e) = writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid) {
+            return crate::out::lost(&e);
+        }
     }
-    let _ = out.flush();
-    u8::from(any_invalid)
+    crate::out::finish(&mut out, u8::from(any_invalid))
 }
 
 fn print_text(out: &mut impl Write, label: &str, at: &str, b: &Bundle, ok: bool, f: &[validate::Finding]) -> std::io::Result<()> {

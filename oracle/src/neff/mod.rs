@@ -21,7 +21,7 @@ pub use error::{At, NeffError};
 pub use header::{NeffHeader, HEADER_BYTES};
 pub use integrity::Integrity;
 pub use meta::{Graph, Kelf};
-pub use payload::{Compression, Limits, Member};
+pub use payload::{Compression, Limits, Member, MAX_FILE};
 pub use stream::{Engine, EngineStream};
 
 use std::path::Path;
@@ -82,16 +82,46 @@ pub fn read_file(path: &Path) -> Result<Neff, NeffError> {
     read_file_with(path, &Limits::default())
 }
 
-/// Reads and parses a .neff file; a file over `max_file` is refused before reading.
+/// Reads and parses a .neff file; a file over `max_file` is refused, before
+/// reading when its length says so, else as soon as the excess arrives (pipes
+/// and devices report length 0).
 pub fn read_file_with(path: &Path, limits: &Limits) -> Result<Neff, NeffError> {
     let name = path.display().to_string();
-    let io_err = |e: std::io::Error| NeffError::new(&name, "file", At::File(0), format!("cannot read: {e}"));
-    let len = std::fs::metadata(path).map_err(io_err)?.len();
-    if len > limits.max_file {
-        return Err(NeffError::new(&name, "file", At::File(0), format!("{len} bytes is over the cap of {} bytes", limits.max_file)));
-    }
-    let bytes = std::fs::read(path).map_err(io_err)?;
+    let bytes = read_capped(path, limits.max_file).map_err(|e| {
+        let at = if e.kind() == std::io::ErrorKind::FileTooLarge { limits.max_file } else { 0 };
+        NeffError::new(&name, "file", At::File(at), format!("cannot read: {e}"))
+    })?;
     parse_with(&bytes, &name, limits)
+}
+
+/// Reads at most `cap` bytes of `path` (any file: regular, pipe or device);
+/// more is an error of kind `FileTooLarge` naming the cap. Never holds more
+/// than `cap + 1` bytes.
+pub fn read_capped(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let too_large = |what: String| std::io::Error::new(std::io::ErrorKind::FileTooLarge, what);
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len > cap {
+        return Err(too_large(format!("{len} bytes is over the cap of {cap} bytes")));
+    }
+    // Grow by hand, never past `cap + 1` (read_to_end could double to twice that).
+    let limit = usize::try_from(cap.saturating_add(1)).unwrap_or(usize::MAX);
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1).min(limit));
+    let mut reader = file.take(limit as u64);
+    loop {
+        if bytes.len() == bytes.capacity() {
+            bytes.reserve_exact(bytes.capacity().max(64 << 10).min(limit - bytes.len()));
+        }
+        let n = reader.by_ref().take((bytes.capacity() - bytes.len()) as u64).read_to_end(&mut bytes)?;
+        if n == 0 || bytes.len() >= limit {
+            break;
+        }
+    }
+    if bytes.len() as u64 > cap {
+        return Err(too_large(format!("more than the cap of {cap} bytes")));
+    }
+    Ok(bytes)
 }
 
 /// Parses container bytes with the default caps; `name` labels errors.

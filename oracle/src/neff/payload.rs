@@ -29,9 +29,12 @@ pub struct Limits {
     pub max_members: usize,
 }
 
+/// Default cap on a file read whole (a container or a raw bundle stream).
+pub const MAX_FILE: u64 = 4 << 30;
+
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_file: 4 << 30, max_total: 4 << 30, max_member: 1 << 30, max_members: 1_000_000 }
+        Limits { max_file: MAX_FILE, max_total: 4 << 30, max_member: 1 << 30, max_members: 1_000_000 }
     }
 }
 

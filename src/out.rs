@@ -1,0 +1,46 @@
+//! Stdout for every command: buffered, write errors returned, the final flush
+//! checked. A reader that stops early (`| head`: EPIPE) is not our failure and
+//! exits 0 quietly; any other failure (a full disk, `> /dev/full`) is one line,
+//! `cannot write to stdout: <error>`, and the I/O exit code. Output is never
+//! silently lost.
+
+use crate::cmd::EXIT_USAGE;
+use std::io::{self, BufWriter, StdoutLock, Write};
+
+/// Buffered, locked stdout.
+pub type Stdout = BufWriter<StdoutLock<'static>>;
+
+pub fn stdout() -> Stdout {
+    BufWriter::new(io::stdout().lock())
+}
+
+/// Flushes `out`: `code` when everything reached stdout, else the failure's code.
+pub fn finish(out: &mut impl Write, code: u8) -> u8 {
+    match out.flush() {
+        Ok(()) => code,
+        Err(e) => lost(&e),
+    }
+}
+
+/// Writes `text` to stdout and flushes: `code`, or the failure's code.
+pub fn print(text: &str, code: u8) -> u8 {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => code,
+        Err(e) => lost(&e),
+    }
+}
+
+/// The exit code for a failed stdout write: 0 on a broken pipe, else one error line and 2.
+pub fn lost(e: &io::Error) -> u8 {
+    lost_or(e, EXIT_USAGE)
+}
+
+/// As [`lost`], with the command's own I/O error code.
+pub fn lost_or(e: &io::Error, io_code: u8) -> u8 {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        return 0;
+    }
+    eprintln!("tpb: error: cannot write to stdout: {e}");
+    io_code
+}

@@ -1,0 +1,87 @@
+//! Output is never silently lost: every command that writes stdout fails with
+//! one line and exit 2 when stdout cannot take it (`> /dev/full`), and exits 0
+//! quietly when the reader stops early (a broken pipe, `| head`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const IO_ERROR: i32 = 2;
+
+fn bundles(n: usize) -> Vec<u8> {
+    let line = "0x46:TensorCopy src.addr=0x100 src.num=[1,1,1,1] src_dtype=f32 dst_dtype=f32 out.addr=0x200 out.num=[1,1,1,1]\n";
+    tpb_isa::text::assemble(&line.repeat(n)).expect("assembles")
+}
+
+fn fixtures(dir: &Path) -> (PathBuf, PathBuf) {
+    let raw = dir.join("prog.bin");
+    std::fs::write(&raw, bundles(4)).expect("write raw");
+    let kelf = br#"{"target": "cayman", "graphs": [{"name": "sg00"}]}"#;
+    let neff =
+        tpb_oracle::neff::build::container(2, &[("info.json", br#"{"tool_version": "2.0"}"#), ("kelf-0.json", kelf), ("sg00/PE.bin", &bundles(4))])
+            .expect("builds a NEFF");
+    let path = dir.join("prog.neff");
+    std::fs::write(&path, neff).expect("write neff");
+    (raw, path)
+}
+
+fn to_dev_full(args: &[&str]) -> Output {
+    let full = std::fs::File::create("/dev/full").expect("/dev/full");
+    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).stdout(full).stderr(Stdio::piped()).output().expect("runs tpb")
+}
+
+fn commands(dir: &Path) -> Vec<Vec<String>> {
+    let (raw, neff) = fixtures(dir);
+    let (raw, neff, d) = (raw.display().to_string(), neff.display().to_string(), dir.display().to_string());
+    let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    vec![
+        v(&["neff", &neff]),
+        v(&["neff", "--json", &neff]),
+        v(&["disasm", &raw]),
+        v(&["disasm", &neff]),
+        v(&["validate", "-v", &raw]),
+        v(&["validate", &raw]),
+        v(&["validate", "--json", &neff]),
+        v(&["layout"]),
+        v(&["layout", "--json"]),
+        v(&["header"]),
+        v(&["corpus", "--count", "1", "--out", &format!("{d}/corpus")]),
+    ]
+}
+
+#[test]
+fn a_full_stdout_is_an_io_error_in_every_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in commands(dir.path()) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = to_dev_full(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(IO_ERROR), "tpb {args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "tpb {args:?}: {err}");
+        assert!(err.starts_with("tpb: error: cannot write to stdout: "), "tpb {args:?}: {err}");
+    }
+}
+
+#[test]
+fn conform_with_a_full_stdout_is_an_io_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().display().to_string();
+    let o = to_dev_full(&["conform", "--time", "1", "--quiet", "--seed", "7", "--out", &out]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(IO_ERROR), "{err}");
+    assert!(err.contains("tpb: error: cannot write to stdout: "), "{err}");
+}
+
+#[test]
+fn a_broken_pipe_exits_0_quietly_in_every_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in commands(dir.path()) {
+        let mut child =
+            Command::new(env!("CARGO_BIN_EXE_tpb")).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
+        // Close the read end before tpb writes: every write is EPIPE.
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("waits for tpb");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "tpb {args:?}: {err}");
+        assert!(err.is_empty(), "tpb {args:?}: {err}");
+    }
+}
