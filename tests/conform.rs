@@ -115,6 +115,23 @@ fn a_missing_input_is_a_usage_error() {
 }
 
 #[test]
+fn a_directory_or_missing_path_is_a_usage_error_with_the_real_reason() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let reports = tmp.path().join("reports");
+    let dir = tmp.path().display().to_string();
+    let missing = tmp.path().join("missing.neff").display().to_string();
+    for (flag, path, why) in [("--neff", &dir, "is a directory"), ("--lib", &dir, "is a directory"), ("--neff", &missing, "No such file")] {
+        let out = conform(&reports, &[flag, path]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {path}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(path.as_str()) && stderr.contains(why), "{flag} {path}: {stderr}");
+        // Nothing was run, so no report was written.
+        assert!(!reports.exists(), "{flag} {path}");
+    }
+}
+
+#[test]
 fn real_neff_programs_pass_with_spec_disagreements() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/neff/matmul_small.neff");
     if !shared.is_file() {
