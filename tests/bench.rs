@@ -63,3 +63,33 @@ fn bench_ingest_mode_reports_a_bad_file() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.neff"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn bench_refuses_unusable_explicit_paths_before_measuring() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path().display().to_string();
+    let file = dir.path().join("plain.txt");
+    std::fs::write(&file, b"x").expect("write");
+    let f = file.display().to_string();
+    let report = dir.path().join("bench.md").display().to_string();
+    let below_file = format!("{f}/bench.md");
+    let not_neff = dir.path().join("not.neff");
+    std::fs::write(&not_neff, b"not a neff").expect("write");
+    let n = not_neff.display().to_string();
+    for (args, path, why) in [
+        (vec!["--elf", "/nonexistent.so", "--out", &report], "/nonexistent.so", "No such file"),
+        (vec!["--neff", &d, "--out", &report], d.as_str(), "is a directory"),
+        (vec!["--elf", &d, "--out", &report], d.as_str(), "is a directory"),
+        (vec!["--out", &d], d.as_str(), "is a directory"),
+        (vec!["--neff", &n, "--out", &report], n.as_str(), ""),
+        (vec!["--out", &below_file], f.as_str(), "not a directory"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--quick", "--no-fuzz"]).args(&args).output().expect("runs");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "refused before measuring: {stderr}");
+        assert!(stderr.contains(path) && stderr.contains(why), "{args:?}: {stderr}");
+        assert!(o.stdout.is_empty(), "{args:?}: no table");
+    }
+    assert!(!dir.path().join("bench.md").exists());
+}

@@ -62,6 +62,34 @@ fn a_plain_run_writes_every_report_and_passes() {
 }
 
 #[test]
+fn a_rerun_replaces_the_previous_report_entirely() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = conform(tmp.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = folder(tmp.path());
+    // Files only an earlier run left: details of failures, inputs no longer given, anything.
+    for stale in ["failures/matmul/v2/stale.bin", "neff/00-old.md", "lib/00-old.txt", "stale.txt"] {
+        let p = dir.join(stale);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, b"stale").expect("write");
+    }
+    std::fs::write(dir.join("summary.md"), b"old summary").expect("write");
+    let out = conform(tmp.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // One folder: no temporary or backup folder beside it.
+    let again = folder(tmp.path());
+    assert_eq!(again, dir);
+    for stale in ["failures", "neff", "lib", "stale.txt"] {
+        assert!(!dir.join(stale).exists(), "{stale} survived the re-run");
+    }
+    assert!(read(&dir.join("summary.md")).contains("— PASS"));
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).expect("list").filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["junit.xml", "neuron_isa_tpb.h", "summary.json", "summary.md"]);
+}
+
+#[test]
 fn an_unreadable_neff_is_a_harness_failure() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let bad = tmp.path().join("garbage.neff");
@@ -84,6 +112,23 @@ fn a_missing_input_is_a_usage_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/libwalrus.so"));
     let out = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["conform", "--time", "soon"]).output().expect("run");
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_directory_or_missing_path_is_a_usage_error_with_the_real_reason() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let reports = tmp.path().join("reports");
+    let dir = tmp.path().display().to_string();
+    let missing = tmp.path().join("missing.neff").display().to_string();
+    for (flag, path, why) in [("--neff", &dir, "is a directory"), ("--lib", &dir, "is a directory"), ("--neff", &missing, "No such file")] {
+        let out = conform(&reports, &[flag, path]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {path}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(path.as_str()) && stderr.contains(why), "{flag} {path}: {stderr}");
+        // Nothing was run, so no report was written.
+        assert!(!reports.exists(), "{flag} {path}");
+    }
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! [--fuzz-secs N | --no-fuzz] [--strict]`: measures each path against its
 //! baseline and writes the ratios, machine and date to a markdown report.
 //! Exit 0 when measured (targets missed or not), 1 with `--strict` when a
-//! target is missed, 2 on usage or I/O errors.
+//! target is missed, 2 on usage or I/O errors: an explicit `--elf`/`--neff`
+//! that is not a readable file or an `--out` that cannot be written is
+//! refused before anything is measured.
 
 use crate::bench::{check, codec, external::Scratch, fuzz, machine::Machine, neff, report::Report, workload};
 use std::path::PathBuf;
@@ -51,6 +53,10 @@ pub fn run(a: Args) -> u8 {
             Err(e) => super::fail(e),
         };
     }
+    // What was asked for explicitly must be usable before anything is measured.
+    if let Err(e) = check_paths(&a) {
+        return super::fail(e);
+    }
     let machine = Machine::probe();
     let mib = a.mib.unwrap_or_else(|| workload::stream_bytes(if a.quick { 16 } else { workload::DEFAULT_MIB }) >> 20);
     let rounds = a.rounds.unwrap_or(if a.quick { 3 } else { 7 }).max(1);
@@ -79,11 +85,6 @@ pub fn run(a: Args) -> u8 {
         return crate::cmd::EXIT_USAGE;
     }
     if !a.no_write {
-        if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if let Err(e) = std::fs::create_dir_all(dir) {
-                return super::fail(format!("{}: cannot create: {e}", dir.display()));
-            }
-        }
         if let Err(e) = super::asm::write_atomic(&a.out, report.to_markdown().as_bytes()) {
             return super::fail(format!("{}: cannot write: {e}", a.out.display()));
         }
@@ -94,4 +95,29 @@ pub fn run(a: Args) -> u8 {
     } else {
         0
     }
+}
+
+/// `--elf` and `--neff`, when given, are readable regular files (and the
+/// NEFF reads as a container); unless
+/// `--no-write`, the report's folder exists (created if need be) and takes
+/// files, and `--out` is not a folder. Only defaults may be skipped later.
+fn check_paths(a: &Args) -> Result<(), String> {
+    for p in a.elf.iter().chain(&a.neff) {
+        super::paths::readable_file(p)?;
+    }
+    // A malformed container would otherwise only show as a skipped row.
+    if let Some(p) = &a.neff {
+        neff::ingest(p)?;
+    }
+    if a.no_write {
+        return Ok(());
+    }
+    if a.out.is_dir() {
+        return Err(format!("{}: is a directory; --out names the report file", a.out.display()));
+    }
+    let dir = a.out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !dir.exists() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    }
+    super::paths::writable_dir(dir)
 }

@@ -34,9 +34,10 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
+    // A path that cannot be read is bad input (exit 2), not a harness failure.
     for p in a.libs.iter().chain(&a.neffs) {
-        if !p.is_file() {
-            return super::fail(format!("{}: no such file", p.display()));
+        if let Err(e) = super::paths::readable_file(p) {
+            return super::fail(e);
         }
     }
     let opts =

@@ -11,6 +11,7 @@ pub mod facts;
 pub mod header;
 pub mod layout;
 pub mod neff;
+pub mod paths;
 pub mod validate;
 
 /// Usage or I/O error (bad arguments, unreadable or malformed input).

@@ -3,7 +3,8 @@
 //! generation for a time budget), corpus replay, the C header, the library
 //! oracle on each `--lib`, NEFF conformance on each `--neff`. Results go to
 //! `reports/<YYYY-MM-DD>/` as `summary.md`, `summary.json` and `junit.xml`
-//! (written atomically) plus the generated C header and per-input details.
+//! plus the generated C header and per-input details. The whole folder is
+//! built beside its place and swapped in when complete ([`staging`]).
 
 pub mod campaign;
 pub mod cheader;
@@ -18,6 +19,7 @@ pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod seeds;
+pub mod staging;
 pub mod summary;
 pub mod targets;
 pub mod vendor_lib;
@@ -69,12 +71,9 @@ fn write(folder: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
 pub fn run(o: &Options) -> Result<Outcome, String> {
     let started = Instant::now();
     let now = clock::Utc::now();
-    let folder = o.out.join(now.date());
-    std::fs::create_dir_all(&folder).map_err(|e| format!("{}: cannot create the report folder: {e}", folder.display()))?;
-    // Details of an earlier run the same day would mix with this one's.
-    for sub in ["failures", "neff", "lib"] {
-        let _ = std::fs::remove_dir_all(folder.join(sub));
-    }
+    // Removed on any early return; swapped in over an earlier run's folder when complete.
+    let staging = staging::Staging::new(&o.out, &now.date())?;
+    let folder = staging.dir().to_path_buf();
     let seed = o.seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()));
     let corpus = find_corpus(o.corpus.as_deref());
     let progress = progress::Progress::new(o.quiet);
@@ -141,5 +140,6 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     write(&folder, "summary.json", &json)?;
     write(&folder, "junit.xml", junit::render(&report).as_bytes())?;
     write(&folder, "summary.md", summary::markdown(&report).as_bytes())?;
+    let folder = staging.commit()?;
     Ok(Outcome { report, folder })
 }

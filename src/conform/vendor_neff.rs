@@ -1,8 +1,9 @@
 //! NEFF conformance: every bundle of every engine stream of each `--neff`
 //! container through the codec, the text format and the validator
-//! (`tpb_oracle::neff::conform`). Round-trip mismatches, panics and an
-//! unreadable container are harness failures; validator findings and opcodes
-//! the spec does not name are spec disagreements, reported but never failed.
+//! (`tpb_oracle::neff::conform`). Round-trip mismatches, panics, an
+//! unreadable container, a payload digest mismatch and a container without a
+//! bundle fail the input; validator findings and opcodes the spec does not
+//! name are spec disagreements, reported but never failed.
 
 use super::report::{Case, Section};
 use serde_json::Value;
@@ -66,6 +67,18 @@ fn samples(json: &Value) -> (Vec<String>, Vec<String>) {
     (failures, dis)
 }
 
+/// Why a container that read cannot pass: its payload is not the one its
+/// header vouches for, or it holds no bundle to check.
+fn unchecked(n: &neff::Neff, bundles: usize) -> Option<String> {
+    if n.integrity.algorithm.is_some() && !n.integrity.ok() {
+        return Some(format!("payload digest {}", n.integrity.describe()));
+    }
+    if bundles == 0 {
+        return Some(format!("no bundles to check ({} engine streams): nothing was conformed", n.streams.len()));
+    }
+    None
+}
+
 /// One case per container, plus its full report as artifacts under `neff/`.
 pub fn section(files: &[PathBuf]) -> (Section, Artifacts) {
     let mut s = Section::new("neff", "NEFF conformance");
@@ -95,10 +108,10 @@ pub fn section(files: &[PathBuf]) -> (Section, Artifacts) {
                     n.integrity.describe(),
                     c.spec_disagreements()
                 );
-                let mut case = if c.harness_failures() == 0 {
-                    Case::pass(&name, summary)
-                } else {
-                    Case::fail(&name, format!("{} harness failures; {summary}\n{}", c.harness_failures(), failures.join("\n")))
+                let mut case = match unchecked(&n, c.bundles()) {
+                    Some(why) => Case::fail(&name, format!("{why}; {summary}")),
+                    None if c.harness_failures() == 0 => Case::pass(&name, summary),
+                    None => Case::fail(&name, format!("{} harness failures; {summary}\n{}", c.harness_failures(), failures.join("\n"))),
                 };
                 case.checked = c.bundles() as u64;
                 case.disagreements = c.spec_disagreements() as u64;
@@ -110,4 +123,63 @@ pub fn section(files: &[PathBuf]) -> (Section, Artifacts) {
         s.cases.push(case.with_time(start.elapsed()));
     }
     (s, artifacts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conform::report::Status;
+
+    /// A pkg_version 2 container of `members` written to `dir/name`.
+    fn container(dir: &Path, name: &str, members: &[(&str, &[u8])]) -> PathBuf {
+        let bytes = neff::build::container(2, members).expect("builds a NEFF");
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).expect("write");
+        p
+    }
+
+    fn noops() -> Vec<u8> {
+        let mut stream = vec![0u8; 2 * tpb_isa::BUNDLE_BYTES];
+        for b in stream.chunks_exact_mut(tpb_isa::BUNDLE_BYTES) {
+            b[0] = 0xA4;
+            b[1] = tpb_isa::bundle::INST_WORD_LEN;
+        }
+        stream
+    }
+
+    fn case(p: &Path) -> Case {
+        let (s, _) = section(&[p.to_path_buf()]);
+        s.cases.into_iter().next().expect("one case")
+    }
+
+    #[test]
+    fn a_sound_container_passes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let c = case(&container(dir.path(), "ok.neff", &[("sg00/SP.bin", &noops())]));
+        assert_eq!(c.status, Status::Pass, "{}", c.detail);
+        assert_eq!(c.checked, 2);
+    }
+
+    #[test]
+    fn a_digest_mismatch_fails_the_input() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = container(dir.path(), "bad-digest.neff", &[("sg00/SP.bin", &noops())]);
+        let mut bytes = std::fs::read(&p).expect("read");
+        let at = neff::NeffHeader::LAYOUT.field_offset("hash").expect("hash field");
+        bytes[at] ^= 0xFF;
+        std::fs::write(&p, bytes).expect("write");
+        let c = case(&p);
+        assert_eq!(c.status, Status::Fail, "{}", c.detail);
+        assert!(c.detail.contains("digest") && c.detail.contains("MISMATCH"), "{}", c.detail);
+    }
+
+    #[test]
+    fn a_container_without_bundles_fails_the_input() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (name, members) in [("none.neff", vec![]), ("empty-stream.neff", vec![("sg00/SP.bin", &[][..])])] {
+            let c = case(&container(dir.path(), name, &members));
+            assert_eq!(c.status, Status::Fail, "{name}: {}", c.detail);
+            assert!(c.detail.contains("no bundles"), "{name}: {}", c.detail);
+        }
+    }
 }

@@ -1,0 +1,59 @@
+//! Up-front checks of the paths a command was given, so bad input is a
+//! one-line usage/I-O error naming the path and saying what is wrong with
+//! it (the system's own words), before any work starts.
+
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+
+/// `path` is a regular file this process can open for reading.
+pub fn readable_file(path: &Path) -> Result<(), String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.is_dir() {
+        return Err(format!("{}: is a directory, not a file", path.display()));
+    }
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    File::open(path).map(drop).map_err(|e| format!("{}: cannot open: {e}", path.display()))
+}
+
+/// `dir` is a directory this process can create files in (tried with a
+/// probe file, removed at once).
+pub fn writable_dir(dir: &Path) -> Result<(), String> {
+    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !meta.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    let probe = dir.join(format!(".tpb-probe-{}", std::process::id()));
+    OpenOptions::new().write(true).create_new(true).open(&probe).map_err(|e| format!("{}: not writable: {e}", dir.display()))?;
+    std::fs::remove_file(&probe).map_err(|e| format!("{}: cannot remove: {e}", probe.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_readable_file_passes_and_the_rest_say_why_not() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = dir.path().join("a.bin");
+        std::fs::write(&f, b"x").expect("write");
+        assert_eq!(readable_file(&f), Ok(()));
+        let e = readable_file(dir.path()).expect_err("a directory");
+        assert!(e.contains("is a directory") && e.contains(&dir.path().display().to_string()), "{e}");
+        let missing = dir.path().join("missing.bin");
+        let e = readable_file(&missing).expect_err("missing");
+        assert!(e.contains("missing.bin") && e.contains("No such file"), "{e}");
+    }
+
+    #[test]
+    fn a_writable_dir_passes_and_leaves_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert_eq!(writable_dir(dir.path()), Ok(()));
+        assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 0);
+        let f = dir.path().join("f");
+        std::fs::write(&f, b"x").expect("write");
+        assert!(writable_dir(&f).expect_err("a file").contains("not a directory"));
+        assert!(writable_dir(&dir.path().join("nope")).is_err());
+    }
+}

@@ -1,0 +1,129 @@
+//! The dated report folder, built whole beside its final place and swapped
+//! in when complete: a reader sees either the previous complete report or
+//! the new one, never a mix. The run writes into `<out>/.<date>.tmp-<pid>`;
+//! `commit` renames any existing `<out>/<date>` to `<out>/.<date>.old-<pid>`,
+//! renames the new folder into place and removes the old one. Dropped
+//! without a commit (an error on the way), the temporary folder is removed.
+
+use std::path::{Path, PathBuf};
+
+/// A report folder under construction.
+pub struct Staging {
+    /// Where the run writes.
+    tmp: PathBuf,
+    /// Where the finished report goes.
+    dest: PathBuf,
+    committed: bool,
+}
+
+impl Staging {
+    /// An empty temporary folder for the report `<out>/<name>`.
+    pub fn new(out: &Path, name: &str) -> Result<Staging, String> {
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: cannot create the reports root: {e}", out.display()))?;
+        let tmp = out.join(format!(".{name}.tmp-{}", std::process::id()));
+        // Left by an earlier process with our pid that was killed mid-run.
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).map_err(|e| format!("{}: cannot remove a stale temporary folder: {e}", tmp.display()))?;
+        }
+        std::fs::create_dir(&tmp).map_err(|e| format!("{}: cannot create the report folder: {e}", tmp.display()))?;
+        Ok(Staging { tmp, dest: out.join(name), committed: false })
+    }
+
+    /// The folder to write the report into.
+    pub fn dir(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Swaps the finished folder into place; the final path.
+    pub fn commit(mut self) -> Result<PathBuf, String> {
+        let name = self.dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let backup = self.dest.with_file_name(format!(".{name}.old-{}", std::process::id()));
+        let had_old = std::fs::symlink_metadata(&self.dest).is_ok();
+        if had_old {
+            if backup.exists() {
+                remove_any(&backup).map_err(|e| format!("{}: cannot remove a stale backup: {e}", backup.display()))?;
+            }
+            std::fs::rename(&self.dest, &backup).map_err(|e| format!("{}: cannot move the previous report aside: {e}", self.dest.display()))?;
+        }
+        if let Err(e) = std::fs::rename(&self.tmp, &self.dest) {
+            if had_old {
+                let _ = std::fs::rename(&backup, &self.dest);
+            }
+            return Err(format!("{}: cannot move the new report into place: {e}", self.dest.display()));
+        }
+        self.committed = true;
+        if had_old {
+            remove_any(&backup).map_err(|e| format!("{}: cannot remove the previous report: {e}", backup.display()))?;
+        }
+        Ok(self.dest.clone())
+    }
+}
+
+/// Removes a folder with its contents, or a file.
+fn remove_any(p: &Path) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(p)?.is_dir() {
+        std::fs::remove_dir_all(p)
+    } else {
+        std::fs::remove_file(p)
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> =
+            std::fs::read_dir(dir).expect("list").filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn commit_replaces_the_previous_report_entirely() {
+        let out = tempfile::tempdir().expect("tempdir");
+        let old = out.path().join("2026-01-02");
+        std::fs::create_dir_all(old.join("failures")).expect("mkdir");
+        std::fs::write(old.join("failures/stale.bin"), b"x").expect("write");
+        std::fs::write(old.join("summary.md"), b"old").expect("write");
+        let s = Staging::new(out.path(), "2026-01-02").expect("staging");
+        std::fs::write(s.dir().join("summary.md"), b"new").expect("write");
+        let dest = s.commit().expect("commit");
+        assert_eq!(dest, old);
+        assert_eq!(names(out.path()), ["2026-01-02"]);
+        assert_eq!(names(&dest), ["summary.md"]);
+        assert_eq!(std::fs::read(dest.join("summary.md")).expect("read"), b"new");
+    }
+
+    #[test]
+    fn commit_without_a_previous_report() {
+        let out = tempfile::tempdir().expect("tempdir");
+        let root = out.path().join("reports");
+        let s = Staging::new(&root, "2026-01-02").expect("staging");
+        std::fs::write(s.dir().join("junit.xml"), b"<x/>").expect("write");
+        let dest = s.commit().expect("commit");
+        assert_eq!(names(&root), ["2026-01-02"]);
+        assert_eq!(names(&dest), ["junit.xml"]);
+    }
+
+    #[test]
+    fn dropped_without_commit_removes_the_temporary_folder_and_keeps_the_old_report() {
+        let out = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(out.path().join("2026-01-02")).expect("mkdir");
+        std::fs::write(out.path().join("2026-01-02/summary.md"), b"old").expect("write");
+        {
+            let s = Staging::new(out.path(), "2026-01-02").expect("staging");
+            std::fs::write(s.dir().join("summary.md"), b"half").expect("write");
+        }
+        assert_eq!(names(out.path()), ["2026-01-02"]);
+        assert_eq!(std::fs::read(out.path().join("2026-01-02/summary.md")).expect("read"), b"old");
+    }
+}
