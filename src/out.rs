@@ -1,8 +1,8 @@
 //! Stdout for every command: buffered, write errors returned, the final flush
-//! checked. A reader that stops early (`| head`: EPIPE) is not our failure and
-//! exits 0 quietly; any other failure (a full disk, `> /dev/full`) is one line,
-//! `cannot write to stdout: <error>`, and the I/O exit code. Output is never
-//! silently lost.
+//! checked. A reader that stops early (`| head`: EPIPE) is not our failure:
+//! the command exits quietly with its own verdict. Any other failure (a full
+//! disk, `> /dev/full`) is one line, `cannot write to stdout: <error>`, and
+//! the I/O exit code. Output is never silently lost.
 
 use crate::cmd::EXIT_USAGE;
 use std::io::{self, BufWriter, StdoutLock, Write};
@@ -14,11 +14,11 @@ pub fn stdout() -> Stdout {
     BufWriter::new(io::stdout().lock())
 }
 
-/// Flushes `out`: `code` when everything reached stdout, else the failure's code.
+/// Flushes `out`: `code` when everything reached stdout (or the reader left), else the failure's code.
 pub fn finish(out: &mut impl Write, code: u8) -> u8 {
     match out.flush() {
         Ok(()) => code,
-        Err(e) => lost(&e),
+        Err(e) => lost(&e, code),
     }
 }
 
@@ -27,19 +27,25 @@ pub fn print(text: &str, code: u8) -> u8 {
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => code,
-        Err(e) => lost(&e),
+        Err(e) => lost(&e, code),
     }
 }
 
-/// The exit code for a failed stdout write: 0 on a broken pipe, else one error line and 2.
-pub fn lost(e: &io::Error) -> u8 {
-    lost_or(e, EXIT_USAGE)
+/// Whether a failed write means the reader stopped early.
+pub fn reader_left(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe
+}
+
+/// The exit code after a failed stdout write: `code` (the command's verdict)
+/// when the reader left, else one error line and 2.
+pub fn lost(e: &io::Error, code: u8) -> u8 {
+    lost_or(e, code, EXIT_USAGE)
 }
 
 /// As [`lost`], with the command's own I/O error code.
-pub fn lost_or(e: &io::Error, io_code: u8) -> u8 {
-    if e.kind() == io::ErrorKind::BrokenPipe {
-        return 0;
+pub fn lost_or(e: &io::Error, code: u8, io_code: u8) -> u8 {
+    if reader_left(e) {
+        return code;
     }
     eprintln!("tpb: error: cannot write to stdout: {e}");
     io_code

@@ -1,6 +1,6 @@
 //! Output is never silently lost: every command that writes stdout fails with
-//! one line and exit 2 when stdout cannot take it (`> /dev/full`), and exits 0
-//! quietly when the reader stops early (a broken pipe, `| head`).
+//! one line and exit 2 when stdout cannot take it (`> /dev/full`), and exits
+//! quietly with its own verdict when the reader stops early (a broken pipe, `| head`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -69,6 +69,25 @@ fn conform_with_a_full_stdout_is_an_io_error() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(IO_ERROR), "{err}");
     assert!(err.contains("tpb: error: cannot write to stdout: "), "{err}");
+}
+
+#[test]
+fn a_broken_pipe_keeps_the_verdict_of_validate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut bad = bundles(4);
+    bad[1] = 0x11; // inst_word_len
+    let path = dir.path().join("bad.bin");
+    std::fs::write(&path, bad).expect("write");
+    let p = path.display().to_string();
+    for args in [vec!["validate", "-v", &p], vec!["validate", "--json", &p], vec!["validate", &p]] {
+        let mut child =
+            Command::new(env!("CARGO_BIN_EXE_tpb")).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("waits for tpb");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "tpb {args:?}: the reader left, the bundles are still invalid: {err}");
+        assert!(err.is_empty(), "tpb {args:?}: {err}");
+    }
 }
 
 #[test]

@@ -23,12 +23,13 @@ pub fn run(a: Args) -> u8 {
 }
 
 /// Prints an outcome and returns its exit code (1, these commands' error
-/// code, if stdout fails; 0 on a broken pipe, see `crate::out`).
+/// code, if stdout fails; the outcome's own when the reader left, see `crate::out`).
 pub fn emit(o: command::Outcome) -> u8 {
     let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(o.stdout.as_bytes()).and_then(|()| out.flush()) {
-        return crate::out::lost_or(&e, 1);
-    }
+    let written = out.write_all(o.stdout.as_bytes()).and_then(|()| out.flush());
     eprint!("{}", o.stderr);
-    o.code
+    match written {
+        Ok(()) => o.code,
+        Err(e) => crate::out::lost_or(&e, o.code, 1),
+    }
 }

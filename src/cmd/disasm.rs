@@ -24,7 +24,7 @@ pub fn run(a: Args) -> u8 {
         for s in &streams {
             let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else { return super::fail(format!("{}: not whole bundles", s.label())) };
             if let Err(e) = writeln!(out, "# {}", s.label()) {
-                return crate::out::lost(&e);
+                return crate::out::lost(&e, 0);
             }
             for (i, (off, raw)) in bundles.enumerate() {
                 let line = tpb_isa::text::disasm(&Bundle::decode(raw));
@@ -35,7 +35,7 @@ pub fn run(a: Args) -> u8 {
                     writeln!(out, "{line} # {} [{i}] +{off:#x}", s.member)
                 };
                 if let Err(e) = r {
-                    return crate::out::lost(&e);
+                    return crate::out::lost(&e, 0);
                 }
             }
         }

@@ -13,7 +13,7 @@ pub fn run(a: Args) -> u8 {
     let mut out = crate::out::stdout();
     match write(&mut out, a.json) {
         Ok(()) => crate::out::finish(&mut out, 0),
-        Err(e) => crate::out::lost(&e),
+        Err(e) => crate::out::lost(&e, 0),
     }
 }
 

@@ -28,7 +28,7 @@ pub fn run(a: Args) -> u8 {
             Ok(n) => n,
             Err(e) => {
                 if let Err(w) = out.flush() {
-                    return crate::out::lost(&w);
+                    return crate::out::lost(&w, code);
                 }
                 code = code.max(super::fail(e));
                 continue;
@@ -39,7 +39,7 @@ pub fn run(a: Args) -> u8 {
         }
         let r = if a.json { writeln!(out, "{}", neff::summary::json(&n)) } else { write!(out, "{}", neff::summary::text(&n)) };
         if let Err(e) = r {
-            return crate::out::lost(&e);
+            return crate::out::lost(&e, code);
         }
     }
     crate::out::finish(&mut out, code)

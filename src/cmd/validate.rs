@@ -25,6 +25,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> u8 {
     let mut any_invalid = false;
+    let mut reader_left = false;
     let (mut total, mut invalid) = (0usize, 0usize);
     let mut out = crate::out::stdout();
     let mut findings = Vec::new();
@@ -50,7 +51,9 @@ pub fn run(a: Args) -> u8 {
                     invalid += 1;
                     any_invalid = true;
                 }
-                let r = if a.json {
+                let r = if reader_left {
+                    Ok(())
+                } else if a.json {
                     let v = serde_json::json!({
                         "file": file.display().to_string(),
                         "member": s.member,
@@ -70,18 +73,25 @@ pub fn run(a: Args) -> u8 {
                 } else {
                     Ok(())
                 };
-                if let Err(e) = r {
-                    return crate::out::lost(&e);
+                match r {
+                    // The reader left: keep validating, silently, so the exit code is still the verdict.
+                    Err(e) if crate::out::reader_left(&e) => reader_left = true,
+                    Err(e) => return crate::out::lost(&e, u8::from(any_invalid)),
+                    Ok(()) => {}
                 }
             }
         }
     }
+    let code = u8::from(any_invalid);
+    if reader_left {
+        return code;
+    }
     if !a.json {
         if let Err(e) = writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid) {
-            return crate::out::lost(&e);
+            return crate::out::lost(&e, code);
         }
     }
-    crate::out::finish(&mut out, u8::from(any_invalid))
+    crate::out::finish(&mut out, code)
 }
 
 fn print_text(out: &mut impl Write, label: &str, at: &str, b: &Bundle, ok: bool, f: &[validate::Finding]) -> std::io::Result<()> {
