@@ -49,6 +49,21 @@ fn validate_exit_codes() {
 }
 
 #[test]
+fn validate_reports_an_unreadable_file_and_still_validates_the_others() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = write(dir.path(), "good.bin", &assemble(VALID_COPY));
+    let missing = dir.path().join("missing.bin");
+    let (g, m) = (good.to_str().unwrap_or_default(), missing.to_str().unwrap_or_default());
+    for args in [["validate", m, g], ["validate", g, m]] {
+        let o = tpb(&args);
+        assert_eq!(code(&o), 2, "{args:?}: an unreadable input outranks the verdict");
+        assert!(stdout(&o).contains("1 bundles, 1 valid, 0 invalid"), "{args:?}: {}", stdout(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains("missing.bin"), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn validate_json_lines() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut two = assemble(VALID_COPY);

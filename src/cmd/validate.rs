@@ -26,13 +26,19 @@ pub struct Args {
 pub fn run(a: Args) -> u8 {
     let mut any_invalid = false;
     let mut reader_left = false;
+    // The usage/I-O code once any input could not be read; it outranks the verdict.
+    let mut unreadable = 0u8;
     let (mut total, mut invalid) = (0usize, 0usize);
     let mut out = crate::out::stdout();
     let mut findings = Vec::new();
     for file in &a.files {
+        // An unreadable file is reported and skipped; the others are still validated.
         let streams = match input::load(file, a.max_bytes) {
             Ok(s) => s,
-            Err(e) => return super::fail(e),
+            Err(e) => {
+                unreadable = super::fail(e);
+                continue;
+            }
         };
         // A container whose target names no generation is validated as v2: say so.
         if a.arch.is_none() && streams.iter().any(|s| !s.member.is_empty() && s.generation.is_none()) {
@@ -40,7 +46,10 @@ pub fn run(a: Args) -> u8 {
         }
         for s in &streams {
             let g = a.arch.or(s.generation).unwrap_or(Generation::V2);
-            let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else { return super::fail(format!("{}: not whole bundles", s.label())) };
+            let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else {
+                unreadable = super::fail(format!("{}: not whole bundles", s.label()));
+                continue;
+            };
             for (index, (off, raw)) in bundles.enumerate() {
                 let b = Bundle::decode(raw);
                 findings.clear();
@@ -82,7 +91,7 @@ pub fn run(a: Args) -> u8 {
             }
         }
     }
-    let code = u8::from(any_invalid);
+    let code = unreadable.max(u8::from(any_invalid));
     if reader_left {
         return code;
     }
