@@ -33,27 +33,31 @@ pub fn writable_dir(dir: &Path) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    type R<T> = Result<T, Box<dyn std::error::Error>>;
+
     #[test]
-    fn a_readable_file_passes_and_the_rest_say_why_not() {
-        let dir = tempfile::tempdir().expect("tempdir");
+    fn a_readable_file_passes_and_the_rest_say_why_not() -> R<()> {
+        let dir = tempfile::tempdir()?;
         let f = dir.path().join("a.bin");
-        std::fs::write(&f, b"x").expect("write");
+        std::fs::write(&f, b"x")?;
         assert_eq!(readable_file(&f), Ok(()));
-        let e = readable_file(dir.path()).expect_err("a directory");
+        let e = readable_file(dir.path()).err().ok_or("a directory")?;
         assert!(e.contains("is a directory") && e.contains(&dir.path().display().to_string()), "{e}");
         let missing = dir.path().join("missing.bin");
-        let e = readable_file(&missing).expect_err("missing");
+        let e = readable_file(&missing).err().ok_or("missing")?;
         assert!(e.contains("missing.bin") && e.contains("No such file"), "{e}");
+        Ok(())
     }
 
     #[test]
-    fn a_writable_dir_passes_and_leaves_nothing() {
-        let dir = tempfile::tempdir().expect("tempdir");
+    fn a_writable_dir_passes_and_leaves_nothing() -> R<()> {
+        let dir = tempfile::tempdir()?;
         assert_eq!(writable_dir(dir.path()), Ok(()));
-        assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 0);
+        assert_eq!(std::fs::read_dir(dir.path())?.count(), 0);
         let f = dir.path().join("f");
-        std::fs::write(&f, b"x").expect("write");
-        assert!(writable_dir(&f).expect_err("a file").contains("not a directory"));
+        std::fs::write(&f, b"x")?;
+        assert!(writable_dir(&f).err().ok_or("a file")?.contains("not a directory"));
         assert!(writable_dir(&dir.path().join("nope")).is_err());
+        Ok(())
     }
 }

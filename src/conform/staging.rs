@@ -80,50 +80,54 @@ impl Drop for Staging {
 mod tests {
     use super::*;
 
-    fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> =
-            std::fs::read_dir(dir).expect("list").filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    type R<T> = Result<T, Box<dyn std::error::Error>>;
+
+    fn names(dir: &Path) -> R<Vec<String>> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)?.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         v.sort();
-        v
+        Ok(v)
     }
 
     #[test]
-    fn commit_replaces_the_previous_report_entirely() {
-        let out = tempfile::tempdir().expect("tempdir");
+    fn commit_replaces_the_previous_report_entirely() -> R<()> {
+        let out = tempfile::tempdir()?;
         let old = out.path().join("2026-01-02");
-        std::fs::create_dir_all(old.join("failures")).expect("mkdir");
-        std::fs::write(old.join("failures/stale.bin"), b"x").expect("write");
-        std::fs::write(old.join("summary.md"), b"old").expect("write");
-        let s = Staging::new(out.path(), "2026-01-02").expect("staging");
-        std::fs::write(s.dir().join("summary.md"), b"new").expect("write");
-        let dest = s.commit().expect("commit");
+        std::fs::create_dir_all(old.join("failures"))?;
+        std::fs::write(old.join("failures/stale.bin"), b"x")?;
+        std::fs::write(old.join("summary.md"), b"old")?;
+        let s = Staging::new(out.path(), "2026-01-02")?;
+        std::fs::write(s.dir().join("summary.md"), b"new")?;
+        let dest = s.commit()?;
         assert_eq!(dest, old);
-        assert_eq!(names(out.path()), ["2026-01-02"]);
-        assert_eq!(names(&dest), ["summary.md"]);
-        assert_eq!(std::fs::read(dest.join("summary.md")).expect("read"), b"new");
+        assert_eq!(names(out.path())?, ["2026-01-02"]);
+        assert_eq!(names(&dest)?, ["summary.md"]);
+        assert_eq!(std::fs::read(dest.join("summary.md"))?, b"new");
+        Ok(())
     }
 
     #[test]
-    fn commit_without_a_previous_report() {
-        let out = tempfile::tempdir().expect("tempdir");
+    fn commit_without_a_previous_report() -> R<()> {
+        let out = tempfile::tempdir()?;
         let root = out.path().join("reports");
-        let s = Staging::new(&root, "2026-01-02").expect("staging");
-        std::fs::write(s.dir().join("junit.xml"), b"<x/>").expect("write");
-        let dest = s.commit().expect("commit");
-        assert_eq!(names(&root), ["2026-01-02"]);
-        assert_eq!(names(&dest), ["junit.xml"]);
+        let s = Staging::new(&root, "2026-01-02")?;
+        std::fs::write(s.dir().join("junit.xml"), b"<x/>")?;
+        let dest = s.commit()?;
+        assert_eq!(names(&root)?, ["2026-01-02"]);
+        assert_eq!(names(&dest)?, ["junit.xml"]);
+        Ok(())
     }
 
     #[test]
-    fn dropped_without_commit_removes_the_temporary_folder_and_keeps_the_old_report() {
-        let out = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir(out.path().join("2026-01-02")).expect("mkdir");
-        std::fs::write(out.path().join("2026-01-02/summary.md"), b"old").expect("write");
+    fn dropped_without_commit_removes_the_temporary_folder_and_keeps_the_old_report() -> R<()> {
+        let out = tempfile::tempdir()?;
+        std::fs::create_dir(out.path().join("2026-01-02"))?;
+        std::fs::write(out.path().join("2026-01-02/summary.md"), b"old")?;
         {
-            let s = Staging::new(out.path(), "2026-01-02").expect("staging");
-            std::fs::write(s.dir().join("summary.md"), b"half").expect("write");
+            let s = Staging::new(out.path(), "2026-01-02")?;
+            std::fs::write(s.dir().join("summary.md"), b"half")?;
         }
-        assert_eq!(names(out.path()), ["2026-01-02"]);
-        assert_eq!(std::fs::read(out.path().join("2026-01-02/summary.md")).expect("read"), b"old");
+        assert_eq!(names(out.path())?, ["2026-01-02"]);
+        assert_eq!(std::fs::read(out.path().join("2026-01-02/summary.md"))?, b"old");
+        Ok(())
     }
 }

@@ -128,14 +128,16 @@ pub fn section(files: &[PathBuf]) -> (Section, Artifacts) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    type R<T> = Result<T, Box<dyn std::error::Error>>;
     use crate::conform::report::Status;
 
     /// A pkg_version 2 container of `members` written to `dir/name`.
-    fn container(dir: &Path, name: &str, members: &[(&str, &[u8])]) -> PathBuf {
-        let bytes = neff::build::container(2, members).expect("builds a NEFF");
+    fn container(dir: &Path, name: &str, members: &[(&str, &[u8])]) -> R<PathBuf> {
+        let bytes = neff::build::container(2, members)?;
         let p = dir.join(name);
-        std::fs::write(&p, bytes).expect("write");
-        p
+        std::fs::write(&p, bytes)?;
+        Ok(p)
     }
 
     fn noops() -> Vec<u8> {
@@ -147,39 +149,42 @@ mod tests {
         stream
     }
 
-    fn case(p: &Path) -> Case {
+    fn case(p: &Path) -> R<Case> {
         let (s, _) = section(&[p.to_path_buf()]);
-        s.cases.into_iter().next().expect("one case")
+        Ok(s.cases.into_iter().next().ok_or("one case")?)
     }
 
     #[test]
-    fn a_sound_container_passes() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let c = case(&container(dir.path(), "ok.neff", &[("sg00/SP.bin", &noops())]));
+    fn a_sound_container_passes() -> R<()> {
+        let dir = tempfile::tempdir()?;
+        let c = case(&container(dir.path(), "ok.neff", &[("sg00/SP.bin", &noops())])?)?;
         assert_eq!(c.status, Status::Pass, "{}", c.detail);
         assert_eq!(c.checked, 2);
+        Ok(())
     }
 
     #[test]
-    fn a_digest_mismatch_fails_the_input() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let p = container(dir.path(), "bad-digest.neff", &[("sg00/SP.bin", &noops())]);
-        let mut bytes = std::fs::read(&p).expect("read");
-        let at = neff::NeffHeader::LAYOUT.field_offset("hash").expect("hash field");
+    fn a_digest_mismatch_fails_the_input() -> R<()> {
+        let dir = tempfile::tempdir()?;
+        let p = container(dir.path(), "bad-digest.neff", &[("sg00/SP.bin", &noops())])?;
+        let mut bytes = std::fs::read(&p)?;
+        let at = neff::NeffHeader::LAYOUT.field_offset("hash").ok_or("hash field")?;
         bytes[at] ^= 0xFF;
-        std::fs::write(&p, bytes).expect("write");
-        let c = case(&p);
+        std::fs::write(&p, bytes)?;
+        let c = case(&p)?;
         assert_eq!(c.status, Status::Fail, "{}", c.detail);
         assert!(c.detail.contains("digest") && c.detail.contains("MISMATCH"), "{}", c.detail);
+        Ok(())
     }
 
     #[test]
-    fn a_container_without_bundles_fails_the_input() {
-        let dir = tempfile::tempdir().expect("tempdir");
+    fn a_container_without_bundles_fails_the_input() -> R<()> {
+        let dir = tempfile::tempdir()?;
         for (name, members) in [("none.neff", vec![]), ("empty-stream.neff", vec![("sg00/SP.bin", &[][..])])] {
-            let c = case(&container(dir.path(), name, &members));
+            let c = case(&container(dir.path(), name, &members)?)?;
             assert_eq!(c.status, Status::Fail, "{name}: {}", c.detail);
             assert!(c.detail.contains("no bundles"), "{name}: {}", c.detail);
         }
+        Ok(())
     }
 }
