@@ -150,8 +150,42 @@ pub fn text_roundtrip(data: &[u8]) -> Outcome {
         if again != line {
             return Err(format!("text -> bytes -> text differs:\n{line}\n{again}"));
         }
+        edited_name_reads_back(&line, [raw[2], raw[3], raw[4]])?;
     }
     Ok(())
+}
+
+/// Every name the text form uses for a value: each dtype, each pair of
+/// dtypes (a nibble-packed field), each enum entry.
+pub fn value_names() -> &'static [String] {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        let dtypes = crate::dtype::DTYPES.iter().map(|d| d.name);
+        let pairs = dtypes.clone().flat_map(|lo| crate::dtype::DTYPES.iter().map(move |hi| format!("{lo}/{}", hi.name)));
+        let enums = crate::enums::ALL.iter().flat_map(|t| t.entries.iter().map(|e| e.1.to_string()));
+        dtypes.map(str::to_string).chain(pairs).chain(enums).collect()
+    })
+}
+
+/// One `field=value` of `line` (chosen by `pick`) set to a value name: a
+/// name the assembler accepts must read back as a name, never as raw bits
+/// (a wider dtype packed into a nibble once did).
+pub fn edited_name_reads_back(line: &str, pick: [u8; 3]) -> Outcome {
+    let mut tokens: Vec<String> = line.split('#').next().unwrap_or("").split_whitespace().map(str::to_string).collect();
+    let fields: Vec<usize> = (1..tokens.len()).filter(|&i| tokens[i].contains('=')).collect();
+    let Some(&i) = fields.get(usize::from(pick[0]) % fields.len().max(1)) else { return Ok(()) };
+    let Some(key) = tokens[i].split_once('=').map(|(k, _)| k.to_string()) else { return Ok(()) };
+    let names = value_names();
+    let value = &names[usize::from(u16::from_le_bytes([pick[1], pick[2]])) % names.len()];
+    tokens[i] = format!("{key}={value}");
+    let edited = tokens.join(" ");
+    let Ok(Some(raw)) = text::asm_line(&edited) else { return Ok(()) };
+    let printed = text::disasm(&Bundle::decode(&raw));
+    let prefix = format!("{key}=");
+    match printed.split_whitespace().find_map(|t| t.strip_prefix(&prefix)) {
+        Some(v) if v.starts_with(|c: char| c.is_ascii_alphabetic()) => Ok(()),
+        shown => Err(format!("`{key}={value}` assembles but reads back as {shown:?}:\n{edited}\n{printed}")),
+    }
 }
 
 fn codes(f: &[Finding]) -> Vec<&'static str> {

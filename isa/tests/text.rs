@@ -45,3 +45,30 @@ fn numbers_take_digits_only() {
     }
     assert!(asm_line("+0x41:TensorTensor").is_err());
 }
+
+#[test]
+fn every_value_name_in_every_field_of_every_body_reads_back_as_a_name() {
+    use tpb_isa::{props, smith, Generation};
+    let names = props::value_names().len();
+    let mut bodies = std::collections::HashSet::new();
+    for seed in 0..400u64 {
+        let bytes = props::seeded_bytes(seed, 512);
+        let mut u = arbitrary::Unstructured::new(&bytes);
+        let Ok(b) = smith::bundle(&mut u, Generation::V4) else { continue };
+        if !bodies.insert(b.kind()) {
+            continue;
+        }
+        let line = disasm(&b);
+        let fields = line.split('#').next().unwrap_or("").split_whitespace().filter(|t| t.contains('=')).count();
+        for field in 0..fields {
+            for name in 0..names {
+                let [lo, hi] = u16::try_from(name).expect("few names").to_le_bytes();
+                let pick = [u8::try_from(field).expect("few fields"), lo, hi];
+                if let Err(e) = props::edited_name_reads_back(&line, pick) {
+                    panic!("{e}");
+                }
+            }
+        }
+    }
+    assert!(bodies.len() >= 8, "only {} body kinds generated", bodies.len());
+}

@@ -21,7 +21,12 @@ pub const TARGETS: &[Target] = &[
     Target { name: "roundtrip", run: props::roundtrip, smoke_len: 256, about: "raw bytes -> decode -> encode -> decode" },
     Target { name: "structured", run: props::structured, smoke_len: 1024, about: "generated bundles round-trip and validate clean" },
     Target { name: "validate", run: validate, smoke_len: 1024, about: "validator on any bytes; single mutations name their check" },
-    Target { name: "text", run: props::text_roundtrip, smoke_len: 256, about: "disassemble -> assemble is exact" },
+    Target {
+        name: "text",
+        run: props::text_roundtrip,
+        smoke_len: 256,
+        about: "disassemble -> assemble is exact; a value name the assembler accepts reads back as a name",
+    },
     Target { name: "elf", run: elf, smoke_len: 4096, about: "ELF oracle parser on arbitrary bytes" },
     Target { name: "neff", run: neff, smoke_len: 4096, about: "NEFF container parser on arbitrary bytes" },
 ];
