@@ -81,7 +81,7 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
         (vec!["--neff", &d, "--out", &report], d.as_str(), "is a directory"),
         (vec!["--elf", &d, "--out", &report], d.as_str(), "is a directory"),
         (vec!["--out", &d], d.as_str(), "is a directory"),
-        (vec!["--neff", &n, "--out", &report], n.as_str(), ""),
+        (vec!["--neff", &n, "--out", &report], n.as_str(), "shorter than the 1024-byte header"),
         (vec!["--out", &below_file], f.as_str(), "not a directory"),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--quick", "--no-fuzz"]).args(&args).output().expect("runs");

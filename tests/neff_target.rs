@@ -31,7 +31,7 @@ fn container(dir: &Path, name: &str, kelf: Option<&str>) -> PathBuf {
     p
 }
 
-const ASSUMES: &str = "assuming v2 (choose one with --arch";
+const ASSUMES: &str = "assuming v2 for its streams (choose one with --arch";
 
 #[test]
 fn an_unknown_or_missing_target_warns_that_v2_is_assumed() {

@@ -91,6 +91,25 @@ fn a_broken_pipe_keeps_the_verdict_of_validate() {
 }
 
 #[test]
+fn a_broken_pipe_still_reads_every_file_and_reports_a_bad_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (raw, neff) = fixtures(dir.path());
+    let bad = dir.path().join("short.neff");
+    std::fs::write(&bad, b"short").expect("write");
+    let (raw, neff, bad) = (raw.display().to_string(), neff.display().to_string(), bad.display().to_string());
+    for args in [vec!["neff", &neff, &bad], vec!["neff", &bad, &neff], vec!["disasm", &raw, &bad], vec!["disasm", &bad, &raw]] {
+        let mut child =
+            Command::new(env!("CARGO_BIN_EXE_tpb")).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("waits for tpb");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(IO_ERROR), "tpb {args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "tpb {args:?}: {err}");
+        assert!(err.contains("short.neff"), "tpb {args:?}: {err}");
+    }
+}
+
+#[test]
 fn a_broken_pipe_exits_0_quietly_in_every_command() {
     let dir = tempfile::tempdir().expect("tempdir");
     for args in commands(dir.path()) {

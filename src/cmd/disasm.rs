@@ -16,29 +16,49 @@ pub struct Args {
 
 pub fn run(a: Args) -> u8 {
     let mut out = crate::out::stdout();
+    // 2 once any input could not be read; the others are still disassembled.
+    let mut code = 0u8;
+    // Once the reader has left, the remaining files are still read, so the exit code covers them all.
+    let mut reader_left = false;
     for file in &a.files {
         let streams = match input::load(file, a.max_bytes) {
             Ok(s) => s,
-            Err(e) => return super::fail(e),
+            Err(e) => {
+                code = super::fail(e);
+                continue;
+            }
         };
         for s in &streams {
-            let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else { return super::fail(format!("{}: not whole bundles", s.label())) };
-            if let Err(e) = writeln!(out, "# {}", s.label()) {
-                return crate::out::lost(&e, 0);
+            let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else {
+                code = super::fail(format!("{}: not whole bundles", s.label()));
+                continue;
+            };
+            if reader_left {
+                continue;
             }
-            for (i, (off, raw)) in bundles.enumerate() {
-                let line = tpb_isa::text::disasm(&Bundle::decode(raw));
-                // Container streams name subgraph/engine on every line (raw files keep the short form).
-                let r = if s.member.is_empty() {
-                    writeln!(out, "{line} # [{i}] +{off:#x}")
-                } else {
-                    writeln!(out, "{line} # {} [{i}] +{off:#x}", s.member)
-                };
-                if let Err(e) = r {
-                    return crate::out::lost(&e, 0);
-                }
+            match write_stream(&mut out, s, bundles) {
+                Err(e) if crate::out::reader_left(&e) => reader_left = true,
+                Err(e) => return crate::out::lost(&e, code),
+                Ok(()) => {}
             }
         }
     }
-    crate::out::finish(&mut out, 0)
+    if reader_left {
+        return code;
+    }
+    crate::out::finish(&mut out, code)
+}
+
+fn write_stream<'a>(out: &mut impl Write, s: &input::Stream, bundles: impl Iterator<Item = (usize, &'a tpb_isa::Raw)>) -> std::io::Result<()> {
+    writeln!(out, "# {}", s.label())?;
+    for (i, (off, raw)) in bundles.enumerate() {
+        let line = tpb_isa::text::disasm(&Bundle::decode(raw));
+        // Container streams name subgraph/engine on every line (raw files keep the short form).
+        if s.member.is_empty() {
+            writeln!(out, "{line} # [{i}] +{off:#x}")?;
+        } else {
+            writeln!(out, "{line} # {} [{i}] +{off:#x}", s.member)?;
+        }
+    }
+    Ok(())
 }

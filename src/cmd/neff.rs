@@ -23,12 +23,17 @@ pub fn run(a: Args) -> u8 {
     let limits = neff::Limits { max_file: a.max_bytes, ..neff::Limits::default() };
     let mut out = crate::out::stdout();
     let mut code = 0u8;
+    // Once the reader has left, the remaining files are still read, so the exit code covers them all.
+    let mut reader_left = false;
     for file in &a.files {
         let n = match neff::read_file_with(file, &limits) {
             Ok(n) => n,
             Err(e) => {
-                if let Err(w) = out.flush() {
-                    return crate::out::lost(&w, code);
+                // What was printed so far goes out before the error line.
+                match out.flush() {
+                    Err(w) if crate::out::reader_left(&w) => reader_left = true,
+                    Err(w) => return crate::out::lost(&w, code),
+                    Ok(()) => {}
                 }
                 code = code.max(super::fail(e));
                 continue;
@@ -37,10 +42,18 @@ pub fn run(a: Args) -> u8 {
         if !n.integrity.ok() {
             code = code.max(1);
         }
-        let r = if a.json { writeln!(out, "{}", neff::summary::json(&n)) } else { write!(out, "{}", neff::summary::text(&n)) };
-        if let Err(e) = r {
-            return crate::out::lost(&e, code);
+        if reader_left {
+            continue;
         }
+        let r = if a.json { writeln!(out, "{}", neff::summary::json(&n)) } else { write!(out, "{}", neff::summary::text(&n)) };
+        match r {
+            Err(e) if crate::out::reader_left(&e) => reader_left = true,
+            Err(e) => return crate::out::lost(&e, code),
+            Ok(()) => {}
+        }
+    }
+    if reader_left {
+        return code;
     }
     crate::out::finish(&mut out, code)
 }

@@ -40,9 +40,9 @@ pub fn run(a: Args) -> u8 {
                 continue;
             }
         };
-        // A container whose target names no generation is validated as v2: say so.
+        // A container whose target names no generation is validated as v2: say so (its note says why).
         if a.arch.is_none() && streams.iter().any(|s| !s.member.is_empty() && s.generation.is_none()) {
-            eprintln!("tpb: warning: {}: target names no known generation; assuming v2 (choose one with --arch v2|v3|v4)", file.display());
+            eprintln!("tpb: warning: {}: assuming v2 for its streams (choose one with --arch v2|v3|v4)", file.display());
         }
         for s in &streams {
             let g = a.arch.or(s.generation).unwrap_or(Generation::V2);

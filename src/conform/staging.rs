@@ -1,9 +1,12 @@
 //! The dated report folder, built whole beside its final place and swapped
-//! in when complete: a reader sees either the previous complete report or
-//! the new one, never a mix. The run writes into `<out>/.<date>.tmp-<pid>`;
-//! `commit` renames any existing `<out>/<date>` to `<out>/.<date>.old-<pid>`,
-//! renames the new folder into place and removes the old one. Dropped
-//! without a commit (an error on the way), the temporary folder is removed.
+//! in when complete: a reader sees the previous complete report or the new
+//! one, never a mix (between the two renames of `commit`, for an instant, no
+//! folder at all: a true exchange needs `renameat2`, which std does not
+//! offer). The run writes into `<out>/.<date>.tmp-<pid>`; `commit` renames
+//! any existing `<out>/<date>` to `<out>/.<date>.old-<pid>`, renames the new
+//! folder into place and removes the old one. Dropped without a commit (an
+//! error on the way), the temporary folder is removed; one left by a killed
+//! run is removed by the next run once its process is gone.
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +23,7 @@ impl Staging {
     /// An empty temporary folder for the report `<out>/<name>`.
     pub fn new(out: &Path, name: &str) -> Result<Staging, String> {
         std::fs::create_dir_all(out).map_err(|e| format!("{}: cannot create the reports root: {e}", out.display()))?;
+        sweep_stale(out, name);
         let tmp = out.join(format!(".{name}.tmp-{}", std::process::id()));
         // Left by an earlier process with our pid that was killed mid-run.
         if tmp.exists() {
@@ -52,10 +56,33 @@ impl Staging {
             return Err(format!("{}: cannot move the new report into place: {e}", self.dest.display()));
         }
         self.committed = true;
+        // The new report is in place; a backup that will not go is only worth a warning.
         if had_old {
-            remove_any(&backup).map_err(|e| format!("{}: cannot remove the previous report: {e}", backup.display()))?;
+            if let Err(e) = remove_any(&backup) {
+                eprintln!("tpb: warning: {}: cannot remove the previous report: {e}", backup.display());
+            }
         }
         Ok(self.dest.clone())
+    }
+}
+
+/// Removes the `.<name>.tmp-<pid>` and `.<name>.old-<pid>` folders of runs
+/// that were killed mid-way, when `/proc` shows their process is gone. Where
+/// there is no `/proc`, or the process lives (a concurrent run), they stay.
+fn sweep_stale(out: &Path, name: &str) {
+    let proc_fs = Path::new("/proc/self");
+    if !proc_fs.exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(out) else { return };
+    let (tmp, old) = (format!(".{name}.tmp-"), format!(".{name}.old-"));
+    for e in entries.filter_map(Result::ok) {
+        let file_name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file_name.strip_prefix(&tmp).or_else(|| file_name.strip_prefix(&old)) else { continue };
+        let gone = pid.parse::<u32>().is_ok_and(|p| !Path::new(&format!("/proc/{p}")).exists());
+        if gone {
+            let _ = remove_any(&e.path());
+        }
     }
 }
 
@@ -102,6 +129,26 @@ mod tests {
         assert_eq!(names(out.path())?, ["2026-01-02"]);
         assert_eq!(names(&dest)?, ["summary.md"]);
         assert_eq!(std::fs::read(dest.join("summary.md"))?, b"new");
+        Ok(())
+    }
+
+    #[test]
+    fn folders_of_killed_runs_are_swept_once_their_process_is_gone() -> R<()> {
+        if !Path::new("/proc/self").exists() {
+            return Ok(());
+        }
+        let out = tempfile::tempdir()?;
+        // No pid is this large on Linux (pid_max is at most 2^22).
+        let dead = u32::MAX;
+        let live = std::process::id();
+        for n in [format!(".2026-01-02.tmp-{dead}"), format!(".2026-01-02.old-{dead}"), format!(".2026-01-02.tmp-{live}")] {
+            std::fs::create_dir(out.path().join(n))?;
+        }
+        std::fs::create_dir(out.path().join(".2026-01-03.tmp-1"))?;
+        let s = Staging::new(out.path(), "2026-01-02")?;
+        // Our own pid's leftover is replaced by the fresh folder; another day's is not ours to judge.
+        assert_eq!(names(out.path())?, [".2026-01-02.tmp-".to_string() + &live.to_string(), ".2026-01-03.tmp-1".to_string()]);
+        drop(s);
         Ok(())
     }
 

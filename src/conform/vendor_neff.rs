@@ -67,10 +67,11 @@ fn samples(json: &Value) -> (Vec<String>, Vec<String>) {
     (failures, dis)
 }
 
-/// Why a container that read cannot pass: its payload is not the one its
-/// header vouches for, or it holds no bundle to check.
+/// Why a container that read cannot pass: its payload is not shown to be
+/// the one its header vouches for (a mismatch, or a pkg_version with no
+/// known digest: `tpb neff` fails both too), or it holds no bundle to check.
 fn unchecked(n: &neff::Neff, bundles: usize) -> Option<String> {
-    if n.integrity.algorithm.is_some() && !n.integrity.ok() {
+    if !n.integrity.ok() {
         return Some(format!("payload digest {}", n.integrity.describe()));
     }
     if bundles == 0 {
@@ -174,6 +175,18 @@ mod tests {
         let c = case(&p)?;
         assert_eq!(c.status, Status::Fail, "{}", c.detail);
         assert!(c.detail.contains("digest") && c.detail.contains("MISMATCH"), "{}", c.detail);
+        Ok(())
+    }
+
+    #[test]
+    fn a_container_with_no_known_digest_fails_the_input() -> R<()> {
+        let dir = tempfile::tempdir()?;
+        let bytes = neff::build::container(7, &[("sg00/SP.bin", &noops())])?;
+        let p = dir.path().join("pkg7.neff");
+        std::fs::write(&p, bytes)?;
+        let c = case(&p)?;
+        assert_eq!(c.status, Status::Fail, "{}", c.detail);
+        assert!(c.detail.contains("no known digest"), "{}", c.detail);
         Ok(())
     }
 

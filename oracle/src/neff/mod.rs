@@ -211,11 +211,11 @@ pub fn parse_with(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Nef
         notes.push(format!("no {}: compiler version unknown", meta::INFO));
     }
     if kelf.is_none() {
-        notes.push(format!("no {}: target unknown (pass --arch)", meta::KELF));
+        notes.push(format!("no {}: target unknown", meta::KELF));
     }
     let generation = kelf.as_ref().and_then(|k| Generation::from_target(&k.target));
     if let (Some(k), None) = (&kelf, generation) {
-        notes.push(format!("target `{}` maps to no known generation (pass --arch)", k.target));
+        notes.push(format!("target `{}` maps to no known generation", k.target));
     }
     for s in &mut streams {
         s.generation = generation;
