@@ -14,6 +14,45 @@ pub fn stdout() -> Stdout {
     BufWriter::new(io::stdout().lock())
 }
 
+/// Stdout for a command that goes through several inputs. Once the reader
+/// has left, writes are skipped and the command goes on, so its exit code
+/// still covers every input.
+pub struct Sink {
+    out: Stdout,
+    left: bool,
+}
+
+impl Sink {
+    pub fn new() -> Sink {
+        Sink { out: stdout(), left: false }
+    }
+
+    /// Runs `write` unless the reader has left; `Err(exit code)` when stdout
+    /// failed otherwise (`code`: the command's verdict so far).
+    pub fn write(&mut self, code: u8, write: impl FnOnce(&mut Stdout) -> io::Result<()>) -> Result<(), u8> {
+        if self.left {
+            return Ok(());
+        }
+        match write(&mut self.out) {
+            Err(e) if reader_left(&e) => {
+                self.left = true;
+                Ok(())
+            }
+            Err(e) => Err(lost(&e, code)),
+            Ok(()) => Ok(()),
+        }
+    }
+
+    /// Flushes: `code`, or the failure's code.
+    pub fn finish(mut self, code: u8) -> u8 {
+        if self.left {
+            code
+        } else {
+            finish(&mut self.out, code)
+        }
+    }
+}
+
 /// Flushes `out`: `code` when everything reached stdout (or the reader left), else the failure's code.
 pub fn finish(out: &mut impl Write, code: u8) -> u8 {
     match out.flush() {

@@ -29,6 +29,13 @@ fn to_dev_full(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).stdout(full).stderr(Stdio::piped()).output().expect("runs tpb")
 }
 
+/// Runs tpb with the read end of its stdout closed before it writes: every write is EPIPE.
+fn reader_gone(args: &[impl AsRef<std::ffi::OsStr>]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("waits for tpb")
+}
+
 fn commands(dir: &Path) -> Vec<Vec<String>> {
     let (raw, neff) = fixtures(dir);
     let (raw, neff, d) = (raw.display().to_string(), neff.display().to_string(), dir.display().to_string());
@@ -80,10 +87,7 @@ fn a_broken_pipe_keeps_the_verdict_of_validate() {
     std::fs::write(&path, bad).expect("write");
     let p = path.display().to_string();
     for args in [vec!["validate", "-v", &p], vec!["validate", "--json", &p], vec!["validate", &p]] {
-        let mut child =
-            Command::new(env!("CARGO_BIN_EXE_tpb")).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
-        drop(child.stdout.take());
-        let o = child.wait_with_output().expect("waits for tpb");
+        let o = reader_gone(&args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "tpb {args:?}: the reader left, the bundles are still invalid: {err}");
         assert!(err.is_empty(), "tpb {args:?}: {err}");
@@ -98,10 +102,7 @@ fn a_broken_pipe_still_reads_every_file_and_reports_a_bad_one() {
     std::fs::write(&bad, b"short").expect("write");
     let (raw, neff, bad) = (raw.display().to_string(), neff.display().to_string(), bad.display().to_string());
     for args in [vec!["neff", &neff, &bad], vec!["neff", &bad, &neff], vec!["disasm", &raw, &bad], vec!["disasm", &bad, &raw]] {
-        let mut child =
-            Command::new(env!("CARGO_BIN_EXE_tpb")).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
-        drop(child.stdout.take());
-        let o = child.wait_with_output().expect("waits for tpb");
+        let o = reader_gone(&args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(IO_ERROR), "tpb {args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "tpb {args:?}: {err}");
@@ -113,11 +114,7 @@ fn a_broken_pipe_still_reads_every_file_and_reports_a_bad_one() {
 fn a_broken_pipe_exits_0_quietly_in_every_command() {
     let dir = tempfile::tempdir().expect("tempdir");
     for args in commands(dir.path()) {
-        let mut child =
-            Command::new(env!("CARGO_BIN_EXE_tpb")).args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
-        // Close the read end before tpb writes: every write is EPIPE.
-        drop(child.stdout.take());
-        let o = child.wait_with_output().expect("waits for tpb");
+        let o = reader_gone(&args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "tpb {args:?}: {err}");
         assert!(err.is_empty(), "tpb {args:?}: {err}");

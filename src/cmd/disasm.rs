@@ -15,11 +15,9 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
-    let mut out = crate::out::stdout();
+    let mut out = crate::out::Sink::new();
     // 2 once any input could not be read; the others are still disassembled.
     let mut code = 0u8;
-    // Once the reader has left, the remaining files are still read, so the exit code covers them all.
-    let mut reader_left = false;
     for file in &a.files {
         let streams = match input::load(file, a.max_bytes) {
             Ok(s) => s,
@@ -33,20 +31,12 @@ pub fn run(a: Args) -> u8 {
                 code = super::fail(format!("{}: not whole bundles", s.label()));
                 continue;
             };
-            if reader_left {
-                continue;
-            }
-            match write_stream(&mut out, s, bundles) {
-                Err(e) if crate::out::reader_left(&e) => reader_left = true,
-                Err(e) => return crate::out::lost(&e, code),
-                Ok(()) => {}
+            if let Err(c) = out.write(code, |w| write_stream(w, s, bundles)) {
+                return c;
             }
         }
     }
-    if reader_left {
-        return code;
-    }
-    crate::out::finish(&mut out, code)
+    out.finish(code)
 }
 
 fn write_stream<'a>(out: &mut impl Write, s: &input::Stream, bundles: impl Iterator<Item = (usize, &'a tpb_isa::Raw)>) -> std::io::Result<()> {

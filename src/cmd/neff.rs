@@ -21,19 +21,15 @@ pub struct Args {
 
 pub fn run(a: Args) -> u8 {
     let limits = neff::Limits { max_file: a.max_bytes, ..neff::Limits::default() };
-    let mut out = crate::out::stdout();
+    let mut out = crate::out::Sink::new();
     let mut code = 0u8;
-    // Once the reader has left, the remaining files are still read, so the exit code covers them all.
-    let mut reader_left = false;
     for file in &a.files {
         let n = match neff::read_file_with(file, &limits) {
             Ok(n) => n,
             Err(e) => {
                 // What was printed so far goes out before the error line.
-                match out.flush() {
-                    Err(w) if crate::out::reader_left(&w) => reader_left = true,
-                    Err(w) => return crate::out::lost(&w, code),
-                    Ok(()) => {}
+                if let Err(c) = out.write(code, |w| w.flush()) {
+                    return c;
                 }
                 code = code.max(super::fail(e));
                 continue;
@@ -42,20 +38,12 @@ pub fn run(a: Args) -> u8 {
         if !n.integrity.ok() {
             code = code.max(1);
         }
-        if reader_left {
-            continue;
-        }
-        let r = if a.json { writeln!(out, "{}", neff::summary::json(&n)) } else { write!(out, "{}", neff::summary::text(&n)) };
-        match r {
-            Err(e) if crate::out::reader_left(&e) => reader_left = true,
-            Err(e) => return crate::out::lost(&e, code),
-            Ok(()) => {}
+        let written = out.write(code, |w| if a.json { writeln!(w, "{}", neff::summary::json(&n)) } else { write!(w, "{}", neff::summary::text(&n)) });
+        if let Err(c) = written {
+            return c;
         }
     }
-    if reader_left {
-        return code;
-    }
-    crate::out::finish(&mut out, code)
+    out.finish(code)
 }
 
 #[cfg(test)]

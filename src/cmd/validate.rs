@@ -25,11 +25,11 @@ pub struct Args {
 
 pub fn run(a: Args) -> u8 {
     let mut any_invalid = false;
-    let mut reader_left = false;
     // The usage/I-O code once any input could not be read; it outranks the verdict.
     let mut unreadable = 0u8;
     let (mut total, mut invalid) = (0usize, 0usize);
-    let mut out = crate::out::stdout();
+    // Once the reader leaves, validation goes on silently, so the exit code is still the verdict.
+    let mut out = crate::out::Sink::new();
     let mut findings = Vec::new();
     for file in &a.files {
         // An unreadable file is reported and skipped; the others are still validated.
@@ -60,47 +60,42 @@ pub fn run(a: Args) -> u8 {
                     invalid += 1;
                     any_invalid = true;
                 }
-                let r = if reader_left {
-                    Ok(())
-                } else if a.json {
-                    let v = serde_json::json!({
-                        "file": file.display().to_string(),
-                        "member": s.member,
-                        "offset": off,
-                        "index": index,
-                        "arch": g,
-                        "opcode": b.opcode(),
-                        "name": tpb_isa::opcode::name(b.opcode()),
-                        "valid": ok,
-                        "findings": findings,
-                    });
-                    writeln!(out, "{v}")
-                } else if !findings.is_empty() || a.verbose {
-                    // Container streams also carry the bundle index (member = subgraph/engine).
-                    let at = if s.member.is_empty() { format!("+{off:#x}") } else { format!("+{off:#x} [{index}]") };
-                    print_text(&mut out, &s.label(), &at, &b, ok, &findings)
-                } else {
-                    Ok(())
-                };
-                match r {
-                    // The reader left: keep validating, silently, so the exit code is still the verdict.
-                    Err(e) if crate::out::reader_left(&e) => reader_left = true,
-                    Err(e) => return crate::out::lost(&e, u8::from(any_invalid)),
-                    Ok(()) => {}
+                let verdict = unreadable.max(u8::from(any_invalid));
+                let written = out.write(verdict, |out| {
+                    if a.json {
+                        let v = serde_json::json!({
+                            "file": file.display().to_string(),
+                            "member": s.member,
+                            "offset": off,
+                            "index": index,
+                            "arch": g,
+                            "opcode": b.opcode(),
+                            "name": tpb_isa::opcode::name(b.opcode()),
+                            "valid": ok,
+                            "findings": findings,
+                        });
+                        writeln!(out, "{v}")
+                    } else if !findings.is_empty() || a.verbose {
+                        // Container streams also carry the bundle index (member = subgraph/engine).
+                        let at = if s.member.is_empty() { format!("+{off:#x}") } else { format!("+{off:#x} [{index}]") };
+                        print_text(out, &s.label(), &at, &b, ok, &findings)
+                    } else {
+                        Ok(())
+                    }
+                });
+                if let Err(c) = written {
+                    return c;
                 }
             }
         }
     }
     let code = unreadable.max(u8::from(any_invalid));
-    if reader_left {
-        return code;
-    }
     if !a.json {
-        if let Err(e) = writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid) {
-            return crate::out::lost(&e, code);
+        if let Err(c) = out.write(code, |out| writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid)) {
+            return c;
         }
     }
-    crate::out::finish(&mut out, code)
+    out.finish(code)
 }
 
 fn print_text(out: &mut impl Write, label: &str, at: &str, b: &Bundle, ok: bool, f: &[validate::Finding]) -> std::io::Result<()> {
