@@ -1,11 +1,32 @@
-//! Stdout for every command: buffered, write errors returned, the final flush
-//! checked. A reader that stops early (`| head`: EPIPE) is not our failure:
-//! the command exits quietly with its own verdict. Any other failure (a full
-//! disk, `> /dev/full`) is one line, `cannot write to stdout: <error>`, and
-//! the I/O exit code. Output is never silently lost.
+//! What `tpb` prints and writes. Stdout is buffered, write errors are
+//! returned and the final flush is checked. A reader that stops early
+//! (`| head`: EPIPE) is not our failure: the command exits quietly with its
+//! own verdict. Any other failure (a full disk, `> /dev/full`) is one line,
+//! `cannot write to stdout: <error>`, and the I/O exit code. Errors are one
+//! line on stderr; files are written whole. Output is never silently lost.
 
-use crate::cmd::EXIT_USAGE;
 use std::io::{self, BufWriter, StdoutLock, Write};
+use std::path::Path;
+
+/// Usage or I/O error (bad arguments, unreadable or malformed input).
+pub const EXIT_USAGE: u8 = 2;
+
+/// Prints a one-line error and returns the usage/I-O exit code.
+pub fn fail(msg: impl std::fmt::Display) -> u8 {
+    eprintln!("tpb: error: {msg}");
+    EXIT_USAGE
+}
+
+/// Writes through a temporary sibling and renames, so readers never see half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
 
 /// Buffered, locked stdout.
 pub type Stdout = BufWriter<StdoutLock<'static>>;

@@ -24,19 +24,8 @@ pub fn run(a: Args) -> u8 {
     if bytes.is_empty() {
         return super::fail(format!("{}: no bundles (every line is blank or a comment)", a.file.display()));
     }
-    match write_atomic(&a.output, &bytes) {
+    match crate::out::write_atomic(&a.output, &bytes) {
         Ok(()) => 0,
         Err(e) => super::fail(format!("{}: cannot write: {e}", a.output.display())),
     }
-}
-
-/// Writes through a temporary sibling and renames, so readers never see half a file.
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }

@@ -85,7 +85,7 @@ pub fn run(a: Args) -> u8 {
         return crate::cmd::EXIT_USAGE;
     }
     if !a.no_write {
-        if let Err(e) = super::asm::write_atomic(&a.out, report.to_markdown().as_bytes()) {
+        if let Err(e) = crate::out::write_atomic(&a.out, report.to_markdown().as_bytes()) {
             return super::fail(format!("{}: cannot write: {e}", a.out.display()));
         }
         eprintln!("tpb bench: wrote {}", a.out.display());

@@ -80,7 +80,7 @@ fn write(out: &Path, files: &[seeds::SeedFile]) -> Result<Stats, String> {
         if std::fs::read(&path).is_ok_and(|old| old == f.bytes) {
             continue;
         }
-        super::asm::write_atomic(&path, &f.bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        crate::out::write_atomic(&path, &f.bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
         written += 1;
     }
     Ok(Stats { targets: by_target.len(), written, removed })

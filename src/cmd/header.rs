@@ -14,7 +14,7 @@ pub struct Args {
 pub fn run(a: Args) -> u8 {
     let text = c_header::generate();
     match a.output {
-        Some(path) => match crate::cmd::asm::write_atomic(&path, text.as_bytes()) {
+        Some(path) => match crate::out::write_atomic(&path, text.as_bytes()) {
             Ok(()) => 0,
             Err(e) => super::fail(format_args!("{}: cannot write header: {e}", path.display())),
         },

@@ -14,11 +14,4 @@ pub mod neff;
 pub mod paths;
 pub mod validate;
 
-/// Usage or I/O error (bad arguments, unreadable or malformed input).
-pub const EXIT_USAGE: u8 = 2;
-
-/// Prints a one-line error and returns the usage/I-O exit code.
-pub fn fail(msg: impl std::fmt::Display) -> u8 {
-    eprintln!("tpb: error: {msg}");
-    EXIT_USAGE
-}
+pub use crate::out::{fail, EXIT_USAGE};

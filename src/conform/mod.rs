@@ -25,7 +25,7 @@ pub mod targets;
 pub mod vendor_lib;
 pub mod vendor_neff;
 
-use crate::cmd::asm::write_atomic;
+use crate::out::write_atomic;
 use report::Report;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
