@@ -1,5 +1,6 @@
 //! `tpb`: the command-line front door of the TPB conformance harness.
 //! Each subcommand lives in `cmd/<name>.rs`; exit codes are part of the contract.
+#![forbid(unsafe_code)]
 
 mod bench;
 mod cmd;

@@ -8,6 +8,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
+use tpb_isa::validate::Kernel;
 
 // The kernels and the stream live with `tpb bench`; both front ends time the same code.
 #[path = "../../src/bench/workload.rs"]
@@ -30,6 +31,7 @@ fn codec(c: &mut Criterion) {
     group.bench_function("encode", |b| b.iter(|| workload::encode(&typed, &mut out)));
     group.bench_function("decode+encode", |b| b.iter(|| workload::roundtrip(&stream, &mut out)));
     group.bench_function("decode+validate", |b| b.iter(|| workload::decode_validate(&stream, g)));
+    group.bench_function("decode+validate-portable", |b| b.iter(|| workload::decode_validate_on(Kernel::Portable, &stream, g)));
     group.bench_function("decode+validate-each", |b| b.iter(|| workload::decode_validate_each(&stream, g)));
     group.bench_function("validate_stream", |b| b.iter(|| workload::validate_stream(&stream, g)));
     for threads in [1, 2] {

@@ -5,6 +5,10 @@
 //! [`enums`] tables; the codec ([`bundle::Bundle::decode`] / `encode`); the
 //! [`validate`] layer; the generator [`smith`]; the [`text`] format.
 //! Every item carries the spec section and confidence tag it comes from.
+//!
+//! No `unsafe`, but for one call into the AVX-512 validator kernel after
+//! the run-time CPU check (`validate/fast/avx512.rs`).
+#![deny(unsafe_code)]
 
 pub mod addr4;
 pub mod bundle;

@@ -1,4 +1,5 @@
 //! Reads vendor artefacts (libwalrus.so, wheels, NEFF containers) as bytes.
+#![forbid(unsafe_code)]
 pub mod fixture;
 pub mod neff;
 pub mod walrus;

@@ -106,8 +106,13 @@ pub fn roundtrip(stream: &[u8], out: &mut [u8]) {
 /// bundle decoded to its typed form, the fast path judging a batch at a
 /// time); returns the number of findings.
 pub fn decode_validate(stream: &[u8], g: Generation) -> usize {
+    decode_validate_on(validate::Kernel::Auto, stream, g)
+}
+
+/// [`decode_validate`] on a chosen validator kernel.
+pub fn decode_validate_on(kernel: validate::Kernel, stream: &[u8], g: Generation) -> usize {
     let mut n = 0;
-    validate::decode_stream(stream, g, |_, bundle, findings| {
+    validate::decode_stream_with(kernel, stream, g, |_, bundle, findings| {
         black_box(bundle);
         n += findings.len();
     });

@@ -10,6 +10,7 @@ mod slots;
 
 pub(crate) use band::byte_values;
 pub use band::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
+pub use fast::{Kernel, ENV_PORTABLE};
 pub(crate) use slots::{MX_SCALE_PARTS, MX_STEP_DIRS};
 
 use crate::bundle::{Bundle, BUNDLE_BYTES};
@@ -62,7 +63,7 @@ pub fn validate_into(bundle: &Bundle, generation: Generation, out: &mut Vec<Find
 /// to its typed form.
 pub fn validate_stream(bytes: &[u8], generation: Generation, mut found: impl FnMut(usize, Finding)) -> usize {
     let mut scratch = Vec::new();
-    judged(bytes, generation, |i, raw, verdict| {
+    judged(Kernel::Auto, bytes, generation, |i, raw, verdict| {
         if verdict != fast::Verdict::Clean {
             report(&Bundle::decode(raw), generation, &mut scratch, verdict);
             scratch.drain(..).for_each(|f| found(i, f));
@@ -75,9 +76,14 @@ pub fn validate_stream(bytes: &[u8], generation: Generation, mut found: impl FnM
 /// returns how many bundles it read (see [`validate_stream`]). The findings
 /// are those of [`validate_into`] on the bundle; the fast path judges the
 /// stream a batch at a time.
-pub fn decode_stream(bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &Bundle, &[Finding])) -> usize {
+pub fn decode_stream(bytes: &[u8], generation: Generation, each: impl FnMut(usize, &Bundle, &[Finding])) -> usize {
+    decode_stream_with(Kernel::Auto, bytes, generation, each)
+}
+
+/// [`decode_stream`] on a chosen [`Kernel`] (the benchmarks time both).
+pub fn decode_stream_with(kernel: Kernel, bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &Bundle, &[Finding])) -> usize {
     let mut findings = Vec::new();
-    judged(bytes, generation, |i, raw, verdict| {
+    judged(kernel, bytes, generation, |i, raw, verdict| {
         let bundle = Bundle::decode(raw);
         if verdict != fast::Verdict::Clean {
             report(&bundle, generation, &mut findings, verdict);
@@ -90,11 +96,11 @@ pub fn decode_stream(bytes: &[u8], generation: Generation, mut each: impl FnMut(
 /// Calls `each(index, wire bytes, verdict)` for every whole bundle of
 /// `bytes`, judged by the fast path a batch at a time; returns how many.
 #[inline(always)]
-fn judged(bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &[u8; BUNDLE_BYTES], fast::Verdict)) -> usize {
+fn judged(kernel: Kernel, bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &[u8; BUNDLE_BYTES], fast::Verdict)) -> usize {
     let (bundles, _) = bytes.as_chunks::<BUNDLE_BYTES>();
     let (batches, tail) = bundles.as_chunks::<{ fast::BATCH }>();
     for (b, batch) in batches.iter().enumerate() {
-        let verdicts = fast::verdicts(batch, generation);
+        let verdicts = fast::verdicts(batch, generation, kernel);
         for (k, (raw, v)) in batch.iter().zip(verdicts).enumerate() {
             each(b * fast::BATCH + k, raw, v);
         }
@@ -103,7 +109,7 @@ fn judged(bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &[u8
         // The last, partial batch is judged padded with zero bytes; only its bundles are reported.
         let mut last: fast::Batch = [[0; BUNDLE_BYTES]; fast::BATCH];
         last.iter_mut().zip(tail).for_each(|(dst, src)| *dst = *src);
-        let verdicts = fast::verdicts(&last, generation);
+        let verdicts = fast::verdicts(&last, generation, kernel);
         for (k, (raw, v)) in tail.iter().zip(verdicts).enumerate() {
             each(batches.len() * fast::BATCH + k, raw, v);
         }

@@ -20,6 +20,8 @@
 //! the layout descriptions, the dtype table, [`crate::addr4`] and the band's
 //! rules; nothing is restated here.
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod classes;
 mod mx;
 mod tied;
@@ -512,45 +514,143 @@ fn push<const K: usize, const W: usize>(work: &mut [u32; W], len: &mut usize, en
     *len = at + usize::from(n).min(K);
 }
 
+/// Which kernel judges the batches of a stream. Both give the same
+/// verdicts (the tests compare them); they differ in speed only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kernel {
+    /// The fastest this CPU runs: AVX-512 (with VBMI) where it has it,
+    /// unless [`ENV_PORTABLE`] is set; else [`Kernel::Portable`].
+    #[default]
+    Auto,
+    /// Scalar code, on every CPU.
+    Portable,
+}
+
+/// Set to any value but `0` to make [`Kernel::Auto`] the portable kernel
+/// on every CPU (to compare the two, or rule the vector one out); read
+/// once per process.
+pub const ENV_PORTABLE: &str = "TPB_ISA_PORTABLE";
+
+impl Kernel {
+    /// What this kernel runs on this CPU: `"avx512"` or `"portable"`.
+    pub fn name(self) -> &'static str {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx512().is_some() {
+            return "avx512";
+        }
+        "portable"
+    }
+
+    /// The AVX-512 kernel when this one runs it.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn avx512(self) -> Option<&'static avx512::Kernel> {
+        static PORTABLE: OnceLock<bool> = OnceLock::new();
+        let portable = *PORTABLE.get_or_init(|| std::env::var_os(ENV_PORTABLE).is_some_and(|v| v != "0"));
+        match self {
+            Kernel::Auto if !portable => avx512::kernel(tables()),
+            _ => None,
+        }
+    }
+}
+
+/// Whether this CPU and environment should run the vector kernel (for the tests).
+#[cfg(test)]
+fn vector_kernel_expected() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512::cpu_has_features() {
+        return std::env::var_os(ENV_PORTABLE).is_none_or(|v| v == "0");
+    }
+    false
+}
+
 /// [`verdict_raw`] of every bundle of a batch, in passes with no
 /// data-dependent branch: the first tests each header and lists the slots
 /// and band tests to run (always writing a plan's worth of entries,
 /// keeping as many as the opcode has); the others run the listed ones.
 /// Running each bundle's own in a loop mispredicts the loop exits on a
 /// mixed stream about every other bundle, which costs more than the checks.
-pub(super) fn verdicts(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
+/// The AVX-512 kernel checks a bundle's slots and band tests in its first
+/// pass instead, all at once.
+pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel) -> [Verdict; BATCH] {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = kernel.avx512() {
+        return avx512::verdicts(k, batch, g);
+    }
+    verdicts_scalar(batch, g)
+}
+
+/// [`verdicts`] on any CPU: the slots go to a work list too.
+fn verdicts_scalar(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
     let t = Planned::get(g);
     let mut state = [0u8; BATCH];
-    let (mut slots, mut bands, mut mxs, mut tieds) = ([0u32; SLOT_WORK], [0u32; BAND_WORK], [0u32; MX_WORK], [0u32; TIED_WORK]);
-    let (mut n_slots, mut n_bands, mut n_mxs, mut n_tieds) = (0usize, 0usize, 0usize, 0usize);
+    let mut slots = [0u32; SLOT_WORK];
+    let mut n_slots = 0usize;
+    let mut lists = Lists::new();
     for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
         let op = raw[0];
         let plan = &t.plans[usize::from(op)];
         *st = t.head(plan, Raw(raw));
         push::<MAX_SLOTS, SLOT_WORK>(&mut slots, &mut n_slots, entry(i, op), plan.used);
-        push::<MAX_BAND, BAND_WORK>(&mut bands, &mut n_bands, entry(i, op), plan.band_used);
-        push::<1, MX_WORK>(&mut mxs, &mut n_mxs, entry(i, op), plan.mx_used);
-        push::<1, TIED_WORK>(&mut tieds, &mut n_tieds, entry(i, op), u8::from(plan.tied != tied::TiedBand::None));
+        lists.push(i, op, plan);
     }
     for &e in &slots[..n_slots.min(SLOT_WORK)] {
         let i = (e >> 16) as usize & (BATCH - 1);
         let slot = &t.plans[(e >> 2) as usize & 0xFF].slots[e as usize & (SLOT_ENTRIES - 1)];
         state[i] &= !u8::from(!t.slot_clean(Raw(&batch[i]), slot));
     }
-    for &e in &bands[..n_bands.min(BAND_WORK)] {
-        let i = (e >> 16) as usize & (BATCH - 1);
-        let test = t.plans[(e >> 2) as usize & 0xFF].band[e as usize & (BAND_ENTRIES - 1)];
-        state[i] &= !(u8::from(!t.band_clean(Raw(&batch[i]), test)) * BAND_CLEAN);
-    }
-    for &e in &mxs[..n_mxs.min(MX_WORK)] {
-        let i = (e >> 16) as usize & (BATCH - 1);
-        state[i] &= !u8::from(!t.mx_clean(Raw(&batch[i]), &t.plans[(e >> 2) as usize & 0xFF].mx));
-    }
-    for &e in &tieds[..n_tieds.min(TIED_WORK)] {
-        let i = (e >> 16) as usize & (BATCH - 1);
-        state[i] &= !(u8::from(!t.tied_clean(Raw(&batch[i]), t.plans[(e >> 2) as usize & 0xFF].tied)) * BAND_CLEAN);
-    }
+    lists.run(t, batch, &mut state);
     state.map(verdict_of)
+}
+
+/// The work lists of a batch other than its slots': band tests, MX
+/// operands and tied bands.
+struct Lists {
+    bands: [u32; BAND_WORK],
+    mxs: [u32; MX_WORK],
+    tieds: [u32; TIED_WORK],
+    n_bands: usize,
+    n_mxs: usize,
+    n_tieds: usize,
+}
+
+impl Lists {
+    #[inline(always)]
+    fn new() -> Lists {
+        Lists { bands: [0; BAND_WORK], mxs: [0; MX_WORK], tieds: [0; TIED_WORK], n_bands: 0, n_mxs: 0, n_tieds: 0 }
+    }
+
+    /// Lists the band tests, MX operand and tied band of bundle `i` (opcode `op`).
+    #[inline(always)]
+    fn push(&mut self, i: usize, op: u8, plan: &Plan) {
+        push::<MAX_BAND, BAND_WORK>(&mut self.bands, &mut self.n_bands, entry(i, op), plan.band_used);
+        self.push_mx_tied(i, op, plan);
+    }
+
+    /// Lists the MX operand and tied band of bundle `i` (opcode `op`).
+    #[inline(always)]
+    fn push_mx_tied(&mut self, i: usize, op: u8, plan: &Plan) {
+        push::<1, MX_WORK>(&mut self.mxs, &mut self.n_mxs, entry(i, op), plan.mx_used);
+        push::<1, TIED_WORK>(&mut self.tieds, &mut self.n_tieds, entry(i, op), u8::from(plan.tied != tied::TiedBand::None));
+    }
+
+    /// Runs the listed checks, clearing the bits of `state` they fail.
+    #[inline(always)]
+    fn run(&self, t: Planned, batch: &Batch, state: &mut [u8; BATCH]) {
+        for &e in &self.bands[..self.n_bands.min(BAND_WORK)] {
+            let i = (e >> 16) as usize & (BATCH - 1);
+            let test = t.plans[(e >> 2) as usize & 0xFF].band[e as usize & (BAND_ENTRIES - 1)];
+            state[i] &= !(u8::from(!t.band_clean(Raw(&batch[i]), test)) * BAND_CLEAN);
+        }
+        for &e in &self.mxs[..self.n_mxs.min(MX_WORK)] {
+            let i = (e >> 16) as usize & (BATCH - 1);
+            state[i] &= !u8::from(!t.mx_clean(Raw(&batch[i]), &t.plans[(e >> 2) as usize & 0xFF].mx));
+        }
+        for &e in &self.tieds[..self.n_tieds.min(TIED_WORK)] {
+            let i = (e >> 16) as usize & (BATCH - 1);
+            state[i] &= !(u8::from(!t.tied_clean(Raw(&batch[i]), t.plans[(e >> 2) as usize & 0xFF].tied)) * BAND_CLEAN);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -607,7 +707,7 @@ mod tests {
 
     #[test]
     fn a_batch_is_judged_like_its_bundles_one_by_one() {
-        use super::{verdict_raw, verdicts, Batch, BATCH};
+        use super::{verdict_raw, verdicts, Batch, Kernel, BATCH};
         // Generated bundles, each also with one byte corrupted, and random bytes, mixed.
         let mut pool = Vec::new();
         for seed in 0..1500u64 {
@@ -626,19 +726,85 @@ mod tests {
             random.copy_from_slice(&props::seeded_bytes(seed ^ 0x5eed, BUNDLE_BYTES));
             pool.push(random);
         }
-        let mut checked = [0usize; 3];
-        for chunk in pool.chunks_exact(BATCH) {
+        // Each kernel (the portable one, and the vector one where this CPU has it).
+        for kernel in [Kernel::Portable, Kernel::Auto] {
+            let mut checked = [0usize; 3];
+            for chunk in pool.chunks_exact(BATCH) {
+                let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
+                batch.copy_from_slice(chunk);
+                for g in Generation::ALL {
+                    for (raw, v) in batch.iter().zip(verdicts(&batch, g, kernel)) {
+                        assert_eq!(v, verdict_raw(raw, g), "{} kernel, {g}: {raw:02x?}", kernel.name());
+                        checked[v as usize] += 1;
+                    }
+                }
+            }
+            // Every verdict occurs, so each pass's result is compared.
+            assert!(checked.iter().all(|&n| n > 100), "{} kernel, verdicts seen: {checked:?}", kernel.name());
+        }
+    }
+
+    #[test]
+    fn both_kernels_agree_on_every_byte_of_every_body_set_to_telling_values() {
+        use super::{verdicts, Batch, Kernel, BATCH};
+        if !super::vector_kernel_expected() {
+            eprintln!("this CPU (or {}) runs only the portable kernel: nothing to compare", super::ENV_PORTABLE);
+            return;
+        }
+        // Where the CPU has the features, the kernel must have been built.
+        assert_eq!(Kernel::Auto.name(), "avx512");
+        // Two clean bundles of each body kind and generation, then every body byte set to values
+        // that move an address word across modes and regions, a dtype across tags, a band byte across its set;
+        // and every pair of bytes zeroed (a zero num).
+        let mut seen = std::collections::HashMap::new();
+        let mut pool = Vec::new();
+        for seed in 0..4000u64 {
+            let bytes = props::seeded_bytes(seed, 512);
+            let mut u = Unstructured::new(&bytes);
+            let g = Generation::ALL[seed as usize % Generation::ALL.len()];
+            let Ok(b) = smith::bundle(&mut u, g) else { continue };
+            let n = seen.entry((b.kind(), g)).or_insert(0);
+            if *n >= 2 {
+                continue;
+            }
+            *n += 1;
+            for at in 4..BUNDLE_BYTES {
+                for v in [
+                    0x00, 0x01, 0x02, 0x03, 0x04, 0x08, 0x0F, 0x10, 0x11, 0x1F, 0x20, 0x22, 0x24, 0x40, 0x60, 0x7F, 0x80, 0xA0, 0xC0, 0xE0, 0xF0,
+                    0xFF,
+                ] {
+                    let mut raw = b.encode();
+                    raw[at] = v;
+                    pool.push(raw);
+                }
+                let mut raw = b.encode();
+                raw[at] ^= 1;
+                pool.push(raw);
+                // A zero 16-bit num.
+                let mut raw = b.encode();
+                raw[at..(at + 2).min(BUNDLE_BYTES)].fill(0);
+                pool.push(raw);
+            }
+        }
+        assert!(seen.len() >= 20, "body kinds and generations seen: {}", seen.len());
+        let mut differ = 0;
+        let mut verdicts_seen = [0usize; 3];
+        for chunk in pool.chunks(BATCH) {
             let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
-            batch.copy_from_slice(chunk);
+            batch.iter_mut().zip(chunk).for_each(|(d, s)| *d = *s);
             for g in Generation::ALL {
-                for (raw, v) in batch.iter().zip(verdicts(&batch, g)) {
-                    assert_eq!(v, verdict_raw(raw, g), "{g}: {raw:02x?}");
-                    checked[v as usize] += 1;
+                let (portable, vector) = (verdicts(&batch, g, Kernel::Portable), verdicts(&batch, g, Kernel::Auto));
+                for ((raw, p), v) in batch.iter().zip(portable).zip(vector) {
+                    if p != v {
+                        differ += 1;
+                        eprintln!("{g}: portable {p:?}, {} {v:?}: {raw:02x?}", Kernel::Auto.name());
+                    }
+                    verdicts_seen[v as usize] += 1;
                 }
             }
         }
-        // Every verdict occurs, so each pass's result is compared.
-        assert!(checked.iter().all(|&n| n > 100), "verdicts seen: {checked:?}");
+        assert_eq!(differ, 0, "bundles judged differently by the two kernels");
+        assert!(verdicts_seen.iter().all(|&n| n > 1000), "verdicts seen: {verdicts_seen:?}");
     }
 
     /// Generated bundles that `pick` selects: most clean ones are proven
