@@ -77,8 +77,8 @@ pub fn structured(data: &[u8]) -> Outcome {
 
 /// `validate` (arbitrary bytes): never panics, every finding names a real
 /// field at its real offset, and the fast path (bundle by bundle, and a
-/// batch at a time over the whole bundles of `data`) finds exactly what the
-/// full checks find, for every generation.
+/// batch at a time over the whole bundles of `data`, on either validator
+/// kernel) finds exactly what the full checks find, for every generation.
 pub fn validate_any(data: &[u8]) -> Outcome {
     for raw in chunks(data) {
         let b = Bundle::decode(&raw);
@@ -107,6 +107,13 @@ pub fn validate_any(data: &[u8]) -> Outcome {
             .collect();
         if streamed != one_by_one {
             return Err(format!("{g}: validate_stream found {} findings, bundle by bundle {}", streamed.len(), one_by_one.len()));
+        }
+        // The portable kernel agrees with the one this CPU runs by default.
+        let mut portable = Vec::new();
+        validate::decode_stream_with(validate::Kernel::Portable, data, g, |i, _, fs| portable.extend(fs.iter().map(|f| (i, f.clone()))));
+        if portable != one_by_one {
+            let kernel = validate::Kernel::Auto.name();
+            return Err(format!("{g}: portable kernel found {} findings, {kernel} kernel {}", portable.len(), one_by_one.len()));
         }
     }
     Ok(())

@@ -18,7 +18,8 @@
 //! the run-time check that the CPU has the features.
 
 use super::classes::*;
-use super::{Batch, Lists, Plan, Planned, Raw, SlotPlan, Tables, Verdict, BAND_CLEAN, BATCH, MAX_BAND, SLOT_ENTRIES};
+use super::tied::TiedBand;
+use super::{Batch, Plan, Planned, Raw, SlotPlan, Tables, Verdict, BAND_CLEAN, BATCH, MAX_BAND, SLOT_ENTRIES};
 use crate::addr4::{Addr4, Region};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
@@ -398,20 +399,27 @@ fn failed(k: &Kernel, dtypes: &Table128, v: &SlotVectors, raw: &[u8; BUNDLE_BYTE
     (u8::from(slots_bad) * !0) | (u8::from(band_bad) * BAND_CLEAN)
 }
 
-/// [`super::verdicts`] with the slots checked in lanes.
+/// [`super::verdicts`] with the slots and band tests checked in lanes, in
+/// one pass. The rarer MX operands and tied bands (a tenth of a mixed
+/// stream) are checked in the same pass behind a branch: cheaper than
+/// listing every bundle's for later passes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 fn judge(k: &Kernel, batch: &Batch, g: Generation) -> [Verdict; BATCH] {
     let t = Planned::get(g);
     let (vectors, dtypes) = (&k.plans[g.index()], &k.dtypes[g.index()]);
     let mut state = [0u8; BATCH];
-    let mut lists = Lists::new();
-    for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
+    for (raw, st) in batch.iter().zip(state.iter_mut()) {
         let op = raw[0];
         let plan = &t.plans[usize::from(op)];
-        *st = t.head(plan, Raw(raw)) & !failed(k, dtypes, &vectors[usize::from(op)], raw);
-        lists.push_mx_tied(i, op, plan);
+        let mut s = t.head(plan, Raw(raw)) & !failed(k, dtypes, &vectors[usize::from(op)], raw);
+        if plan.mx_used != 0 {
+            s &= !u8::from(!t.mx_clean(Raw(raw), &plan.mx));
+        }
+        if plan.tied != TiedBand::None {
+            s &= !(u8::from(!t.tied_clean(Raw(raw), plan.tied)) * BAND_CLEAN);
+        }
+        *st = s;
     }
-    lists.run(t, batch, &mut state);
     state.map(super::verdict_of)
 }
 

@@ -570,8 +570,7 @@ fn vector_kernel_expected() -> bool {
 /// keeping as many as the opcode has); the others run the listed ones.
 /// Running each bundle's own in a loop mispredicts the loop exits on a
 /// mixed stream about every other bundle, which costs more than the checks.
-/// The AVX-512 kernel checks a bundle's slots and band tests in its first
-/// pass instead, all at once.
+/// The AVX-512 kernel judges each bundle whole in one pass instead.
 pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel) -> [Verdict; BATCH] {
     #[cfg(target_arch = "x86_64")]
     if let Some(k) = kernel.avx512() {
@@ -624,12 +623,6 @@ impl Lists {
     #[inline(always)]
     fn push(&mut self, i: usize, op: u8, plan: &Plan) {
         push::<MAX_BAND, BAND_WORK>(&mut self.bands, &mut self.n_bands, entry(i, op), plan.band_used);
-        self.push_mx_tied(i, op, plan);
-    }
-
-    /// Lists the MX operand and tied band of bundle `i` (opcode `op`).
-    #[inline(always)]
-    fn push_mx_tied(&mut self, i: usize, op: u8, plan: &Plan) {
         push::<1, MX_WORK>(&mut self.mxs, &mut self.n_mxs, entry(i, op), plan.mx_used);
         push::<1, TIED_WORK>(&mut self.tieds, &mut self.n_tieds, entry(i, op), u8::from(plan.tied != tied::TiedBand::None));
     }
