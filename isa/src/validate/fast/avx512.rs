@@ -41,18 +41,18 @@ const WORDS_AT: usize = 0;
 const GATHERED_AT: usize = 16;
 const NUMS_AT: usize = 32;
 /// Of vector `b`: each slot's dtype byte at the low byte of u32 lane 0..4,
-/// and each band test's byte above it. The rest of `b`'s index is never
-/// used by the permute (those bytes are masked off), so it carries the
-/// per-lane constants: the shift and mask that read a slot's tag, its
-/// table bases (dtype row, mode row) and the band test's set (as a bit).
+/// and each band test's byte above it. Only the low 16 bytes of `b`'s
+/// permute are read, so the rest of its index carries the per-lane
+/// constants: the shift and mask that read a slot's tag, and the lane's
+/// bases word: dtype row, mode row and (in its top byte) the band test's
+/// set, as a bit.
 const DTYPE_AT: usize = 0;
 const BAND_BYTE_AT: usize = 1;
-const BAND_SET_AT: usize = 2;
+const BAND_SET_AT: usize = 3;
 const _: () = assert!(MAX_BAND <= SLOT_ENTRIES);
 /// Band sets the kernel holds: one bit each in a byte.
 const BAND_SET_BITS: usize = u8::BITS as usize;
 const SHIFT_AT: usize = 16;
-const DTYPE_BYTES: __mmask64 = (1 << SHIFT_AT) - 1;
 const TAG_MASK_AT: usize = 32;
 const BASES_AT: usize = 48;
 
@@ -82,10 +82,11 @@ const WORD_CLEAR_SHIFT: u32 = 4;
 const _: () = assert!(GATHERED_WIDE == 8 && GATHERED_MUST_BE_CLEAR.len() == 16 && ModeClass::ALL.len() <= 8);
 
 /// One opcode's slots on one generation as the kernel reads them: two
-/// cache lines. A permute reads only the low six bits of an index byte, so
-/// its top bit ([`TAKE`]) says whether the byte comes from the bundle (the
-/// others are zero, or all ones where `a` holds nums). A slot's lane is
-/// used when its address word is taken.
+/// cache lines. Each index byte of a permute picks a byte of the bundle
+/// (0..64) or of [`Kernel::fill`] ([`ZERO`], or [`ONES`] below a slot's
+/// nums and in an unused slot's, so only a real zero num reads as one).
+/// An unused lane reads as a slot that passes (checked when the tables are
+/// built), so no lane needs masking.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct SlotVectors {
@@ -94,12 +95,22 @@ struct SlotVectors {
     /// Permute index of `b` (its low 16 bytes) and the per-lane constants.
     b: [u8; BUNDLE_BYTES],
 }
-const TAKE: u8 = 0x80;
-const _: () = assert!(BUNDLE_BYTES <= TAKE as usize);
+/// Index bytes that read [`Kernel::fill`]: its first half is zero, its second all ones.
+const ZERO: u8 = 0x40;
+const ONES: u8 = 0x60;
+const _: () = assert!(BUNDLE_BYTES == ZERO as usize);
 
 impl Default for SlotVectors {
     fn default() -> Self {
-        SlotVectors { a: [0; BUNDLE_BYTES], b: [0; BUNDLE_BYTES] }
+        let mut b = [0; BUNDLE_BYTES];
+        b[..SHIFT_AT].fill(ZERO);
+        // An unused lane reads as a slot with no dtype field in an operand section.
+        for lane in 0..SLOT_ENTRIES {
+            put_u32(&mut b, BASES_AT + 4 * lane, NO_FIELD_ROW as u32);
+        }
+        let mut a = [ZERO; BUNDLE_BYTES];
+        a[NUMS_AT..].fill(ONES);
+        SlotVectors { a, b }
     }
 }
 
@@ -112,13 +123,12 @@ pub(super) struct Kernel {
     regions: Table128,
     modes: Table128,
     needs: Table128,
-    word_clear: __m512i,
+    word_clear: __m256i,
     /// By byte value, the band sets (bit per set) that allow it: four quarters of 64.
     band_sets: [__m512i; 4],
     gathered: __m512i,
-    /// All ones where `a` holds nums, so a lane below the nums (or of an
-    /// unused slot) is never zero.
-    nums_ones: __m512i,
+    /// What index bytes [`ZERO`] and [`ONES`] read.
+    fill: __m512i,
 }
 
 fn table128(t: &[u8; 128]) -> Table128 {
@@ -211,7 +221,7 @@ impl Kernel {
                 needs[c << DTYPE_CLASS_BITS | usize::from(d)] = (n.fail * NEED_FAIL) | nums | n.gathered_sel | (code as u8) << WORD_CLEAR_SHIFT;
             }
         }
-        let mut word_clear = [0u32; 16];
+        let mut word_clear = [0u32; 8];
         word_clear.iter_mut().zip(&clears).for_each(|(w, &c)| *w = c);
         // Dtype classes by slot kind and tag, per generation.
         let mut dtypes = Vec::new();
@@ -250,8 +260,13 @@ impl Kernel {
             zerocopy::transmute!(v)
         });
         let band_sets = [quarters.next()?, quarters.next()?, quarters.next()?, quarters.next()?];
-        let mut nums_ones = [0u8; BUNDLE_BYTES];
-        nums_ones[NUMS_AT..].fill(0xFF);
+        let mut fill = [0u8; BUNDLE_BYTES];
+        fill[usize::from(ONES - ZERO)..].fill(0xFF);
+        // An unused lane (word 0 in an operand section, no dtype field) must pass.
+        let unused_lane = |g| need(mode_class(0, MODE_SECTIONS[0]), dtype_class(None, PsumWrite::Reads, g));
+        if Generation::ALL.iter().any(|&g| unused_lane(g).fail != 0) || clears.len() > 8 {
+            return None;
+        }
         let mut vectors = Vec::new();
         for per_gen in plans {
             let mut per_op = Box::new([SlotVectors::default(); 0x100]);
@@ -268,10 +283,10 @@ impl Kernel {
             regions: table128(&regions),
             modes: table128(&modes),
             needs: table128(&needs),
-            word_clear: words16(&word_clear),
+            word_clear: zerocopy::transmute!(word_clear),
             band_sets,
             gathered: words16(&GATHERED_MUST_BE_CLEAR),
-            nums_ones: zerocopy::transmute!(nums_ones),
+            fill: zerocopy::transmute!(fill),
         })
     }
 }
@@ -301,7 +316,7 @@ impl SlotVectors {
             if lane >= SLOT_ENTRIES || usize::from(t.set) >= BAND_SET_BITS || usize::from(t.at) >= BUNDLE_BYTES {
                 return None;
             }
-            v.b[DTYPE_AT + 4 * lane + BAND_BYTE_AT] = TAKE | t.at;
+            v.b[DTYPE_AT + 4 * lane + BAND_BYTE_AT] = t.at;
             v.b[BASES_AT + 4 * lane + BAND_SET_AT] = 1 << t.set;
         }
         Some(v)
@@ -310,13 +325,13 @@ impl SlotVectors {
     fn lane(&mut self, lane: usize, s: &SlotPlan) -> Option<()> {
         let take = |v: &mut [u8; BUNDLE_BYTES], at: usize, from: usize, n: usize| {
             for k in 0..n {
-                v[at + k] = TAKE | u8::try_from(from + k).unwrap_or(0) & (BUNDLE_BYTES as u8 - 1);
+                v[at + k] = u8::try_from(from + k).unwrap_or(0) & (BUNDLE_BYTES as u8 - 1);
             }
         };
         let slot_at = usize::from(s.slot_at);
         take(&mut self.a, WORDS_AT + 4 * lane, slot_at, 4);
         take(&mut self.a, GATHERED_AT + 4 * lane, slot_at + 4, 4);
-        // The nums lanes below the nums stay all ones (from `nums_ones`).
+        // The nums lanes below the nums stay all ones.
         let below = 2 * usize::from(s.nums.below);
         take(&mut self.a, NUMS_AT + 8 * lane + below, usize::from(s.nums.read_at) + below, 8 - below);
         // The slot's dtype section: which slot kind, and how its tag is read.
@@ -348,30 +363,23 @@ fn lookup(idx: __m128i, t: &Table128) -> __m128i {
     _mm512_castsi512_si128(_mm512_permutex2var_epi8(t[0], _mm512_castsi128_si512(idx), t[1]))
 }
 
-/// Looks up each u32 lane of `idx` (0..16) in the 16 words of `t`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-#[inline]
-fn lookup16(idx: __m128i, t: __m512i) -> __m128i {
-    _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_castsi128_si512(idx), t))
-}
-
 /// The state bits the bundle's slots and band tests clear: the scalar
-/// `slot_clean` of each used slot and `band_clean` of each band test, at once.
+/// `slot_clean` of each used slot and `band_clean` of each band test, at
+/// once. No mask registers: on Zen 4 a mask's trip to a general register
+/// costs more than a few vector operations.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn failed(k: &Kernel, dtypes: &Table128, v: &SlotVectors, raw: &[u8; BUNDLE_BYTES]) -> u8 {
     let bundle: __m512i = zerocopy::transmute!(*raw);
     let (pa, pb): (__m512i, __m512i) = (zerocopy::transmute!(v.a), zerocopy::transmute!(v.b));
-    let a = _mm512_mask_permutexvar_epi8(k.nums_ones, _mm512_movepi8_mask(pa), pa, bundle);
-    // Only `b`'s dtype bytes are indices (its constants may have the top bit set).
-    let b = _mm512_maskz_permutexvar_epi8(_mm512_movepi8_mask(pb) & DTYPE_BYTES, pb, bundle);
-    let used = _mm_test_epi32_mask(_mm512_castsi512_si128(pa), _mm_set1_epi32(i32::from_le_bytes([TAKE; 4])));
+    let a = _mm512_permutex2var_epi8(bundle, pa, k.fill);
+    let b = _mm512_castsi512_si128(_mm512_permutex2var_epi8(bundle, pb, k.fill));
     let words = _mm512_castsi512_si128(a);
     let gathered = _mm512_extracti32x4_epi32::<1>(a);
     let nums = _mm512_extracti64x4_epi64::<1>(a);
     let bases = _mm512_extracti32x4_epi32::<3>(pb);
     // The dtype's class.
-    let tag = _mm_and_si128(_mm_srlv_epi32(_mm512_castsi512_si128(b), _mm512_extracti32x4_epi32::<1>(pb)), _mm512_extracti32x4_epi32::<2>(pb));
+    let tag = _mm_and_si128(_mm_srlv_epi32(b, _mm512_extracti32x4_epi32::<1>(pb)), _mm512_extracti32x4_epi32::<2>(pb));
     let tag = _mm_min_epu32(tag, _mm_set1_epi32(i32::from(TAG_LIMIT)));
     let dclass = lookup(_mm_add_epi32(tag, bases), dtypes);
     // The address word's class: its region, then its section, register and mode bits.
@@ -380,23 +388,24 @@ fn failed(k: &Kernel, dtypes: &Table128, v: &SlotVectors, raw: &[u8; BUNDLE_BYTE
     let class = lookup(_mm_add_epi32(_mm_add_epi32(_mm_srli_epi32::<8>(bases), top), region), &k.modes);
     let need = lookup(_mm_or_si128(_mm_slli_epi32::<{ DTYPE_CLASS_BITS as i32 }>(class), dclass), &k.needs);
     // What must be clear in the address word and the gathered word, and the outright failure.
-    let word_bad = _mm_and_si128(words, lookup16(_mm_srli_epi32::<{ WORD_CLEAR_SHIFT as i32 }>(need), k.word_clear));
+    let clear = _mm256_permutevar8x32_epi32(k.word_clear, _mm256_castsi128_si256(_mm_srli_epi32::<{ WORD_CLEAR_SHIFT as i32 }>(need)));
+    let word_bad = _mm_and_si128(words, _mm256_castsi256_si128(clear));
     let gidx = _mm_or_si128(_mm_and_si128(need, _mm_set1_epi32(i32::from(GATHERED_WIDE))), _mm_srli_epi32::<29>(gathered));
-    let gathered_bad = _mm_and_si128(gathered, lookup16(gidx, k.gathered));
+    let gathered_bad = _mm_and_si128(gathered, _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_castsi128_si512(gidx), k.gathered)));
     let bad = _mm_or_si128(_mm_or_si128(word_bad, gathered_bad), _mm_and_si128(need, _mm_set1_epi32(i32::from(NEED_FAIL))));
-    let bad_lanes = _mm_mask_test_epi32_mask(used, bad, bad);
-    // A zero num where the nums are checked.
-    let nums_off = _mm256_movm_epi64(_mm_testn_epi32_mask(need, _mm_set1_epi32(i32::from(NEED_NUMS))));
-    let zero_nums = _mm256_cmpeq_epi16_mask(_mm256_or_si256(nums, nums_off), _mm256_setzero_si256());
-    let slots_bad = (u32::from(bad_lanes) | u32::from(zero_nums)) != 0;
-    // Band tests: the byte's sets, by its value's quarter, against the test's set.
-    let value = _mm512_castsi128_si512(_mm_srli_epi32::<{ 8 * BAND_BYTE_AT as i32 }>(_mm512_castsi512_si128(b)));
-    let low = _mm512_permutex2var_epi8(k.band_sets[0], value, k.band_sets[1]);
-    let high = _mm512_permutex2var_epi8(k.band_sets[2], value, k.band_sets[3]);
-    let sets = _mm512_castsi512_si128(_mm512_mask_blend_epi8(_mm512_movepi8_mask(value), low, high));
+    // A zero num where the nums are checked: a slot's need widened to its 8 bytes of nums.
+    let wide_need = _mm256_cvtepu32_epi64(need);
+    let nums_off = _mm256_cmpeq_epi64(_mm256_and_si256(wide_need, _mm256_set1_epi64x(i64::from(NEED_NUMS))), _mm256_setzero_si256());
+    let zero_nums = _mm256_cmpeq_epi16(_mm256_or_si256(nums, nums_off), _mm256_setzero_si256());
+    let slots_bad = _mm256_or_si256(zero_nums, _mm256_zextsi128_si256(bad));
+    // Band tests: the byte's sets (by the value's top bit, from one half of the table or the other) against the test's set.
+    let value = _mm_srli_epi32::<{ 8 * BAND_BYTE_AT as i32 }>(b);
+    let low = lookup(value, &[k.band_sets[0], k.band_sets[1]]);
+    let high = lookup(value, &[k.band_sets[2], k.band_sets[3]]);
+    let sets = _mm_blendv_epi8(low, high, value);
     let set = _mm_srli_epi32::<{ 8 * BAND_SET_AT as i32 }>(bases);
-    let band_bad = _mm_mask_testn_epi32_mask(_mm_test_epi32_mask(set, set), sets, set) != 0;
-    (u8::from(slots_bad) * !0) | (u8::from(band_bad) * BAND_CLEAN)
+    let band_bad = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(sets, set), _mm_setzero_si128()), set);
+    (u8::from(_mm256_testz_si256(slots_bad, slots_bad) == 0) * !0) | (u8::from(_mm_testz_si128(band_bad, band_bad) == 0) * BAND_CLEAN)
 }
 
 /// [`super::verdicts`] with the slots and band tests checked in lanes, in
