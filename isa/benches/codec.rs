@@ -37,6 +37,7 @@ fn codec(c: &mut Criterion) {
     for threads in [1, 2] {
         let Ok(pool) = workload::pool(threads) else { continue };
         group.bench_with_input(BenchmarkId::new("par-validate", threads), &threads, |b, _| b.iter(|| workload::par_validate(&pool, &stream, g)));
+        group.bench_with_input(BenchmarkId::new("par-read", threads), &threads, |b, _| b.iter(|| workload::par_read(&pool, &stream)));
     }
     // Text is hundreds of times slower than binary: a sixteenth of the stream keeps the run short.
     let part = &stream[..(stream.len() / 16 / 64).max(1) * 64];
