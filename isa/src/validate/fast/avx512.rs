@@ -1,8 +1,9 @@
-//! The slot check of [`super::verdicts`] in AVX-512 lanes (x86-64 with
-//! VBMI, e.g. Zen 4, Ice Lake and later): all pattern slots of a bundle at
-//! once, with no work list. One byte permute per bundle, planned per
-//! opcode, lays the slots' address words, gathered words, nums and dtype
-//! bytes out in lanes; the classes of [`super::classes`] become 128-entry
+//! [`super::verdicts`] in AVX-512 lanes (x86-64 with VBMI, e.g. Zen 4,
+//! Ice Lake and later): each bundle judged whole in one pass, all its
+//! pattern slots and band tests at once, with no work lists. One byte
+//! permute per bundle, planned per opcode, lays the slots' address words,
+//! gathered words and nums out in lanes, another its dtype and band bytes;
+//! the classes of [`super::classes`] and the band sets become 128-entry
 //! byte tables looked up with two-source byte permutes.
 //!
 //! Nothing here restates a rule: every table is filled by calling the
@@ -48,13 +49,13 @@ const NUMS_AT: usize = 32;
 /// set, as a bit.
 const DTYPE_AT: usize = 0;
 const BAND_BYTE_AT: usize = 1;
+const SHIFT_AT: usize = 16;
+const TAG_MASK_AT: usize = 32;
+const BASES_AT: usize = 48;
 const BAND_SET_AT: usize = 3;
 const _: () = assert!(MAX_BAND <= SLOT_ENTRIES);
 /// Band sets the kernel holds: one bit each in a byte.
 const BAND_SET_BITS: usize = u8::BITS as usize;
-const SHIFT_AT: usize = 16;
-const TAG_MASK_AT: usize = 32;
-const BASES_AT: usize = 48;
 
 /// Tags at or above this read as this one, which no dtype has (so is never
 /// valid): the dtype table holds 32 tags per slot kind.
