@@ -564,13 +564,7 @@ fn vector_kernel_expected() -> bool {
     false
 }
 
-/// [`verdict_raw`] of every bundle of a batch, in passes with no
-/// data-dependent branch: the first tests each header and lists the slots
-/// and band tests to run (always writing a plan's worth of entries,
-/// keeping as many as the opcode has); the others run the listed ones.
-/// Running each bundle's own in a loop mispredicts the loop exits on a
-/// mixed stream about every other bundle, which costs more than the checks.
-/// The AVX-512 kernel judges each bundle whole in one pass instead.
+/// [`verdict_raw`] of every bundle of a batch, on `kernel`.
 pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel) -> [Verdict; BATCH] {
     #[cfg(target_arch = "x86_64")]
     if let Some(k) = kernel.avx512() {
@@ -579,71 +573,46 @@ pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel) -> [Verdict
     verdicts_scalar(batch, g)
 }
 
-/// [`verdicts`] on any CPU: the slots go to a work list too.
+/// [`verdicts`] on any CPU, in passes with no data-dependent branch: the
+/// first tests each header and lists the slots and band tests to run
+/// (always writing a plan's worth of entries, keeping as many as the
+/// opcode has); the others run the listed ones. Running each bundle's own
+/// in a loop mispredicts the loop exits on a mixed stream about every
+/// other bundle, which costs more than the checks. (The AVX-512 kernel
+/// judges each bundle whole in one pass instead.)
 fn verdicts_scalar(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
     let t = Planned::get(g);
     let mut state = [0u8; BATCH];
-    let mut slots = [0u32; SLOT_WORK];
-    let mut n_slots = 0usize;
-    let mut lists = Lists::new();
+    let (mut slots, mut bands, mut mxs, mut tieds) = ([0u32; SLOT_WORK], [0u32; BAND_WORK], [0u32; MX_WORK], [0u32; TIED_WORK]);
+    let (mut n_slots, mut n_bands, mut n_mxs, mut n_tieds) = (0usize, 0usize, 0usize, 0usize);
     for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
         let op = raw[0];
         let plan = &t.plans[usize::from(op)];
         *st = t.head(plan, Raw(raw));
         push::<MAX_SLOTS, SLOT_WORK>(&mut slots, &mut n_slots, entry(i, op), plan.used);
-        lists.push(i, op, plan);
+        push::<MAX_BAND, BAND_WORK>(&mut bands, &mut n_bands, entry(i, op), plan.band_used);
+        push::<1, MX_WORK>(&mut mxs, &mut n_mxs, entry(i, op), plan.mx_used);
+        push::<1, TIED_WORK>(&mut tieds, &mut n_tieds, entry(i, op), u8::from(plan.tied != tied::TiedBand::None));
     }
     for &e in &slots[..n_slots.min(SLOT_WORK)] {
         let i = (e >> 16) as usize & (BATCH - 1);
         let slot = &t.plans[(e >> 2) as usize & 0xFF].slots[e as usize & (SLOT_ENTRIES - 1)];
         state[i] &= !u8::from(!t.slot_clean(Raw(&batch[i]), slot));
     }
-    lists.run(t, batch, &mut state);
+    for &e in &bands[..n_bands.min(BAND_WORK)] {
+        let i = (e >> 16) as usize & (BATCH - 1);
+        let test = t.plans[(e >> 2) as usize & 0xFF].band[e as usize & (BAND_ENTRIES - 1)];
+        state[i] &= !(u8::from(!t.band_clean(Raw(&batch[i]), test)) * BAND_CLEAN);
+    }
+    for &e in &mxs[..n_mxs.min(MX_WORK)] {
+        let i = (e >> 16) as usize & (BATCH - 1);
+        state[i] &= !u8::from(!t.mx_clean(Raw(&batch[i]), &t.plans[(e >> 2) as usize & 0xFF].mx));
+    }
+    for &e in &tieds[..n_tieds.min(TIED_WORK)] {
+        let i = (e >> 16) as usize & (BATCH - 1);
+        state[i] &= !(u8::from(!t.tied_clean(Raw(&batch[i]), t.plans[(e >> 2) as usize & 0xFF].tied)) * BAND_CLEAN);
+    }
     state.map(verdict_of)
-}
-
-/// The work lists of a batch other than its slots': band tests, MX
-/// operands and tied bands.
-struct Lists {
-    bands: [u32; BAND_WORK],
-    mxs: [u32; MX_WORK],
-    tieds: [u32; TIED_WORK],
-    n_bands: usize,
-    n_mxs: usize,
-    n_tieds: usize,
-}
-
-impl Lists {
-    #[inline(always)]
-    fn new() -> Lists {
-        Lists { bands: [0; BAND_WORK], mxs: [0; MX_WORK], tieds: [0; TIED_WORK], n_bands: 0, n_mxs: 0, n_tieds: 0 }
-    }
-
-    /// Lists the band tests, MX operand and tied band of bundle `i` (opcode `op`).
-    #[inline(always)]
-    fn push(&mut self, i: usize, op: u8, plan: &Plan) {
-        push::<MAX_BAND, BAND_WORK>(&mut self.bands, &mut self.n_bands, entry(i, op), plan.band_used);
-        push::<1, MX_WORK>(&mut self.mxs, &mut self.n_mxs, entry(i, op), plan.mx_used);
-        push::<1, TIED_WORK>(&mut self.tieds, &mut self.n_tieds, entry(i, op), u8::from(plan.tied != tied::TiedBand::None));
-    }
-
-    /// Runs the listed checks, clearing the bits of `state` they fail.
-    #[inline(always)]
-    fn run(&self, t: Planned, batch: &Batch, state: &mut [u8; BATCH]) {
-        for &e in &self.bands[..self.n_bands.min(BAND_WORK)] {
-            let i = (e >> 16) as usize & (BATCH - 1);
-            let test = t.plans[(e >> 2) as usize & 0xFF].band[e as usize & (BAND_ENTRIES - 1)];
-            state[i] &= !(u8::from(!t.band_clean(Raw(&batch[i]), test)) * BAND_CLEAN);
-        }
-        for &e in &self.mxs[..self.n_mxs.min(MX_WORK)] {
-            let i = (e >> 16) as usize & (BATCH - 1);
-            state[i] &= !u8::from(!t.mx_clean(Raw(&batch[i]), &t.plans[(e >> 2) as usize & 0xFF].mx));
-        }
-        for &e in &self.tieds[..self.n_tieds.min(TIED_WORK)] {
-            let i = (e >> 16) as usize & (BATCH - 1);
-            state[i] &= !(u8::from(!t.tied_clean(Raw(&batch[i]), t.plans[(e >> 2) as usize & 0xFF].tied)) * BAND_CLEAN);
-        }
-    }
 }
 
 #[cfg(test)]
