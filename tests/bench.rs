@@ -81,6 +81,7 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
         (vec!["--elf", "/nonexistent.so", "--out", &report], "/nonexistent.so", "No such file"),
         (vec!["--neff", &d, "--out", &report], d.as_str(), "is a directory"),
         (vec!["--elf", &d, "--out", &report], d.as_str(), "is a directory"),
+        (vec!["--elf", &f, "--out", &report], f.as_str(), "not an ELF file"),
         (vec!["--out", &d], d.as_str(), "is a directory"),
         (vec!["--neff", &n, "--out", &report], n.as_str(), "shorter than the 1024-byte header"),
         (vec!["--out", &below_file], f.as_str(), "not a directory"),

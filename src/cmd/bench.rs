@@ -97,17 +97,24 @@ pub fn run(a: Args) -> u8 {
     }
 }
 
-/// `--elf` and `--neff`, when given, are readable regular files (and the
-/// NEFF reads as a container); unless
+/// `--elf` and `--neff`, when given, are readable regular files (the ELF
+/// starts with the ELF magic, the NEFF reads as a container); unless
 /// `--no-write`, the report's folder exists (created if need be) and takes
 /// files, and `--out` is not a folder. Only defaults may be skipped later.
 fn check_paths(a: &Args) -> Result<(), String> {
     for p in a.elf.iter().chain(&a.neff) {
         super::paths::readable_file(p)?;
     }
-    // A malformed container would otherwise only show as a skipped row.
+    // A malformed container, or a file `nm` cannot read, would otherwise only show as a skipped row.
     if let Some(p) = &a.neff {
         neff::ingest(p)?;
+    }
+    if let Some(p) = &a.elf {
+        let mut magic = [0u8; 4];
+        let read = std::fs::File::open(p).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
+        if read.is_err() || &magic != tpb_oracle::walrus::ELF_MAGIC {
+            return Err(format!("{}: not an ELF file (the benchmark compares `tpb check` with nm and strings on one)", p.display()));
+        }
     }
     if a.no_write {
         return Ok(());

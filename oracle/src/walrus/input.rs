@@ -13,7 +13,8 @@ pub const WHEEL_MEMBER: &str = "neuronxcc/starfish/lib/libwalrus.so";
 /// Default cap on the bytes read for one library (the known build is ~62 MiB).
 pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
 
-const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
+/// The first four bytes of every ELF file.
+pub const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
 const ZIP_MAGICS: [&[u8; 4]; 2] = [b"PK\x03\x04", b"PK\x05\x06"];
 
 /// The library's bytes and where they came from.

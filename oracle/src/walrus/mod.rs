@@ -25,7 +25,7 @@ pub mod symbols;
 
 pub use check::{check_image, check_input};
 pub use error::WalrusError;
-pub use input::{Input, DEFAULT_MAX_BYTES, WHEEL_MEMBER};
+pub use input::{Input, DEFAULT_MAX_BYTES, ELF_MAGIC, WHEEL_MEMBER};
 pub use profile::Profiles;
 pub use report::{Report, Row, Status};
 
