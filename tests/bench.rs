@@ -47,6 +47,10 @@ fn bench_writes_a_report_with_every_row() {
     ] {
         assert!(md.contains(want), "report lacks `{want}`:\n{md}");
     }
+    // With two cores or more, the scaling rows are measured, the memory-read limit among them.
+    if std::thread::available_parallelism().map_or(1, usize::from) >= 2 {
+        assert!(md.contains("| codec | machine: memory read, ") && md.contains("| codec | parallel validate, "), "{md}");
+    }
     // The NEFF row measured (sh, gzip and tar are on every machine this runs on) or says why not.
     let neff_row = md.lines().find(|l| l.starts_with("| neff |")).expect("neff row");
     assert!(neff_row.contains("PASS") || neff_row.contains("MISS") || neff_row.contains("skipped:"), "{neff_row}");

@@ -30,9 +30,9 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
     let mut out = stream.clone(); // a written destination: its pages are faulted in before timing
     let typed = workload::decode_all(&stream);
     let findings = workload::decode_validate(&stream, g);
+    let kernel = Kernel::Auto.name();
     notes.push(format!(
-        "validator kernel: {} (the stream functions' fast path on this CPU; `{}=1` forces the portable one)",
-        Kernel::Auto.name(),
+        "validator kernel: {kernel} (the stream functions' fast path on this CPU; `{}=1` forces the portable one)",
         tpb_isa::validate::ENV_PORTABLE
     ));
     notes.push(format!(
@@ -70,7 +70,6 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
     );
     row("encode", None, best_pair(o.rounds, &mut memcpy, || workload::encode(&typed, &mut out)), bytes);
     row("decode+encode", Some(ROUNDTRIP_TARGET), best_pair(o.rounds, &mut memcpy, || workload::roundtrip(src, &mut out)), bytes);
-    let kernel = Kernel::Auto.name();
     row(
         &format!("decode+validate (decode_stream, {kernel} kernel)"),
         Some(VALIDATE_TARGET),

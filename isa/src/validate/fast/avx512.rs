@@ -154,7 +154,7 @@ fn put_u32(v: &mut [u8; BUNDLE_BYTES], at: usize, x: u32) {
 /// the layouts have something the lanes cannot express).
 pub(super) fn kernel(t: &Tables) -> Option<&'static Kernel> {
     static K: OnceLock<Option<Kernel>> = OnceLock::new();
-    K.get_or_init(|| if cpu_has_features() { Kernel::build(t) } else { None }).as_ref()
+    K.get_or_init(|| Kernel::build(t)).as_ref()
 }
 
 /// Whether this CPU has every feature the kernel uses.
@@ -163,7 +163,12 @@ pub(super) fn cpu_has_features() -> bool {
 }
 
 impl Kernel {
+    /// The only constructor: `None` on a CPU without the features (so a
+    /// `Kernel` is proof that [`judge`] may run), or when a check fails.
     fn build(tables: &Tables) -> Option<Kernel> {
+        if !cpu_has_features() {
+            return None;
+        }
         let plans = &tables.plans;
         // Regions by the address bits of the mode key.
         let region_of = |a: u32| Addr4::new(a << MODE_KEY_SHIFT).region();
@@ -216,11 +221,15 @@ impl Kernel {
                     u64::MAX => 0,
                     _ => return None,
                 };
-                if !matches!(n.gathered_sel, 0 | GATHERED_WIDE) || n.fail > 1 || code >= 16 {
+                if !matches!(n.gathered_sel, 0 | GATHERED_WIDE) || n.fail > 1 {
                     return None;
                 }
                 needs[c << DTYPE_CLASS_BITS | usize::from(d)] = (n.fail * NEED_FAIL) | nums | n.gathered_sel | (code as u8) << WORD_CLEAR_SHIFT;
             }
+        }
+        // The word-clear table is one 256-bit permute: eight words.
+        if clears.len() > 8 {
+            return None;
         }
         let mut word_clear = [0u32; 8];
         word_clear.iter_mut().zip(&clears).for_each(|(w, &c)| *w = c);
@@ -237,7 +246,7 @@ impl Kernel {
             // Every byte, read as each slot kind reads it, must find its tag's class.
             for (k, &kind) in PSUM_KINDS.iter().enumerate() {
                 for read in TAG_READS {
-                    let (shift, mask) = tag_read(read);
+                    let (shift, mask) = read.shift_mask();
                     for byte in 0..=u8::MAX {
                         let tag = ((u32::from(byte) >> shift) & mask).min(u32::from(TAG_LIMIT)) as usize;
                         if t[k * TAG_ROWS + tag] != dtype_class(Some(read.tag(byte)), kind, g) {
@@ -265,7 +274,7 @@ impl Kernel {
         fill[usize::from(ONES - ZERO)..].fill(0xFF);
         // An unused lane (word 0 in an operand section, no dtype field) must pass.
         let unused_lane = |g| need(mode_class(0, MODE_SECTIONS[0]), dtype_class(None, PsumWrite::Reads, g));
-        if Generation::ALL.iter().any(|&g| unused_lane(g).fail != 0) || clears.len() > 8 {
+        if Generation::ALL.iter().any(|&g| unused_lane(g).fail != 0) {
             return None;
         }
         let mut vectors = Vec::new();
@@ -289,15 +298,6 @@ impl Kernel {
             gathered: words16(&GATHERED_MUST_BE_CLEAR),
             fill: zerocopy::transmute!(fill),
         })
-    }
-}
-
-/// The shift and mask that read a tag of `read` from its byte.
-fn tag_read(read: TagRead) -> (u32, u32) {
-    match read {
-        TagRead::LowNibble => (0, 0x0F),
-        TagRead::HighNibble => (4, 0x0F),
-        TagRead::Byte => (0, 0xFF),
     }
 }
 
@@ -340,7 +340,7 @@ impl SlotVectors {
         let (dtype_row, (shift, mask)) = match sections.into_iter().find(|&(_, kind, r)| dtype_base(Some(r), kind) == s.dtype_base) {
             Some((k, _, read)) => {
                 take(&mut self.b, DTYPE_AT + 4 * lane, usize::from(s.dtype_at), 1);
-                (k * TAG_ROWS, tag_read(read))
+                (k * TAG_ROWS, read.shift_mask())
             }
             None if s.dtype_base == dtype_base(None, PsumWrite::Reads) => (NO_FIELD_ROW, (0, 0)),
             None => return None,
@@ -436,7 +436,7 @@ fn judge(k: &Kernel, batch: &Batch, g: Generation) -> [Verdict; BATCH] {
 /// [`super::verdicts`] in lanes, when this CPU has them.
 #[allow(unsafe_code)]
 pub(super) fn verdicts(k: &Kernel, batch: &Batch, g: Generation) -> [Verdict; BATCH] {
-    // SAFETY: a `Kernel` exists only where `kernel` found every feature `judge` enables.
+    // SAFETY: a `Kernel` exists only where `Kernel::build` found every feature `judge` enables.
     unsafe { judge(k, batch, g) }
 }
 

@@ -48,12 +48,18 @@ pub(super) enum TagRead {
 pub(super) const TAG_READS: [TagRead; 3] = [TagRead::LowNibble, TagRead::HighNibble, TagRead::Byte];
 
 impl TagRead {
-    pub(super) fn tag(self, byte: u8) -> u8 {
+    /// The shift and mask that read the tag from its byte.
+    pub(super) fn shift_mask(self) -> (u32, u32) {
         match self {
-            TagRead::LowNibble => byte & 0x0F,
-            TagRead::HighNibble => byte >> 4,
-            TagRead::Byte => byte,
+            TagRead::LowNibble => (0, 0x0F),
+            TagRead::HighNibble => (4, 0x0F),
+            TagRead::Byte => (0, 0xFF),
         }
+    }
+
+    pub(super) fn tag(self, byte: u8) -> u8 {
+        let (shift, mask) = self.shift_mask();
+        ((u32::from(byte) >> shift) & mask) as u8
     }
 }
 /// What a slot accepts at a PSUM address: anything (it reads), a 4-byte

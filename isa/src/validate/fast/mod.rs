@@ -546,7 +546,7 @@ impl Kernel {
     #[inline]
     fn avx512(self) -> Option<&'static avx512::Kernel> {
         static PORTABLE: OnceLock<bool> = OnceLock::new();
-        let portable = *PORTABLE.get_or_init(|| std::env::var_os(ENV_PORTABLE).is_some_and(|v| v != "0"));
+        let portable = *PORTABLE.get_or_init(portable_forced);
         match self {
             Kernel::Auto if !portable => avx512::kernel(tables()),
             _ => None,
@@ -554,12 +554,17 @@ impl Kernel {
     }
 }
 
+/// Whether [`ENV_PORTABLE`] asks for the portable kernel.
+fn portable_forced() -> bool {
+    std::env::var_os(ENV_PORTABLE).is_some_and(|v| v != "0")
+}
+
 /// Whether this CPU and environment should run the vector kernel (for the tests).
 #[cfg(test)]
 fn vector_kernel_expected() -> bool {
     #[cfg(target_arch = "x86_64")]
     if avx512::cpu_has_features() {
-        return std::env::var_os(ENV_PORTABLE).is_none_or(|v| v == "0");
+        return !portable_forced();
     }
     false
 }
