@@ -13,6 +13,8 @@ pub struct Stream {
     pub bytes: Vec<u8>,
     /// Generation implied by the container, if any.
     pub generation: Option<Generation>,
+    /// The compiler build that wrote the container (`info.json` tool_version), if any.
+    pub build: Option<String>,
 }
 
 impl Stream {
@@ -41,7 +43,7 @@ pub fn load(path: &Path, cap: u64) -> Result<Vec<Stream>, String> {
     if bytes.is_empty() {
         return Err(format!("{}: offset 0x0: empty file, expected N x 64-byte bundles", path.display()));
     }
-    let stream = Stream { file: path.to_path_buf(), member: String::new(), bytes, generation: None };
+    let stream = Stream { file: path.to_path_buf(), member: String::new(), bytes, generation: None, build: None };
     check_length(&stream)?;
     Ok(vec![stream])
 }
@@ -62,7 +64,11 @@ fn load_neff(path: &Path, bytes: &[u8]) -> Result<Vec<Stream>, String> {
     if n.streams.is_empty() {
         eprintln!("tpb: warning: {}: container holds no engine streams", path.display());
     }
-    Ok(n.streams.into_iter().map(|s| Stream { file: path.to_path_buf(), member: s.member, bytes: s.bytes, generation: s.generation }).collect())
+    let build = n.tool_version.clone();
+    Ok(n.streams
+        .into_iter()
+        .map(|s| Stream { file: path.to_path_buf(), member: s.member, bytes: s.bytes, generation: s.generation, build: build.clone() })
+        .collect())
 }
 
 /// A stream must be a whole number of bundles.

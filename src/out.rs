@@ -110,3 +110,9 @@ pub fn lost_or(e: &io::Error, code: u8, io_code: u8) -> u8 {
     eprintln!("tpb: error: cannot write to stdout: {e}");
     io_code
 }
+
+/// A string read from an input, made safe for a text line: control
+/// characters (a newline could forge a line of output) are escaped.
+pub fn escape(s: &str) -> String {
+    s.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
+}

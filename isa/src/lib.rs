@@ -17,6 +17,7 @@ pub mod catalog;
 pub mod descriptor;
 pub mod dtype;
 pub mod enums;
+pub mod errata;
 pub mod generation;
 pub mod layout;
 pub mod opcode;
@@ -30,5 +31,6 @@ pub mod validate;
 
 pub use addr4::Addr4;
 pub use bundle::{BodyKind, Bundle, Raw, BUNDLE_BYTES};
+pub use errata::Profile;
 pub use generation::Generation;
 pub use provenance::{Confidence, Provenance, Severity};

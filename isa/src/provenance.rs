@@ -44,6 +44,8 @@ pub enum Severity {
     Error,
     Warning,
     Info,
+    /// What the spec refuses and an erratum accepts (real programs write it).
+    Note,
 }
 
 impl Severity {
@@ -52,6 +54,7 @@ impl Severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
             Severity::Info => "info",
+            Severity::Note => "note",
         }
     }
 }

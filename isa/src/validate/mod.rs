@@ -3,11 +3,13 @@
 //! findings, each naming its check code, field path, byte offset, section and
 //! a severity derived from the confidence of the facts involved.
 
+mod amend;
 mod band;
 pub mod checks;
 mod fast;
 mod slots;
 
+pub use amend::amend;
 pub(crate) use band::byte_values;
 pub use band::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
 pub use fast::{Kernel, ENV_PORTABLE};
@@ -15,6 +17,7 @@ pub(crate) use slots::{MX_SCALE_PARTS, MX_STEP_DIRS};
 
 use crate::bundle::{Bundle, BUNDLE_BYTES};
 use crate::dtype::{self, DtypeInfo};
+use crate::errata::Profile;
 use crate::generation::Generation;
 use crate::layout::Layout;
 use crate::opcode::{self, OpcodeInfo};
@@ -35,6 +38,8 @@ pub struct Finding {
     pub confidence: Confidence,
     pub severity: Severity,
     pub message: String,
+    /// The erratum that accepts what the spec refuses here (then `severity` is `note`).
+    pub erratum: Option<&'static str>,
 }
 
 /// Whether findings leave a bundle valid: only errors make it invalid.
@@ -52,6 +57,24 @@ pub fn validate(bundle: &Bundle, generation: Generation) -> Vec<Finding> {
 /// Validates one bundle, appending findings to `out` (allocation-free when it is clean).
 pub fn validate_into(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>) {
     validate_with(bundle, generation, out, true);
+}
+
+/// Validates one bundle under a [`Profile`]: the spec alone, or amended by the errata.
+pub fn validate_as(bundle: &Bundle, generation: Generation, profile: Profile) -> Vec<Finding> {
+    let mut out = Vec::new();
+    validate_into_as(bundle, generation, profile, &mut out);
+    out
+}
+
+/// [`validate_as`], appending to `out` (allocation-free when the bundle is clean).
+pub fn validate_into_as(bundle: &Bundle, generation: Generation, profile: Profile, out: &mut Vec<Finding>) {
+    let first = out.len();
+    validate_with(bundle, generation, out, true);
+    if profile == Profile::Amended && out.len() > first {
+        let mut mine = out.split_off(first);
+        amend(bundle, generation, &mut mine);
+        out.append(&mut mine);
+    }
 }
 
 /// Validates every whole bundle of a stream of wire bytes, calling
@@ -170,7 +193,16 @@ impl Ctx<'_> {
 
     fn push(&mut self, check: &'static Check, field: String, offset: usize, field_conf: Confidence, message: String) {
         let confidence = check.prov.confidence.max(field_conf).max(self.body_conf);
-        self.out.push(Finding { code: check.code, field, offset, section: check.prov.section, confidence, severity: confidence.severity(), message });
+        self.out.push(Finding {
+            code: check.code,
+            field,
+            offset,
+            section: check.prov.section,
+            confidence,
+            severity: confidence.severity(),
+            message,
+            erratum: None,
+        });
     }
 
     /// Checks a dtype field; `Some` when the tag is valid and available here.

@@ -8,7 +8,7 @@ use crate::descriptor::{Indirect16b, Indirect20b, MxIndirect16b, MxMemPattern1d,
 use crate::dtype::{DtypeInfo, BF16};
 use crate::layout::Layout;
 use crate::opcode::OpcodeInfo;
-use crate::operands::{self, Role, SlotType};
+use crate::operands::{self, Role, Slot, SlotType};
 use zerocopy::little_endian::U16;
 use zerocopy::{FromBytes, IntoBytes};
 
@@ -21,32 +21,37 @@ pub(super) fn body(cx: &mut Ctx<'_>, bundle: &Bundle, op: &OpcodeInfo) {
             Some(&b) => cx.dtype(slot.dtype.field(cx.generation), slot.dtype.tag_of(b)),
             None => None,
         };
-        let base = placed.offset;
-        let Some(raw) = bytes.get(base..base + slot.size()) else { continue };
-        match slot.ty {
-            SlotType::Mx => {
-                if let Ok(m) = MxMemPattern1d::read_from_bytes(raw) {
-                    mx_operand(cx, slot.name, base, &m, dt);
-                }
+        operand(cx, bytes, slot, placed.offset, dt);
+    }
+    super::band::band(cx, bundle, op);
+}
+
+/// Checks one operand slot read at `base` with the dtype `dt` (errata re-check
+/// a slot with a corrected dtype or placement through here).
+pub(super) fn operand(cx: &mut Ctx<'_>, bytes: &[u8], slot: &Slot, base: usize, dt: Option<&'static DtypeInfo>) {
+    let Some(raw) = bytes.get(base..base + slot.size()) else { return };
+    match slot.ty {
+        SlotType::Mx => {
+            if let Ok(m) = MxMemPattern1d::read_from_bytes(raw) {
+                mx_operand(cx, slot.name, base, &m, dt);
             }
-            SlotType::Pattern(2) => {
-                if let Ok(p) = Tensor2d::read_from_bytes(raw) {
-                    pattern(cx, slot.name, base, &p, dt, slot.role);
-                }
+        }
+        SlotType::Pattern(2) => {
+            if let Ok(p) = Tensor2d::read_from_bytes(raw) {
+                pattern(cx, slot.name, base, &p, dt, slot.role);
             }
-            SlotType::Pattern(4) => {
-                if let Ok(p) = Tensor4d::read_from_bytes(raw) {
-                    pattern(cx, slot.name, base, &p, dt, slot.role);
-                }
+        }
+        SlotType::Pattern(4) => {
+            if let Ok(p) = Tensor4d::read_from_bytes(raw) {
+                pattern(cx, slot.name, base, &p, dt, slot.role);
             }
-            SlotType::Pattern(_) => {
-                if let Ok(p) = Tensor3d::read_from_bytes(raw) {
-                    pattern(cx, slot.name, base, &p, dt, slot.role);
-                }
+        }
+        SlotType::Pattern(_) => {
+            if let Ok(p) = Tensor3d::read_from_bytes(raw) {
+                pattern(cx, slot.name, base, &p, dt, slot.role);
             }
         }
     }
-    super::band::band(cx, bundle, op);
 }
 
 /// An MX operand's scale base partition must be below this (§2.6).

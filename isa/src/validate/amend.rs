@@ -1,0 +1,112 @@
+//! The amended profile: the spec's findings, read against the [`errata`].
+//!
+//! A finding an erratum accepts becomes a `note` carrying the erratum id;
+//! where the erratum corrects how a slot is read (its dtype or its
+//! placement), the slot's rules are checked again that way and whatever they
+//! find is reported as usual, no surer than the erratum.
+
+use super::{slots, Ctx, Finding};
+use crate::addr4::Addr4;
+use crate::bundle::Bundle;
+use crate::descriptor::{Tensor2d, Tensor3d, Tensor4d};
+use crate::dtype;
+use crate::errata::{Accepts, Cond, Erratum, ERRATA};
+use crate::generation::Generation;
+use crate::layout::Layout;
+use crate::opcode;
+use crate::operands::{self, DtypeRef, SlotType};
+use crate::provenance::Severity;
+
+/// Applies the errata to the spec's findings on `bundle` (appending what a corrected reading finds).
+pub fn amend(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>) {
+    let op = bundle.opcode();
+    let bytes = bundle.as_bytes();
+    let layout = bundle.layout();
+    let mut rechecked: Vec<&'static str> = Vec::new();
+    let mut extra = Vec::new();
+    for f in findings.iter_mut() {
+        let Some(e) = ERRATA.iter().find(|e| e.covers(f.code, op, &f.field, g) && accepts(e, bytes, layout, g, f)) else { continue };
+        f.severity = Severity::Note;
+        f.erratum = Some(e.id);
+        if !rechecked.contains(&e.id) {
+            rechecked.push(e.id);
+            recheck(bundle, g, e, &mut extra);
+        }
+    }
+    findings.append(&mut extra);
+}
+
+/// Reads a field of the body layout as an unsigned little-endian value.
+fn read(bytes: &[u8], layout: &Layout, field: &str) -> Option<u64> {
+    let (off, size) = layout.resolve(field)?;
+    let b = bytes.get(off..off + size.min(8))?;
+    Some(b.iter().rev().fold(0u64, |v, &x| (v << 8) | u64::from(x)))
+}
+
+fn holds(c: &Cond, bytes: &[u8], layout: &Layout, finding: &Finding) -> bool {
+    let field = if c.field.is_empty() { finding.field.as_str() } else { c.field };
+    read(bytes, layout, field).is_some_and(|v| c.values.contains(&v))
+}
+
+/// Whether the erratum accepts the encoding the finding refused.
+fn accepts(e: &Erratum, bytes: &[u8], layout: &Layout, g: Generation, f: &Finding) -> bool {
+    let tag_ok = |t: u64| u8::try_from(t).ok().and_then(dtype::info).is_some_and(|d| d.since <= g);
+    match e.accepts {
+        Accepts::Values { all } => all.iter().all(|c| holds(c, bytes, layout, f)),
+        Accepts::Opcode => true,
+        Accepts::NibbleDtypes { .. } => read(bytes, layout, &f.field).is_some_and(|b| tag_ok(b & 0x0F) && tag_ok(b >> 4)),
+        Accepts::TypedBy { value, .. } => read(bytes, layout, &f.field) == Some(value),
+        Accepts::AlignedTo { by } => {
+            let word = bytes.get(f.offset..f.offset + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map(|w| Addr4::new(u32::from_le_bytes(w)));
+            let class = read(bytes, layout, by).and_then(|t| u8::try_from(t).ok()).and_then(dtype::info);
+            matches!((word, class), (Some(a), Some(d)) if !slots::misaligned(a.addr29(), d.align))
+        }
+        Accepts::SlotAt { slot, dims, offset } => {
+            let Some(spec_at) = layout.field_offset(slot) else { return false };
+            let gap_zero = bytes.get(spec_at..offset).is_some_and(|b| b.iter().all(|&x| x == 0));
+            gap_zero && offset + crate::descriptor::pattern_size(dims) <= bytes.len()
+        }
+    }
+}
+
+/// Checks again the slot an erratum reads differently; its findings are no surer than the erratum.
+fn recheck(bundle: &Bundle, g: Generation, e: &Erratum, out: &mut Vec<Finding>) {
+    let Some(op) = opcode::lookup(bundle.opcode()) else { return };
+    let bytes = bundle.as_bytes();
+    let layout = bundle.layout();
+    let live = |name: &str| operands::live_slots(op).find(|s| s.name == name).copied();
+    let mut cx = Ctx { layout, body_conf: op.body_prov.confidence.max(e.confidence), generation: g, out };
+    match e.accepts {
+        Accepts::NibbleDtypes { slot } => {
+            let Some(s) = live(slot) else { return };
+            let field = s.dtype.field(g);
+            let low = DtypeRef::Nibble(field, 0);
+            let dt = low.read(layout, g, bytes).and_then(|t| cx.dtype(field, t));
+            slots::operand(&mut cx, bytes, &s, s.offset(layout), dt);
+        }
+        Accepts::TypedBy { slot, by, .. } => {
+            let Some(s) = live(slot) else { return };
+            let dt = read(bytes, layout, by).and_then(|t| u8::try_from(t).ok()).and_then(|t| cx.dtype(by, t));
+            slots::operand(&mut cx, bytes, &s, s.offset(layout), dt);
+        }
+        Accepts::SlotAt { slot, dims, offset } => {
+            let Some(mut s) = live(slot) else { return };
+            let dt = s.dtype.read(layout, g, bytes).and_then(|t| cx.dtype(s.dtype.field(g), t));
+            s.ty = SlotType::Pattern(dims);
+            let first = cx.out.len();
+            slots::operand(&mut cx, bytes, &s, offset, dt);
+            // Findings name the slot's fields; place them where the slot now is.
+            let view: &Layout = match dims {
+                2 => &Tensor2d::LAYOUT,
+                4 => &Tensor4d::LAYOUT,
+                _ => &Tensor3d::LAYOUT,
+            };
+            for f in &mut cx.out[first..] {
+                if let Some((at, _)) = f.field.strip_prefix(slot).and_then(|p| p.strip_prefix('.')).and_then(|leaf| view.resolve(leaf)) {
+                    f.offset = offset + at;
+                }
+            }
+        }
+        Accepts::Values { .. } | Accepts::AlignedTo { .. } | Accepts::Opcode => {}
+    }
+}
