@@ -43,6 +43,20 @@ pub fn mutate(u: &mut Unstructured, valid: &Bundle, g: Generation) -> Result<Opt
     Ok(Some(Mutation { bundle: Bundle::decode(&raw), expect, what }))
 }
 
+/// The checks one mutation of `raw` can break on `g` (those [`mutate`]
+/// chooses among), each once: what a bundle can agree or disagree with.
+/// A byte outside the opcode table can break only the header's checks.
+pub fn applicable(raw: &Raw, g: Generation) -> Vec<&'static Check> {
+    let Some(op) = opcode::lookup(raw[0]) else { return vec![&c::INST_WORD_LEN, &c::HEADER_RESERVED, &c::UNKNOWN_OPCODE] };
+    let mut out: Vec<&'static Check> = Vec::new();
+    for (check, _) in candidates(raw, Bundle::decode(raw).layout(), op, g) {
+        if !out.iter().any(|c| std::ptr::eq(*c, check)) {
+            out.push(check);
+        }
+    }
+    out
+}
+
 /// How a live slot's address is used in a valid bundle.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Form {
