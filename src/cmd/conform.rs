@@ -16,7 +16,7 @@ pub struct Args {
     /// A libwalrus.so or a neuronx_cc wheel to run the library oracle on (repeatable).
     #[arg(long = "lib", value_name = "PATH_OR_WHEEL")]
     libs: Vec<PathBuf>,
-    /// A compiled NEFF program to run every bundle of (repeatable).
+    /// A compiled NEFF program to run every bundle of (repeatable). Default: the real programs in corpus/neff/real/.
     #[arg(long = "neff", value_name = "FILE")]
     neffs: Vec<PathBuf>,
     /// Reports root; the run writes `<out>/<YYYY-MM-DD>/`.

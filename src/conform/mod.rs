@@ -58,6 +58,25 @@ fn find_corpus(given: Option<&Path>) -> Option<PathBuf> {
     [PathBuf::from("corpus"), Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")].into_iter().find(|p| p.is_dir())
 }
 
+/// The real programs committed with the corpus (`corpus/neff/real/**/*.neff`), sorted.
+pub fn default_neffs(corpus: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.filter_map(Result::ok) {
+            let (p, Ok(t)) = (e.path(), e.file_type()) else { continue };
+            if t.is_dir() {
+                walk(&p, out);
+            } else if t.is_file() && p.extension().is_some_and(|x| x == "neff") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&corpus.join("neff").join("real"), &mut out);
+    out.sort();
+    out
+}
+
 fn write(folder: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
     let path = folder.join(rel);
     if let Some(dir) = path.parent() {
@@ -117,9 +136,11 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     timed(vendor_lib::section(&o.libs), t);
     bar.finish_and_clear();
 
+    // Without --neff, the real programs committed under corpus/neff/real/.
+    let neffs = if o.neffs.is_empty() { corpus.as_deref().map(default_neffs).unwrap_or_default() } else { o.neffs.clone() };
     let t = Instant::now();
-    let bar = progress.bar("NEFF conformance", o.neffs.len() as u64);
-    timed(vendor_neff::section(&o.neffs), t);
+    let bar = progress.bar("NEFF conformance", neffs.len() as u64);
+    timed(vendor_neff::section(&neffs), t);
     bar.finish_and_clear();
 
     let report = Report {
@@ -129,7 +150,7 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
         seed,
         time_budget_secs: o.time.as_secs(),
         libs: o.libs.iter().map(|p| p.display().to_string()).collect(),
-        neffs: o.neffs.iter().map(|p| p.display().to_string()).collect(),
+        neffs: neffs.iter().map(|p| p.display().to_string()).collect(),
         sections,
         elapsed: started.elapsed(),
     };

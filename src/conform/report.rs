@@ -110,11 +110,17 @@ pub struct Section {
     /// Wall time of the whole section (cases may run in parallel).
     #[serde(serialize_with = "secs_opt")]
     pub wall: Option<Duration>,
+    /// A section of its own in summary.md after this one: (title, Markdown).
+    #[serde(skip)]
+    pub appendix: Option<(&'static str, String)>,
+    /// Structured data behind the appendix, for summary.json.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
 }
 
 impl Section {
     pub fn new(id: &'static str, title: &'static str) -> Section {
-        Section { id, title, cases: Vec::new(), wall: None }
+        Section { id, title, cases: Vec::new(), wall: None, appendix: None, data: None }
     }
 
     pub fn count(&self, s: Status) -> usize {

@@ -95,10 +95,13 @@ pub fn markdown(r: &Report) -> String {
             let _ = writeln!(m, "\n### FAIL: {}\n\n```text\n{}\n```", c.name, clip(&c.detail, DETAIL_LINES * 4));
         }
         for c in s.cases.iter().filter(|c| c.disagreements > 0) {
-            let _ = writeln!(m, "\n### Spec disagreements: {} ({})\n", c.name, c.disagreements);
+            let _ = writeln!(m, "\n### Spec disagreements: {} ({})\n", cell(&c.name), c.disagreements);
             for d in &c.disagreement_samples {
-                let _ = writeln!(m, "- {}", d.replace('\n', " "));
+                let _ = writeln!(m, "- {}", cell(d));
             }
+        }
+        if let Some((title, md)) = &s.appendix {
+            let _ = writeln!(m, "\n## {title}\n\n{md}");
         }
     }
     m

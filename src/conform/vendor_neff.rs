@@ -84,6 +84,8 @@ fn unchecked(n: &neff::Neff, bundles: usize) -> Option<String> {
 pub fn section(files: &[PathBuf]) -> (Section, Artifacts) {
     let mut s = Section::new("neff", "NEFF conformance");
     let mut artifacts = Vec::new();
+    // Every container's bundles together, for the errata and the verdicts under both profiles.
+    let mut all = neff::conform::NeffConformance::default();
     if files.is_empty() {
         s.cases.push(Case::skip("NEFF files", "no --neff given: pass compiled programs with --neff FILE (CI uses ../shared/neff/*.neff)"));
         return (s, artifacts);
@@ -102,12 +104,14 @@ pub fn section(files: &[PathBuf]) -> (Section, Artifacts) {
                 let (failures, dis) = samples(&json);
                 let gens: Vec<String> = c.sources().iter().map(|s| format!("{} from {:?}", s.generation, s.generation_from)).collect();
                 let summary = format!(
-                    "{} bundles in {} streams ({}), integrity {}; {} with spec disagreements",
+                    "{} bundles in {} streams ({}), integrity {}; {} with spec disagreements; invalid: {} by default, {} under --spec",
                     c.bundles(),
                     n.streams.len(),
                     gens.join(", "),
                     n.integrity.describe(),
-                    c.spec_disagreements()
+                    c.spec_disagreements(),
+                    c.invalid_amended(),
+                    c.invalid_spec()
                 );
                 let mut case = match unchecked(&n, c.bundles()) {
                     Some(why) => Case::fail(&name, format!("{why}; {summary}")),
@@ -118,10 +122,15 @@ pub fn section(files: &[PathBuf]) -> (Section, Artifacts) {
                 case.disagreements = c.spec_disagreements() as u64;
                 case.disagreement_samples = dis;
                 case.artifact = Some(format!("{base}.md"));
+                all.merge(c);
                 case
             }
         };
         s.cases.push(case.with_time(start.elapsed()));
+    }
+    if all.bundles() > 0 {
+        s.appendix = Some(("Errata", all.errata_markdown()));
+        s.data = Some(all.errata_json());
     }
     (s, artifacts)
 }

@@ -8,11 +8,12 @@
 use super::{EngineStream, Neff};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tpb_isa::bundle::{Raw, INST_WORD_LEN};
 use tpb_isa::validate::{self, Finding};
+use tpb_isa::errata::ERRATA;
 use tpb_isa::{opcode, text, BodyKind, Bundle, Generation, Provenance, Severity};
 
 /// Values listed per field; the rest are summed as "other".
@@ -129,8 +130,10 @@ struct OpStats {
     text_ok: usize,
     /// Bundles with no finding at all.
     clean: usize,
-    /// Bundles with no error-severity finding.
+    /// Bundles with no error-severity finding under the default (amended) profile.
     valid: usize,
+    /// Bundles with no error-severity finding under the spec alone.
+    valid_spec: usize,
     /// Finding code → findings.
     findings: BTreeMap<&'static str, usize>,
     fields: Vec<FieldDist>,
@@ -153,6 +156,7 @@ impl OpStats {
             text_ok: 0,
             clean: 0,
             valid: 0,
+            valid_spec: 0,
             findings: BTreeMap::new(),
             fields,
         }
@@ -168,6 +172,7 @@ impl OpStats {
         self.text_ok += o.text_ok;
         self.clean += o.clean;
         self.valid += o.valid;
+        self.valid_spec += o.valid_spec;
         for (k, c) in o.findings {
             *self.findings.entry(k).or_insert(0) += c;
         }
@@ -201,6 +206,11 @@ pub struct NeffConformance {
     codes: BTreeMap<&'static str, CodeStats>,
     harness: Vec<HarnessFailure>,
     harness_count: usize,
+    /// Bundles invalid under the spec alone, and under the default (amended) profile.
+    invalid_spec: usize,
+    invalid_amended: usize,
+    /// Erratum id → compiler build → bundles it accepted and the files they are in.
+    errata: BTreeMap<&'static str, BTreeMap<String, (usize, BTreeSet<String>)>>,
 }
 
 /// What one bundle showed.
@@ -210,7 +220,10 @@ struct Outcome {
     codec_ok: bool,
     text: Result<(), String>,
     line: String,
+    /// The spec's findings.
     findings: Vec<Finding>,
+    /// The same read against the errata (the default profile).
+    amended: Vec<Finding>,
 }
 
 fn analyse(raw: &Raw, g: Generation) -> Outcome {
@@ -225,7 +238,10 @@ fn analyse(raw: &Raw, g: Generation) -> Outcome {
         Ok(None) => Err("disassembly assembled to nothing".to_string()),
         Err(e) => Err(format!("assembler rejected its own disassembly: {e}")),
     };
-    Outcome { kind: b.kind(), header_ok, codec_ok, text, line, findings: validate::validate(&b, g) }
+    let findings = validate::validate(&b, g);
+    let mut amended = findings.clone();
+    validate::amend(&b, g, &mut amended);
+    Outcome { kind: b.kind(), header_ok, codec_ok, text, line, findings, amended }
 }
 
 fn first_diff(a: &Raw, b: &Raw) -> String {
@@ -259,8 +275,9 @@ impl NeffConformance {
             (None, Some(g)) => (g, GenerationFrom::Target),
             (None, None) => (Generation::V2, GenerationFrom::Default),
         };
+        let build = neff.tool_version.as_deref().unwrap_or("unknown");
         for s in &neff.streams {
-            self.add_stream(&neff.name, s, generation);
+            self.add_stream(&neff.name, build, s, generation);
         }
         self.sources.push(Source {
             file: neff.name.clone(),
@@ -303,6 +320,16 @@ impl NeffConformance {
             }
         }
         self.harness_count += other.harness_count;
+        self.invalid_spec += other.invalid_spec;
+        self.invalid_amended += other.invalid_amended;
+        for (id, builds) in other.errata {
+            let mine = self.errata.entry(id).or_default();
+            for (build, (n, files)) in builds {
+                let e = mine.entry(build).or_default();
+                e.0 += n;
+                e.1.extend(files);
+            }
+        }
         for h in other.harness {
             if self.harness.len() < MAX_DETAILS {
                 self.harness.push(h);
@@ -310,7 +337,7 @@ impl NeffConformance {
         }
     }
 
-    fn add_stream(&mut self, file: &str, s: &EngineStream, g: Generation) {
+    fn add_stream(&mut self, file: &str, build: &str, s: &EngineStream, g: Generation) {
         for (index, offset, raw) in s.bundles() {
             self.bundles += 1;
             let op = raw[0];
@@ -336,6 +363,19 @@ impl NeffConformance {
             }
             if let Err(e) = &outcome.text {
                 self.harness_failure(fail("text-round-trip", e.clone()));
+            }
+            let valid_spec = validate::is_valid(&outcome.findings);
+            let valid = validate::is_valid(&outcome.amended);
+            self.invalid_spec += usize::from(!valid_spec);
+            self.invalid_amended += usize::from(!valid);
+            let mut ids: Vec<&'static str> = outcome.amended.iter().filter_map(|f| f.erratum).collect();
+            ids.dedup();
+            for id in ids {
+                let e = self.errata.entry(id).or_default().entry(build.to_string()).or_default();
+                e.0 += 1;
+                if !e.1.contains(file) {
+                    e.1.insert(file.to_string());
+                }
             }
             let unknown = opcode::lookup(op).is_none();
             if unknown || !outcome.findings.is_empty() {
@@ -363,7 +403,8 @@ impl NeffConformance {
             st.codec_ok += usize::from(outcome.codec_ok);
             st.text_ok += usize::from(outcome.text.is_ok());
             st.clean += usize::from(outcome.findings.is_empty());
-            st.valid += usize::from(validate::is_valid(&outcome.findings));
+            st.valid += usize::from(valid);
+            st.valid_spec += usize::from(valid_spec);
             for f in &outcome.findings {
                 *st.findings.entry(f.code).or_insert(0) += 1;
             }
@@ -393,6 +434,82 @@ impl NeffConformance {
 
     pub fn bundles(&self) -> usize {
         self.bundles
+    }
+
+    /// Bundles invalid under the spec alone.
+    pub fn invalid_spec(&self) -> usize {
+        self.invalid_spec
+    }
+
+    /// Bundles invalid under the default profile (the spec amended by the errata).
+    pub fn invalid_amended(&self) -> usize {
+        self.invalid_amended
+    }
+
+    /// Bundles an erratum accepted, per compiler build.
+    pub fn erratum_bundles(&self, id: &str) -> BTreeMap<&str, usize> {
+        self.errata.get(id).map(|b| b.iter().map(|(k, (n, _))| (k.as_str(), *n)).collect()).unwrap_or_default()
+    }
+
+    /// The errata with their support here, as JSON (every erratum, in table order).
+    pub fn errata_json(&self) -> Value {
+        let list: Vec<Value> = ERRATA
+            .iter()
+            .map(|e| {
+                let builds: BTreeMap<&String, Value> =
+                    self.errata.get(e.id).map(|b| b.iter().map(|(k, (n, f))| (k, json!({"bundles": n, "files": f.len()}))).collect()).unwrap_or_default();
+                json!({
+                    "id": e.id, "check": e.amends.check.code,
+                    "opcodes": e.amends.opcodes.iter().map(|o| format!("{o:#04x}")).collect::<Vec<_>>(),
+                    "fields": e.amends.fields, "generations": e.amends.generations,
+                    "claim": e.claim, "observed": e.observed, "resolution": e.resolution, "confidence": e.confidence,
+                    "bundles": builds,
+                })
+            })
+            .collect();
+        json!({"verdicts": {"bundles": self.bundles, "invalid_spec": self.invalid_spec, "invalid_amended": self.invalid_amended}, "errata": list})
+    }
+
+    /// The "Errata" section: spec claim, observed fact, bundles per build, and the verdicts under both profiles.
+    pub fn errata_markdown(&self) -> String {
+        let mut m = String::new();
+        let pct = |n: usize| if self.bundles == 0 { 0.0 } else { 100.0 * n as f64 / self.bundles as f64 };
+        let _ = writeln!(
+            m,
+            "Verdicts over {} real bundles: **{} invalid by default** (the spec amended by the errata, {:.1}%), \
+             {} invalid under `--spec` (the spec alone, {:.1}%). A finding an erratum accepts is still reported, as a `note` naming it.
+",
+            self.bundles,
+            self.invalid_amended,
+            pct(self.invalid_amended),
+            self.invalid_spec,
+            pct(self.invalid_spec)
+        );
+        let _ = writeln!(m, "| erratum | check | opcodes | generations | spec claim | observed | resolution | confidence | bundles per build |");
+        let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|");
+        for e in ERRATA {
+            let ops: Vec<String> = e.amends.opcodes.iter().map(|o| format!("{o:#04x}")).collect();
+            let gens: Vec<&str> = e.amends.generations.iter().map(|g| g.as_str()).collect();
+            let builds: Vec<String> = self
+                .errata
+                .get(e.id)
+                .map(|b| b.iter().map(|(k, (n, f))| format!("{} x{n} ({} files)", cell(k), f.len())).collect())
+                .unwrap_or_default();
+            let _ = writeln!(
+                m,
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
+                e.id,
+                e.amends.check.code,
+                ops.join(", "),
+                gens.join(", "),
+                cell(e.claim),
+                cell(e.observed),
+                cell(e.resolution),
+                e.confidence.as_str(),
+                if builds.is_empty() { "none here".to_string() } else { builds.join("; ") }
+            );
+        }
+        m
     }
 
     pub fn sources(&self) -> &[Source] {
@@ -438,6 +555,7 @@ impl NeffConformance {
                     "text_round_trip_ok": s.text_ok,
                     "no_findings": s.clean,
                     "valid": s.valid,
+                    "valid_spec": s.valid_spec,
                     "findings": s.findings,
                     "fields": s.fields.iter().map(FieldDist::to_json).collect::<Vec<_>>(),
                 })
@@ -464,6 +582,7 @@ impl NeffConformance {
             "harness_failures": {"count": self.harness_count, "details": self.harness},
             "spec_disagreements": {"bundles": self.disagreeing, "unknown_opcodes": unknown, "findings": codes},
             "sources": self.sources,
+            "errata": self.errata_json(),
             "opcodes": ops,
         })
     }
@@ -478,8 +597,10 @@ impl NeffConformance {
             "- **spec disagreements: {} bundles** (validator findings or opcodes the spec does not name; facts about the spec, not harness failures)\n",
             self.disagreeing
         );
+        let _ = writeln!(m, "## Errata\n");
+        m.push_str(&self.errata_markdown());
 
-        let _ = writeln!(m, "## Containers\n");
+        let _ = writeln!(m, "\n## Containers\n");
         let _ = writeln!(m, "| file | compiler | target | generation | integrity | streams | bundles |");
         let _ = writeln!(m, "|---|---|---|---|---|---|---|");
         for s in &self.sources {
@@ -561,15 +682,15 @@ impl NeffConformance {
         let _ = writeln!(m, "\n## Per opcode\n");
         let _ = writeln!(
             m,
-            "| opcode | name | body layout | decode | bundles | engines seen (spec says) | header invariant | codec round trip | text round trip | no findings | valid | findings |"
+            "| opcode | name | body layout | decode | bundles | engines seen (spec says) | header invariant | codec round trip | text round trip | no findings | valid | valid (spec alone) | findings (spec) |"
         );
-        let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (op, s) in &self.ops {
             let spec_engine = opcode::lookup(*op).map_or("not in spec", |i| i.engine);
             let findings: Vec<String> = s.findings.iter().map(|(c, n)| format!("{c} x{n}")).collect();
             let _ = writeln!(
                 m,
-                "| {op:#04x} | {} | {} | {} | {} | {} ({spec_engine}) | {} | {} | {} | {} | {} | {} |",
+                "| {op:#04x} | {} | {} | {} | {} | {} ({spec_engine}) | {} | {} | {} | {} | {} | {} | {} |",
                 opcode::name(*op),
                 s.kind.layout().name,
                 if s.kind == BodyKind::Opaque { "opaque" } else { "typed" },
@@ -580,6 +701,7 @@ impl NeffConformance {
                 s.text_ok,
                 s.clean,
                 s.valid,
+                s.valid_spec,
                 findings.join(", ")
             );
         }
