@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tpb_isa::bundle::{Raw, INST_WORD_LEN};
-use tpb_isa::validate::{self, Finding};
 use tpb_isa::errata::ERRATA;
+use tpb_isa::validate::{self, Finding};
 use tpb_isa::{opcode, text, BodyKind, Bundle, Generation, Provenance, Severity};
 
 /// Values listed per field; the rest are summed as "other".
@@ -456,8 +456,11 @@ impl NeffConformance {
         let list: Vec<Value> = ERRATA
             .iter()
             .map(|e| {
-                let builds: BTreeMap<&String, Value> =
-                    self.errata.get(e.id).map(|b| b.iter().map(|(k, (n, f))| (k, json!({"bundles": n, "files": f.len()}))).collect()).unwrap_or_default();
+                let builds: BTreeMap<&String, Value> = self
+                    .errata
+                    .get(e.id)
+                    .map(|b| b.iter().map(|(k, (n, f))| (k, json!({"bundles": n, "files": f.len()}))).collect())
+                    .unwrap_or_default();
                 json!({
                     "id": e.id, "check": e.amends.check.code,
                     "opcodes": e.amends.opcodes.iter().map(|o| format!("{o:#04x}")).collect::<Vec<_>>(),

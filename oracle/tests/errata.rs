@@ -1,0 +1,259 @@
+//! The errata against real compiled programs: `corpus/neff/real/` (committed)
+//! and `../shared/neff/` when present (required when TPB_REQUIRE_SHARED is set).
+//! Real programs are valid by default, every erratum is supported by them, no
+//! contradiction lacks an erratum, and out-of-spec values no real program
+//! writes are still errors.
+
+use arbitrary::Unstructured;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tpb_isa::errata::{Accepts, Profile, ERRATA};
+use tpb_isa::operands::{self, DtypeRef};
+use tpb_isa::validate::{self, checks, Finding};
+use tpb_isa::{opcode, smith, Bundle, Generation, Raw, Severity};
+use tpb_oracle::neff::{self, conform};
+
+type R<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.filter_map(Result::ok) {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p.extension().is_some_and(|x| x == "neff") {
+            out.push(p);
+        }
+    }
+}
+
+fn neffs_under(dir: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    walk(dir, &mut v);
+    v.sort();
+    v
+}
+
+fn corpus() -> Vec<PathBuf> {
+    neffs_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/neff/real"))
+}
+
+fn shared() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/neff");
+    let v = neffs_under(&dir);
+    if v.is_empty() {
+        // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the files fails CI.
+        assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "no .neff files under {} (TPB_REQUIRE_SHARED is set)", dir.display());
+    }
+    v
+}
+
+/// Every bundle of some programs, with its generation.
+fn bundles(files: &[PathBuf]) -> R<Vec<(Generation, Raw)>> {
+    let mut out = Vec::new();
+    for f in files {
+        let n = neff::read_file(f)?;
+        let g = n.generation().ok_or_else(|| format!("{}: no generation", f.display()))?;
+        for s in &n.streams {
+            out.extend(s.bundles().map(|(_, _, raw)| (g, *raw)));
+        }
+    }
+    Ok(out)
+}
+
+/// What the amended profile still says about a bundle (notes aside).
+fn refused(f: &[Finding]) -> Vec<String> {
+    f.iter().filter(|x| x.severity != Severity::Note).map(|x| format!("{} {} ({})", x.code, x.field, x.message)).collect()
+}
+
+fn judge(files: &[PathBuf], what: &str) -> R<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let neffs: Vec<_> = files.iter().map(|p| neff::read_file(p)).collect::<Result<_, _>>()?;
+    let c = conform::conform_all(&neffs, None);
+    assert!(c.bundles() > 10_000, "{what}: {} bundles", c.bundles());
+    // Nothing real is refused by default; under the spec alone the count is reported, not hidden.
+    assert_eq!(c.invalid_amended(), 0, "{what}: real bundles called invalid by default");
+    assert!(c.invalid_spec() > c.bundles() / 10, "{what}: {} of {} invalid under the spec alone", c.invalid_spec(), c.bundles());
+    for e in ERRATA {
+        let support = c.erratum_bundles(e.id);
+        assert!(!support.is_empty(), "{what}: erratum {} accepts no real bundle", e.id);
+    }
+    // Not even a warning or an info: every contradiction with the spec has its erratum.
+    let mut left: BTreeMap<String, usize> = BTreeMap::new();
+    for (g, raw) in bundles(files)? {
+        let b = Bundle::decode(&raw);
+        for r in refused(&validate::validate_as(&b, g, Profile::Amended)) {
+            *left.entry(format!("{g} {:#04x} {}: {r}", raw[0], opcode::name(raw[0]))).or_insert(0) += 1;
+        }
+    }
+    assert!(left.is_empty(), "{what}: contradictions with no erratum:\n{left:#?}");
+    Ok(())
+}
+
+#[test]
+fn committed_real_programs_are_valid_by_default_and_support_every_erratum() -> R<()> {
+    let files = corpus();
+    assert!(files.len() >= 10, "corpus/neff/real holds {} programs", files.len());
+    judge(&files, "corpus/neff/real")
+}
+
+#[test]
+fn shared_real_programs_are_valid_by_default_and_support_every_erratum() -> R<()> {
+    judge(&shared(), "../shared/neff")
+}
+
+/// Clean real bundles (no finding at all by default), at most `per_op` of each opcode and generation.
+fn clean(per_op: usize) -> R<Vec<(Generation, Raw)>> {
+    let mut seen: BTreeMap<(Generation, u8), usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (g, raw) in bundles(&corpus())? {
+        let n = seen.entry((g, raw[0])).or_insert(0);
+        if *n < per_op && validate::validate_as(&Bundle::decode(&raw), g, Profile::Amended).is_empty() {
+            *n += 1;
+            out.push((g, raw));
+        }
+    }
+    Ok(out)
+}
+
+/// `raw` must get `code` by default exactly as the spec alone gives it (an
+/// error where the check, field and body are CONFIRMED), never a note.
+fn assert_error(g: Generation, raw: &Raw, code: &str, what: &str) {
+    let b = Bundle::decode(raw);
+    let spec: Vec<Finding> = validate::validate_as(&b, g, Profile::Spec).into_iter().filter(|x| x.code == code).collect();
+    let amended: Vec<Finding> = validate::validate_as(&b, g, Profile::Amended).into_iter().filter(|x| x.code == code).collect();
+    assert!(!spec.is_empty() && spec == amended, "{g} {:#04x} with {what}: expected {code} as the spec gives it, got {amended:#?}", raw[0]);
+    let confirmed = spec.iter().any(|x| x.confidence == tpb_isa::Confidence::Confirmed);
+    assert!(!confirmed || spec.iter().any(|x| x.severity == Severity::Error), "{g} {:#04x} with {what}: {spec:#?}", raw[0]);
+}
+
+fn field(raw: &Raw, name: &str) -> Option<(usize, usize)> {
+    Bundle::decode(raw).layout().resolve(name)
+}
+
+#[test]
+fn out_of_spec_values_no_real_program_writes_stay_errors() -> R<()> {
+    let clean = clean(4)?;
+    assert!(clean.len() > 50, "{} clean real bundles", clean.len());
+    // Opcodes in no table and no erratum (no real program writes them).
+    let accepted_ops: Vec<u8> =
+        ERRATA.iter().filter(|e| matches!(e.accepts, Accepts::Opcode)).flat_map(|e| e.amends.opcodes.iter().copied()).collect();
+    let nowhere: Vec<u8> = (0..=255u8).filter(|b| opcode::lookup(*b).is_none() && !accepted_ops.contains(b)).collect();
+    assert!(nowhere.len() > 100);
+    let mut tried = 0;
+    for (g, raw) in &clean {
+        let mut r = *raw;
+        r[1] = 0x33;
+        assert_error(*g, &r, checks::INST_WORD_LEN.code, "inst_word_len 0x33");
+        if raw[0] != 0xDA {
+            let mut r = *raw;
+            r[1] = 0;
+            assert_error(*g, &r, checks::INST_WORD_LEN.code, "inst_word_len 0 (accepted only on 0xDA)");
+        }
+        let mut r = *raw;
+        r[2] = 0x01;
+        assert_error(*g, &r, checks::HEADER_RESERVED.code, "reserved byte set");
+        for &op in nowhere.iter().step_by(17) {
+            let mut r = *raw;
+            r[0] = op;
+            assert_error(*g, &r, checks::UNKNOWN_OPCODE.code, &format!("opcode {op:#04x}"));
+        }
+        // Every whole-byte dtype field typing a live operand: tags over 16 are refused, every time.
+        let Some(op) = opcode::lookup(raw[0]) else { continue };
+        for slot in operands::live_slots(op) {
+            if matches!(slot.dtype, DtypeRef::Nibble(..)) {
+                continue;
+            }
+            let name = slot.dtype.field(*g);
+            let corrected = ERRATA.iter().any(|e| matches!(e.accepts, Accepts::NibbleDtypes { .. }) && e.covers("invalid-dtype", raw[0], name, *g));
+            let Some((off, 1)) = field(raw, name) else { continue };
+            if corrected {
+                continue;
+            }
+            for tag in [17u8, 0x20, 0x7F, 0xFF] {
+                let mut r = *raw;
+                r[off] = tag;
+                assert_error(*g, &r, checks::INVALID_DTYPE.code, &format!("{name} = {tag:#04x}"));
+                tried += 1;
+            }
+        }
+        // Where +0x20 reads as two nibble tags, a zero nibble is no tag.
+        if let Some(e) = ERRATA
+            .iter()
+            .find(|e| matches!(e.accepts, Accepts::NibbleDtypes { .. }) && e.amends.opcodes.contains(&raw[0]) && e.amends.generations.contains(g))
+        {
+            for field_name in e.amends.fields {
+                let (off, _) = field(raw, field_name).ok_or("nibble field")?;
+                for b in [0xA0u8, 0x00, 0xF0] {
+                    let mut r = *raw;
+                    r[off] = b;
+                    assert_error(*g, &r, checks::INVALID_DTYPE.code, &format!("{field_name} = {b:#04x}"));
+                }
+            }
+        }
+        if raw[0] == 0xA0 {
+            let at = |n: &str| field(raw, n).map(|(o, _)| o).ok_or(format!("semaphore field {n}"));
+            for v in [0x02u8, 0x03, 0x06, 0x7F, 0xFF] {
+                let mut r = *raw;
+                r[at("cmp_op")?] = v;
+                assert_error(*g, &r, checks::SEMAPHORE_CMP_OP.code, &format!("cmp_op {v:#04x}"));
+                let mut r = *raw;
+                r[at("subtype")?] = v;
+                assert_error(*g, &r, checks::SEMAPHORE_SUBTYPE.code, &format!("subtype {v:#04x}"));
+            }
+            // 0 means "no wait" / "no action" only with the wait / action fields zero.
+            let mut r = *raw;
+            r[at("cmp_op")?] = 0;
+            r[at("wait_idx")?] = 7;
+            assert_error(*g, &r, checks::SEMAPHORE_CMP_OP.code, "cmp_op 0 with a wait index");
+            let mut r = *raw;
+            r[at("subtype")?] = 0;
+            r[at("act_value")?] = 1;
+            assert_error(*g, &r, checks::SEMAPHORE_SUBTYPE.code, "subtype 0 with an action value");
+            tried += 1;
+        }
+    }
+    assert!(tried > 100, "only {tried} dtype and semaphore cases");
+    Ok(())
+}
+
+/// Deterministic bytes for the mutator.
+fn stream(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn single_out_of_spec_mutations_of_clean_real_bundles_are_caught() -> R<()> {
+    let clean = clean(40)?;
+    let (mut total, mut caught) = (0usize, 0usize);
+    let mut missed: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, (g, raw)) in clean.iter().enumerate() {
+        for k in 0..8u64 {
+            let bytes = stream((i as u64) << 8 | k, 64);
+            let mut u = Unstructured::new(&bytes);
+            let Ok(Some(m)) = smith::mutate(&mut u, &Bundle::decode(raw), *g) else { continue };
+            total += 1;
+            let f = validate::validate_as(&m.bundle, *g, Profile::Amended);
+            if f.iter().any(|x| x.code == m.expect.code && x.severity != Severity::Note) {
+                caught += 1;
+            } else {
+                *missed.entry(format!("{g} {:#04x} {}: {}", raw[0], m.expect.code, m.what)).or_insert(0) += 1;
+            }
+        }
+    }
+    assert!(total > 2000, "{total} mutations");
+    let rate = caught as f64 / total as f64;
+    eprintln!("detection: {caught} of {total} single out-of-spec mutations of clean real bundles caught ({:.2}%)", rate * 100.0);
+    assert!(rate >= 0.99, "only {:.2}% caught; missed:\n{missed:#?}", rate * 100.0);
+    Ok(())
+}
