@@ -233,3 +233,54 @@ errata! {
 pub fn by_id(id: &str) -> Option<&'static Erratum> {
     ERRATA.iter().find(|e| e.id == id)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bundle::{Bundle, BUNDLE_BYTES};
+    use crate::opcode;
+
+    #[test]
+    fn every_erratum_names_what_exists() {
+        let mut ids: Vec<&str> = ERRATA.iter().map(|e| e.id).collect();
+        let sorted = ids.clone();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids, sorted, "ids are unique and in order");
+        for e in ERRATA {
+            assert!(checks::by_code(e.amends.check.code).is_some(), "{}", e.id);
+            assert!(!e.amends.opcodes.is_empty() && !e.amends.fields.is_empty() && !e.amends.generations.is_empty(), "{}", e.id);
+            for &op in e.amends.opcodes {
+                let known = opcode::lookup(op).is_some();
+                // An opcode erratum is for bytes no table names; every other one amends a named op's field.
+                assert_eq!(known, !matches!(e.accepts, Accepts::Opcode), "{} {op:#04x}", e.id);
+                let mut raw = [0u8; BUNDLE_BYTES];
+                raw[0] = op;
+                let layout = Bundle::decode(&raw).layout();
+                for f in e.amends.fields {
+                    assert!(layout.resolve(f).is_some(), "{}: {f} is not a field of {}", e.id, layout.name);
+                }
+                let named: Vec<&str> = match e.accepts {
+                    Accepts::Values { all } => all.iter().map(|c| c.field).filter(|f| !f.is_empty()).collect(),
+                    Accepts::TypedBy { slot, by, .. } => vec![slot, by],
+                    Accepts::AlignedTo { by } => vec![by],
+                    Accepts::NibbleDtypes { slot } | Accepts::SlotAt { slot, .. } => vec![slot],
+                    Accepts::Opcode => vec![],
+                };
+                for f in named {
+                    assert!(layout.resolve(f).is_some() || layout.field_offset(f).is_some(), "{}: {f} is not in {}", e.id, layout.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn errata_amend_only_their_generations_opcodes_and_fields() {
+        let e = by_id("semaphore-no-wait").expect("erratum");
+        assert!(e.covers("semaphore-cmp-op", 0xA0, "cmp_op", Generation::V2));
+        assert!(!e.covers("semaphore-cmp-op", 0xA0, "cmp_op", Generation::V4), "no v4 program was seen");
+        assert!(!e.covers("semaphore-subtype", 0xA0, "cmp_op", Generation::V2));
+        assert!(!e.covers("semaphore-cmp-op", 0xA0, "subtype", Generation::V2));
+        assert!(by_id("nope").is_none());
+    }
+}

@@ -33,6 +33,8 @@ pub fn amend(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>) {
             recheck(bundle, g, e, &mut extra);
         }
     }
+    // A slot checked again repeats what does not depend on the correction (its nums, say): keep only what is new.
+    extra.retain(|x| !findings.iter().any(|f| (f.code, &f.field, f.offset) == (x.code, &x.field, x.offset)));
     findings.append(&mut extra);
 }
 
@@ -91,7 +93,8 @@ fn recheck(bundle: &Bundle, g: Generation, e: &Erratum, out: &mut Vec<Finding>) 
         }
         Accepts::SlotAt { slot, dims, offset } => {
             let Some(mut s) = live(slot) else { return };
-            let dt = s.dtype.read(layout, g, bytes).and_then(|t| cx.dtype(s.dtype.field(g), t));
+            // The spec's pass already reported the dtype field itself.
+            let dt = s.dtype.read(layout, g, bytes).and_then(dtype::info).filter(|d| d.since <= g);
             s.ty = SlotType::Pattern(dims);
             let first = cx.out.len();
             slots::operand(&mut cx, bytes, &s, offset, dt);

@@ -1,0 +1,83 @@
+//! The amended profile on hand-made bundles: what each kind of erratum
+//! accepts, and the narrow edges where it still refuses.
+
+use tpb_isa::errata::Profile;
+use tpb_isa::validate::{self, Finding};
+use tpb_isa::{Bundle, Generation, Severity};
+
+/// A bundle of `op` with every num of its slots 1, and the bytes `set`.
+fn bundle(op: u8, set: &[(usize, u8)]) -> Bundle {
+    let mut raw = [0u8; 64];
+    raw[0] = op;
+    raw[1] = 0x10;
+    let layout = Bundle::decode(&raw).layout();
+    for leaf in layout.leaves().iter().filter(|l| l.path.ends_with(".num")) {
+        for i in 0..leaf.len.unwrap_or(1) {
+            raw[leaf.offset + 2 * i] = 1;
+        }
+    }
+    for &(at, v) in set {
+        raw[at] = v;
+    }
+    Bundle::decode(&raw)
+}
+
+fn amended(b: &Bundle, g: Generation) -> Vec<Finding> {
+    validate::validate_as(b, g, Profile::Amended)
+}
+
+fn refused(f: &[Finding]) -> Vec<(&str, &str)> {
+    f.iter().filter(|x| x.severity != Severity::Note).map(|x| (x.code, x.field.as_str())).collect()
+}
+
+#[test]
+fn an_unnamed_opcode_of_real_programs_is_a_note_on_its_generations_only() {
+    let b = bundle(0xB1, &[]);
+    let f = amended(&b, Generation::V2);
+    assert_eq!(f.len(), 1);
+    assert_eq!((f[0].severity, f[0].erratum), (Severity::Note, Some("unnamed-opcodes-b1-cc")));
+    // The spec alone refuses it, and so does v4, where no real program was seen.
+    assert_eq!(validate::validate_as(&b, Generation::V2, Profile::Spec)[0].severity, Severity::Error);
+    assert_eq!(refused(&amended(&b, Generation::V4)), [("unknown-opcode", "opcode")]);
+    // A byte in no table and no program stays an error.
+    assert_eq!(refused(&amended(&bundle(0x00, &[]), Generation::V2)), [("unknown-opcode", "opcode")]);
+}
+
+#[test]
+fn semaphore_zero_means_no_wait_only_with_the_wait_fields_zero() {
+    // cmp_op 0 (no wait), subtype 0x13 (inc): clean but for the note.
+    let b = bundle(0xA0, &[(0x22, 0x13)]);
+    let f = amended(&b, Generation::V3);
+    assert!(refused(&f).is_empty(), "{f:#?}");
+    assert_eq!(f.iter().filter_map(|x| x.erratum).collect::<Vec<_>>(), ["semaphore-no-wait"]);
+    let b = bundle(0xA0, &[(0x22, 0x13), (0x24, 5)]);
+    assert_eq!(refused(&amended(&b, Generation::V3)), [("semaphore-cmp-op", "cmp_op")]);
+}
+
+#[test]
+fn activation_nibbles_type_the_source_by_the_low_tag() {
+    // +0x20 = 0xaa (f32, f32): accepted; the src slot is then checked as f32.
+    let aligned = bundle(0x21, &[(0x20, 0xAA), (0x21, 0x0A), (0x10, 0x40)]);
+    let f = amended(&aligned, Generation::V2);
+    assert!(refused(&f).is_empty(), "{f:#?}");
+    let misaligned = bundle(0x21, &[(0x20, 0xAA), (0x21, 0x0A), (0x10, 0x42)]);
+    let f = amended(&misaligned, Generation::V2);
+    assert_eq!(refused(&f), [("misaligned-address", "src.addr")], "{f:#?}");
+    // Under the spec alone 0xaa is no tag at all, so the alignment is never checked.
+    let spec = validate::validate_as(&misaligned, Generation::V2, Profile::Spec);
+    assert_eq!(spec.iter().map(|x| x.code).collect::<Vec<_>>(), ["invalid-dtype"]);
+    // A zero nibble is no tag.
+    assert_eq!(refused(&amended(&bundle(0x21, &[(0x20, 0xA0), (0x21, 0x0A)]), Generation::V2)), [("invalid-dtype", "in_dtype")]);
+}
+
+#[test]
+fn memset_output_is_typed_by_the_source_dtype_byte() {
+    // dst_dtype 0, +0x20 = f32: the output at +0x2C must be 4-byte aligned.
+    let ok = bundle(0x49, &[(0x20, 0x0A), (0x2C, 0x40)]);
+    assert!(refused(&amended(&ok, Generation::V2)).is_empty());
+    let bad = bundle(0x49, &[(0x20, 0x0A), (0x2C, 0x42)]);
+    assert_eq!(refused(&amended(&bad, Generation::V2)), [("misaligned-address", "out.addr")]);
+    // A non-zero dst_dtype that is no tag is refused as the spec refuses it.
+    let f = amended(&bundle(0x49, &[(0x20, 0x0A), (0x21, 0x20), (0x2C, 0x40)]), Generation::V2);
+    assert_eq!(refused(&f), [("invalid-dtype", "dst_dtype")]);
+}
