@@ -40,12 +40,26 @@ fn validate_exit_codes() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(stdout(&o).contains("1 bundles, 1 valid, 0 invalid"));
 
+    // 0xB1 opens every real engine stream: by default a note naming its erratum, under --spec an error.
     let mut two = assemble(VALID_COPY);
     two.extend(assemble("0xb1:unknown"));
+    let real = write(dir.path(), "real.bin", &two);
+    let o = tpb(&["validate", "--arch", "v3", real.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert!(stdout(&o).contains("note: unknown-opcode") && stdout(&o).contains("(erratum unnamed-opcodes-b1-cc)"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("2 bundles, 2 valid, 0 invalid"));
+    let o = tpb(&["validate", "--spec", "--arch", "v3", real.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("error: unknown-opcode") && stdout(&o).contains("2 bundles, 1 valid, 1 invalid"), "{}", stdout(&o));
+    // A byte in no table and no real program is an error under both profiles, and on v4 (no real v4 program) so is 0xB1.
+    let mut two = assemble(VALID_COPY);
+    two.extend(assemble("0x00:unknown"));
     let bad = write(dir.path(), "bad.bin", &two);
     let o = tpb(&["validate", "--arch", "v3", bad.to_str().unwrap_or_default()]);
     assert_eq!(code(&o), 1);
-    assert!(stdout(&o).contains("unknown-opcode"));
+    assert!(stdout(&o).contains("error: unknown-opcode"));
+    let o = tpb(&["validate", "--arch", "v4", real.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
 }
 
 #[test]

@@ -41,12 +41,17 @@ fn a_plain_run_writes_every_report_and_passes() {
     assert_eq!(json["seed"], 7);
     // Every family × generation is a campaign check.
     assert_eq!(json["sections"][1]["cases"].as_array().map(Vec::len), Some(30));
-    // Vendor sections are skipped with their reason when no input is given.
-    for i in [4, 5] {
-        let c = &json["sections"][i]["cases"][0];
-        assert_eq!(c["status"], "skip");
-        assert!(c["detail"].as_str().is_some_and(|d| d.contains("no --")), "{c}");
-    }
+    // The library section is skipped with its reason when no --lib is given.
+    let c = &json["sections"][4]["cases"][0];
+    assert_eq!(c["status"], "skip");
+    assert!(c["detail"].as_str().is_some_and(|d| d.contains("no --")), "{c}");
+    // Without --neff, the real programs committed in corpus/neff/real/ are judged: none invalid by default.
+    let neff = &json["sections"][5];
+    let cases = neff["cases"].as_array().expect("neff cases");
+    assert!(cases.len() >= 10 && cases.iter().all(|c| c["status"] == "pass"), "{neff}");
+    assert_eq!(neff["data"]["verdicts"]["invalid_amended"], 0, "{}", neff["data"]["verdicts"]);
+    assert!(neff["data"]["verdicts"]["invalid_spec"].as_u64().is_some_and(|n| n > 0));
+    assert!(json["neffs"].as_array().is_some_and(|n| n.len() == cases.len()));
     let junit = read(&dir.join("junit.xml"));
     assert!(junit.starts_with("<?xml"));
     assert_eq!(junit.matches("<testsuite ").count(), 6);
@@ -54,6 +59,8 @@ fn a_plain_run_writes_every_report_and_passes() {
     assert!(!junit.contains("<failure"));
     let md = read(&dir.join("summary.md"));
     assert!(md.contains("— PASS") && md.contains("## property campaign") && md.contains("matmul_mx/v4"));
+    assert!(md.contains("## Errata") && md.contains("**0 invalid by default**") && md.contains("`semaphore-no-wait`"), "{md}");
+    assert!(junit.contains("<skipped message=") && junit.matches("<testcase ").count() > 50);
     assert!(read(&dir.join("neuron_isa_tpb.h")).contains("NEURON_ISA_TPB_H"));
     // Nothing half-written is left behind.
     let leftovers: Vec<_> =
@@ -79,14 +86,15 @@ fn a_rerun_replaces_the_previous_report_entirely() {
     // One folder: no temporary or backup folder beside it.
     let again = folder(tmp.path());
     assert_eq!(again, dir);
-    for stale in ["failures", "neff", "lib", "stale.txt"] {
+    for stale in ["failures", "neff/00-old.md", "lib", "stale.txt"] {
         assert!(!dir.join(stale).exists(), "{stale} survived the re-run");
     }
     assert!(read(&dir.join("summary.md")).contains("— PASS"));
     let mut names: Vec<String> =
         std::fs::read_dir(&dir).expect("list").filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     names.sort();
-    assert_eq!(names, ["junit.xml", "neuron_isa_tpb.h", "summary.json", "summary.md"]);
+    // neff/ holds this run's per-program reports (the committed real programs).
+    assert_eq!(names, ["junit.xml", "neff", "neuron_isa_tpb.h", "summary.json", "summary.md"]);
 }
 
 #[test]
