@@ -44,6 +44,8 @@ enum Command {
     Facts(cmd::facts::Args),
     /// Measure each path against its physical limit (ratios) and write reports/bench.md.
     Bench(cmd::bench::Args),
+    /// Gather evidence from real programs: per generation × build × opcode × field, values, engines, and every check's agreement; errata with their support
+    Evidence(cmd::evidence::Args),
 }
 
 fn main() -> ExitCode {
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
         Command::Diff(a) => cmd::diff::run(a),
         Command::Facts(a) => cmd::facts::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Evidence(a) => cmd::evidence::run(a),
     };
     ExitCode::from(code)
 }

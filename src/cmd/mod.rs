@@ -7,6 +7,7 @@ pub mod conform;
 pub mod corpus;
 pub mod diff;
 pub mod disasm;
+pub mod evidence;
 pub mod facts;
 pub mod header;
 pub mod layout;

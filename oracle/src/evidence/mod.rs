@@ -1,0 +1,285 @@
+//! Evidence about the format, gathered from real compiled programs: per
+//! generation × compiler build × opcode, how many bundles, on which engines,
+//! the values of every field, and for every check how many bundles agree
+//! with the spec and how many disagree, split into those an erratum accepts
+//! and those nothing accepts (contradictions). Output is deterministic
+//! (sorted, no timestamps, names as the caller gives them), so it can be
+//! committed and a new compiler release diffed against the previous one.
+
+mod fields;
+mod hist;
+mod render;
+#[cfg(test)]
+mod tests;
+
+pub use fields::{fields, finding_bytes, FieldSpec};
+pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
+
+use std::collections::{BTreeMap, BTreeSet};
+use tpb_isa::errata::{Erratum, ERRATA};
+use tpb_isa::validate::{self, Finding};
+use tpb_isa::{smith, BodyKind, Bundle, Generation, Raw, BUNDLE_BYTES};
+
+/// The build of a stream that names none (a raw bundle file).
+pub const UNKNOWN_BUILD: &str = "unknown";
+
+/// How one check fared on one group's bundles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckCount {
+    /// Bundles the check applies to and did not fire on.
+    pub agree: u64,
+    /// Bundles the check fired on under the spec (once per bundle, whatever the fields).
+    pub disagree: u64,
+    /// Disagreeing bundles whose every finding of this check an erratum accepts, per erratum.
+    /// A bundle whose findings two errata accept (two fields) counts under both.
+    pub accepted: BTreeMap<&'static str, u64>,
+    /// Disagreeing bundles with a finding of this check no erratum accepts.
+    pub refused: u64,
+}
+
+/// Everything seen for one opcode of one generation and build.
+#[derive(Clone, Debug)]
+struct Group {
+    bundles: u64,
+    /// Engine stem → bundles (raw files have no engine and are not listed).
+    engines: BTreeMap<String, u64>,
+    fields: Vec<(FieldSpec, Hist)>,
+    /// Check code → counts; a check appears once it applies to, or fires on, a bundle.
+    checks: BTreeMap<&'static str, CheckCount>,
+    /// (check, field) → values of the findings no erratum accepts.
+    refused: BTreeMap<(&'static str, String), Hist>,
+}
+
+impl Group {
+    fn new(kind: BodyKind) -> Group {
+        Group {
+            bundles: 0,
+            engines: BTreeMap::new(),
+            fields: fields(kind).into_iter().map(|f| (f, Hist::default())).collect(),
+            checks: BTreeMap::new(),
+            refused: BTreeMap::new(),
+        }
+    }
+
+    /// Counts one bundle: `spec` its findings under the spec, `amended` the same
+    /// findings after [`validate::amend`] (same order, then any it appended).
+    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, engine: &str, spec: &[Finding], amended: &[Finding]) {
+        self.bundles += 1;
+        if !engine.is_empty() {
+            match self.engines.get_mut(engine) {
+                Some(n) => *n += 1,
+                None => {
+                    self.engines.insert(engine.to_string(), 1);
+                }
+            }
+        }
+        for (f, h) in &mut self.fields {
+            if let Some(b) = raw.get(f.offset..f.offset + f.size) {
+                h.add(b);
+            }
+        }
+        let mut fired: Vec<&'static str> = Vec::new();
+        for f in spec {
+            if !fired.contains(&f.code) {
+                fired.push(f.code);
+            }
+        }
+        for &code in &fired {
+            let c = self.checks.entry(code).or_default();
+            c.disagree += 1;
+            // `amend` keeps the spec's findings in place, so the first `spec.len()` are theirs.
+            let mine = || amended.iter().take(spec.len()).filter(|f| f.code == code);
+            if mine().all(|f| f.erratum.is_some()) {
+                let mut ids: Vec<&'static str> = mine().filter_map(|f| f.erratum).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                for id in ids {
+                    *c.accepted.entry(id).or_insert(0) += 1;
+                }
+            } else {
+                c.refused += 1;
+            }
+        }
+        for check in smith::applicable(raw, g) {
+            if !fired.contains(&check.code) {
+                self.checks.entry(check.code).or_default().agree += 1;
+            }
+        }
+        // What the amended profile refuses: the spec's findings no erratum accepts, and what a corrected reading found.
+        for f in amended.iter().filter(|f| f.erratum.is_none()) {
+            let h = self.refused.entry((f.code, f.field.clone())).or_default();
+            h.add(finding_bytes(raw, bundle.layout(), f));
+        }
+    }
+}
+
+/// Bundles an erratum accepted, for one build.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Support {
+    pub files: BTreeSet<String>,
+    pub bundles: u64,
+}
+
+/// One erratum and the bundles that support it, per build.
+#[derive(Clone, Debug)]
+pub struct ErratumEvidence {
+    pub erratum: &'static Erratum,
+    pub builds: BTreeMap<String, Support>,
+}
+
+impl ErratumEvidence {
+    /// Bundles it accepted, over every build.
+    pub fn bundles(&self) -> u64 {
+        self.builds.values().map(|s| s.bundles).sum()
+    }
+}
+
+/// A spec disagreement no erratum accepts, with the values its field held.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contradiction {
+    pub generation: Generation,
+    pub build: String,
+    pub opcode: u8,
+    pub check: &'static str,
+    pub field: String,
+    /// Findings (one per bundle and field).
+    pub count: u64,
+    /// The most frequent values, then the count of all others.
+    pub values: Vec<(String, u64)>,
+    pub other: u64,
+}
+
+impl std::fmt::Display for Contradiction {
+    /// `v2 2.14.227.0+2d4f85be 0x21 Activation invalid-dtype in_dtype: 0xaa ×79491, 0x7a ×23453` (build escaped).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} {:#04x} {} {} {}: {}",
+            self.generation,
+            render::escape(&self.build),
+            self.opcode,
+            tpb_isa::opcode::name(self.opcode),
+            self.check,
+            self.field,
+            render::values_text(&self.values, self.other)
+        )
+    }
+}
+
+/// The evidence of some streams of real bundles.
+#[derive(Clone, Debug, Default)]
+pub struct Evidence {
+    /// (file, build, generation) → bundles.
+    inputs: BTreeMap<(String, String, Generation), u64>,
+    /// (generation, build) → opcode → group.
+    groups: BTreeMap<(Generation, String), BTreeMap<u8, Group>>,
+    /// Erratum id → build → support.
+    support: BTreeMap<&'static str, BTreeMap<String, Support>>,
+    bundles: u64,
+    /// Bundles with an error under the spec alone.
+    invalid_spec: u64,
+    /// Bundles with an error under the spec amended by the errata.
+    invalid_amended: u64,
+}
+
+impl Evidence {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one stream's whole bundles (a trailing partial bundle is not one):
+    /// `file` as it should appear in the output, `build` the compiler build
+    /// (`None` for a raw file: "unknown"), `engine` the stream's engine stem
+    /// (`PE`), empty for a raw file.
+    pub fn add_stream(&mut self, file: &str, build: Option<&str>, g: Generation, engine: &str, bytes: &[u8]) {
+        let build = build.unwrap_or(UNKNOWN_BUILD);
+        let ops = self.groups.entry((g, build.to_string())).or_default();
+        let mut accepted: BTreeMap<&'static str, u64> = BTreeMap::new();
+        let (mut invalid_spec, mut invalid_amended) = (0u64, 0u64);
+        let mut amended: Vec<Finding> = Vec::new();
+        let n = validate::decode_stream(bytes, g, |i, bundle, spec| {
+            let Some(raw) = bytes.get(i * BUNDLE_BYTES..(i + 1) * BUNDLE_BYTES).and_then(|c| <&Raw>::try_from(c).ok()) else { return };
+            amended.clear();
+            amended.extend_from_slice(spec);
+            if !spec.is_empty() {
+                validate::amend(bundle, g, &mut amended);
+            }
+            invalid_spec += u64::from(!validate::is_valid(spec));
+            invalid_amended += u64::from(!validate::is_valid(&amended));
+            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind())).add(raw, bundle, g, engine, spec, &amended);
+            let mut ids: Vec<&'static str> = amended.iter().filter_map(|f| f.erratum).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            for id in ids {
+                *accepted.entry(id).or_insert(0) += 1;
+            }
+        });
+        let n = n as u64;
+        self.bundles += n;
+        self.invalid_spec += invalid_spec;
+        self.invalid_amended += invalid_amended;
+        *self.inputs.entry((file.to_string(), build.to_string(), g)).or_insert(0) += n;
+        for (id, c) in accepted {
+            let s = self.support.entry(id).or_default().entry(build.to_string()).or_default();
+            s.files.insert(file.to_string());
+            s.bundles += c;
+        }
+    }
+
+    /// Whole bundles added.
+    pub fn bundles(&self) -> u64 {
+        self.bundles
+    }
+
+    /// Bundles with an error under the spec alone.
+    pub fn invalid_spec(&self) -> u64 {
+        self.invalid_spec
+    }
+
+    /// Bundles with an error under the spec amended by the errata.
+    pub fn invalid_amended(&self) -> u64 {
+        self.invalid_amended
+    }
+
+    /// The counts of one check on one group, if it applied or fired there.
+    pub fn check(&self, g: Generation, build: &str, opcode: u8, code: &str) -> Option<&CheckCount> {
+        self.group(g, build, opcode)?.checks.get(code)
+    }
+
+    /// The most frequent values of one field of one group, and the count of all others.
+    pub fn field_values(&self, g: Generation, build: &str, opcode: u8, field: &str) -> Option<(Vec<(String, u64)>, u64)> {
+        self.group(g, build, opcode)?.fields.iter().find(|(f, _)| f.path == field).map(|(_, h)| h.top())
+    }
+
+    fn group(&self, g: Generation, build: &str, opcode: u8) -> Option<&Group> {
+        self.groups.get(&(g, build.to_string()))?.get(&opcode)
+    }
+
+    /// Spec disagreements no erratum accepts, sorted by generation, build, opcode, check and field.
+    pub fn contradictions(&self) -> Vec<Contradiction> {
+        let mut out = Vec::new();
+        for ((g, build), ops) in &self.groups {
+            for (op, group) in ops {
+                for ((check, field), h) in &group.refused {
+                    let (values, other) = h.top();
+                    out.push(Contradiction {
+                        generation: *g,
+                        build: build.clone(),
+                        opcode: *op,
+                        check,
+                        field: field.clone(),
+                        count: h.total(),
+                        values,
+                        other,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Every erratum, in table order, with the bundles it accepted here per build (none: no builds).
+    pub fn errata(&self) -> Vec<ErratumEvidence> {
+        ERRATA.iter().map(|e| ErratumEvidence { erratum: e, builds: self.support.get(e.id).cloned().unwrap_or_default() }).collect()
+    }
+}

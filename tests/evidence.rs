@@ -1,0 +1,163 @@
+//! `tpb evidence` end to end: the committed real programs support every
+//! erratum with no contradiction left, the output is byte-identical to the
+//! committed `corpus/neff/real/EVIDENCE.json`, ../shared/neff (when there)
+//! passes `--check` too, and bad inputs are reported with exit 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tpb_isa::errata::ERRATA;
+
+const REAL: &str = "corpus/neff/real";
+const BUILDS: [&str; 2] = ["2.14.227.0+2d4f85be", "2.23.6484.0+3b612583"];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(bin: &Path, args: &[&str]) -> Output {
+    Command::new(bin).current_dir(root()).args(args).output().unwrap_or_else(|e| panic!("run {}: {e}", bin.display()))
+}
+
+fn tpb(args: &[&str]) -> Output {
+    run(Path::new(env!("CARGO_BIN_EXE_tpb")), args)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("output is not JSON: {e}\n{}", stderr(o)))
+}
+
+/// What `--check` requires of real programs, asserted one by one for a readable failure.
+fn assert_supported(j: &serde_json::Value, what: &str) {
+    assert_eq!(j["totals"]["invalid_amended"], 0, "{what}: real bundles invalid by default");
+    assert!(j["totals"]["invalid_spec"].as_u64().is_some_and(|n| n > 0), "{what}: nothing invalid under the spec alone: {}", j["totals"]);
+    assert_eq!(j["contradictions"].as_array().map(Vec::len), Some(0), "{what}: contradictions: {:#}", j["contradictions"]);
+    let errata = j["errata"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let ids: Vec<&str> = errata.iter().filter_map(|e| e["id"].as_str()).collect();
+    assert_eq!(ids, ERRATA.iter().map(|e| e.id).collect::<Vec<_>>(), "{what}: errata not in table order");
+    for e in errata {
+        let support: u64 = e["evidence"].as_object().map(|b| b.values().filter_map(|s| s["bundles"].as_u64()).sum()).unwrap_or(0);
+        assert!(support > 0, "{what}: erratum {} has no supporting bundle", e["id"]);
+    }
+}
+
+#[test]
+fn committed_real_programs_support_every_erratum_and_match_evidence_json() {
+    let o = tpb(&["evidence", "--json", "--check", REAL]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_supported(&j, REAL);
+    let inputs = j["inputs"].as_array().map(Vec::as_slice).unwrap_or_default();
+    assert_eq!(inputs.len(), 11, "{:#}", j["inputs"]);
+    for build in BUILDS {
+        assert!(inputs.iter().any(|i| i["build"] == build), "no input of build {build}");
+        assert!(j["groups"].as_array().is_some_and(|g| g.iter().any(|g| g["build"] == build)), "no group of build {build}");
+    }
+    // Names are relative to the folder given: nothing absolute, nothing machine-specific.
+    assert!(inputs.iter().all(|i| i["file"].as_str().is_some_and(|f| f.starts_with("xla-2.14/") || f.starts_with("nki-2.23/"))));
+
+    let committed = root().join(REAL).join("EVIDENCE.json");
+    let want = std::fs::read(&committed).unwrap_or_default();
+    assert!(
+        want == o.stdout,
+        "{} differs from `tpb evidence --json {REAL}` (the description, the errata or the programs changed). Regenerate it:\n    \
+         cargo build --release && target/release/tpb evidence --json {REAL} > {REAL}/EVIDENCE.json\nand review the diff.",
+        committed.display()
+    );
+}
+
+/// The release binary when it was built after this test's binary (it is
+/// about ten times faster on the full set), else the test's own.
+fn fastest_tpb() -> PathBuf {
+    let own = PathBuf::from(env!("CARGO_BIN_EXE_tpb"));
+    let release = own.parent().and_then(Path::parent).map(|t| t.join("release").join(format!("tpb{}", std::env::consts::EXE_SUFFIX)));
+    let built = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match release {
+        Some(r) if built(&r).zip(built(&own)).is_some_and(|(r, o)| r >= o) => r,
+        _ => own,
+    }
+}
+
+#[test]
+fn shared_real_programs_pass_check() {
+    let shared = root().join("../shared/neff");
+    if !shared.is_dir() {
+        // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the files fails CI.
+        assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "{} absent (TPB_REQUIRE_SHARED is set)", shared.display());
+        println!("note: {} absent; skipping", shared.display());
+        return;
+    }
+    let o = run(&fastest_tpb(), &["evidence", "--json", "--check", "../shared/neff"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_supported(&j, "../shared/neff");
+    assert!(j["totals"]["bundles"].as_u64().is_some_and(|n| n > 100_000), "{}", j["totals"]);
+}
+
+fn copy_real(name: &str, to: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(root().join(REAL).join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    }
+    std::fs::write(to, &bytes).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    bytes
+}
+
+#[test]
+fn a_malformed_input_is_named_and_the_others_still_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = copy_real("xla-2.14/MODULE_11790936170214357810.neff", &dir.path().join("sub/good.neff"));
+    let bad = dir.path().join("bad.neff");
+    std::fs::write(&bad, &good[..good.len() / 2]).expect("write truncated copy");
+    // Not a .neff: a folder is searched for containers only.
+    std::fs::write(dir.path().join("notes.txt"), "not a program").expect("write notes");
+    let path = dir.path().display().to_string();
+    let o = tpb(&["evidence", "--json", &path]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("tpb: error: {}", bad.display())), "{err}");
+    assert_eq!(err.lines().filter(|l| l.starts_with("tpb: error:")).count(), 1, "{err}");
+    let j = json(&o);
+    let files: Vec<&str> = j["inputs"].as_array().map(|v| v.iter().filter_map(|i| i["file"].as_str()).collect()).unwrap_or_default();
+    assert_eq!(files, ["sub/good.neff"]);
+    assert_eq!(j["totals"]["bundles"], 13);
+
+    // No bundles at all is an error, not an empty report.
+    let empty = tempfile::tempdir().expect("tempdir");
+    let o = tpb(&["evidence", &empty.path().display().to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no bundles"), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn check_names_every_contradiction_and_unsupported_erratum() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A raw file: one bundle of an opcode no table and no erratum names.
+    let mut raw = [0u8; 64];
+    raw[0] = 0x3B;
+    raw[1] = tpb_isa::bundle::INST_WORD_LEN;
+    let file = dir.path().join("odd.bin");
+    std::fs::write(&file, raw).expect("write raw");
+    let path = file.display().to_string();
+
+    let o = tpb(&["evidence", &path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("contradictions:\n  v2 unknown 0x3b unknown unknown-opcode opcode: 0x3b ×1"), "{text}");
+
+    let o = tpb(&["evidence", "--check", "--arch", "v3", &path]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("tpb: evidence: contradiction with no erratum: v3 unknown 0x3b unknown unknown-opcode opcode: 0x3b ×1\n"), "{err}");
+    for e in ERRATA {
+        assert!(err.contains(&format!("tpb: evidence: erratum {}: no supporting bundle in these inputs\n", e.id)), "{}: {err}", e.id);
+    }
+    // A file argument is named as given.
+    let j = json(&tpb(&["evidence", "--json", &path]));
+    assert_eq!(j["inputs"][0]["file"], path.as_str());
+    assert_eq!(j["inputs"][0]["generation"], "v2");
+}
