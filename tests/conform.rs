@@ -160,3 +160,27 @@ fn real_neff_programs_pass_with_spec_disagreements() {
     let artifact = case["artifact"].as_str().expect("artifact");
     assert!(dir.join(artifact).is_file());
 }
+
+#[test]
+fn a_library_conform_cannot_judge_fails_its_case_and_the_compiler_library_passes() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // Any ELF has a class and sections; a system program has none of the format's facts
+    // (tpb itself would not do: it holds the expected strings and tables).
+    let Some(not_walrus) = ["/bin/ls", "/usr/bin/ls", "/bin/sh"].into_iter().find(|p| Path::new(p).is_file()) else {
+        println!("note: no system ELF program found; skipping");
+        return;
+    };
+    let reports = tmp.path().join("a");
+    let out = conform(&reports, &["--lib", not_walrus]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let json: serde_json::Value = serde_json::from_str(&read(&folder(&reports).join("summary.json"))).expect("parses");
+    let case = &json["sections"][4]["cases"][0];
+    assert_eq!(case["status"], "fail", "{case}");
+    assert!(case["detail"].as_str().is_some_and(|d| d.contains("not judged: none of the format's")), "{case}");
+    // A library that holds the format's facts is judged and passes.
+    let lib = tmp.path().join("libwalrus.so");
+    std::fs::write(&lib, tpb_oracle::fixture::Fixture::known().and_then(|f| f.build()).expect("fixture")).expect("write");
+    let reports = tmp.path().join("b");
+    let out = conform(&reports, &["--lib", &lib.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
