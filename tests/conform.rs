@@ -184,3 +184,15 @@ fn a_library_conform_cannot_judge_fails_its_case_and_the_compiler_library_passes
     let out = conform(&reports, &["--lib", &lib.display().to_string()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+#[test]
+fn conform_is_bounded_per_container_and_says_so() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/neff/real/xla-2.14/MODULE_1400720454487352361.neff");
+    let out = conform(tmp.path(), &["--neff", &real.display().to_string(), "--max-bundles", "100"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let json: serde_json::Value = serde_json::from_str(&read(&folder(tmp.path()).join("summary.json"))).expect("parses");
+    let case = &json["sections"][5]["cases"][0];
+    assert_eq!(case["checked"], 100, "{case}");
+    assert!(case["detail"].as_str().is_some_and(|d| d.starts_with("bounded: judged the first 100 of 742 bundles")), "{case}");
+}

@@ -19,6 +19,9 @@ pub struct Args {
     /// A compiled NEFF program to run every bundle of (repeatable). Default: the real programs in corpus/neff/real/.
     #[arg(long = "neff", value_name = "FILE")]
     neffs: Vec<PathBuf>,
+    /// Bundles judged per NEFF container at most; a container holding more is judged on its first ones and its case says so.
+    #[arg(long, default_value_t = crate::conform::vendor_neff::MAX_BUNDLES)]
+    max_bundles: usize,
     /// Reports root; the run writes `<out>/<YYYY-MM-DD>/`.
     #[arg(long, default_value = "reports")]
     out: PathBuf,
@@ -40,8 +43,16 @@ pub fn run(a: Args) -> u8 {
             return super::fail(e);
         }
     }
-    let opts =
-        Options { time: Duration::from_secs(a.time), libs: a.libs, neffs: a.neffs, out: a.out, corpus: a.corpus, seed: a.seed, quiet: a.quiet };
+    let opts = Options {
+        time: Duration::from_secs(a.time),
+        libs: a.libs,
+        neffs: a.neffs,
+        max_bundles: a.max_bundles,
+        out: a.out,
+        corpus: a.corpus,
+        seed: a.seed,
+        quiet: a.quiet,
+    };
     match conform::run(&opts) {
         Ok(o) => crate::out::print(&summary::table(&o.report, &o.folder.display().to_string()), u8::from(!o.report.passed())),
         Err(e) => super::fail(e),

@@ -35,6 +35,8 @@ pub struct Options {
     pub time: Duration,
     pub libs: Vec<PathBuf>,
     pub neffs: Vec<PathBuf>,
+    /// Bundles judged per NEFF container at most (the rest is skipped, and the case says so).
+    pub max_bundles: usize,
     /// Reports root; the run writes `<out>/<date>/`.
     pub out: PathBuf,
     /// Corpus root; `None` finds `corpus/` here or in the source tree.
@@ -140,7 +142,7 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     let neffs = if o.neffs.is_empty() { corpus.as_deref().map(default_neffs).unwrap_or_default() } else { o.neffs.clone() };
     let t = Instant::now();
     let bar = progress.bar("NEFF conformance", neffs.len() as u64);
-    timed(vendor_neff::section(&neffs), t);
+    timed(vendor_neff::section(&neffs, o.max_bundles), t);
     bar.finish_and_clear();
 
     let report = Report {
