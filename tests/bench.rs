@@ -19,6 +19,7 @@ fn bench_writes_a_report_with_every_row() {
     // Any small ELF stands in for the library: the row measures, whatever the facts say.
     let elf = ["/bin/true", "/usr/bin/true", "/bin/sh"].into_iter().find(|p| std::path::Path::new(p).is_file());
     let out = dir.path().join("reports/bench.md");
+    std::fs::create_dir(dir.path().join("reports")).expect("mkdir");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tpb"));
     cmd.args(["bench", "--no-fuzz", "--mib", "1", "--rounds", "1", "--neff"]).arg(&neff_path).arg("--out").arg(&out);
     if let Some(e) = elf {
@@ -28,6 +29,10 @@ fn bench_writes_a_report_with_every_row() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "stderr: {stderr}");
     let md = std::fs::read_to_string(&out).expect("report written");
+    // The console table's columns line up whatever the label lengths (counted in characters).
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let at: Vec<usize> = stdout.lines().filter_map(|l| l.find(" ratio ").map(|b| l[..b].chars().count())).collect();
+    assert!(at.len() > 5 && at.iter().all(|&c| c == at[0]), "ratio columns at {at:?}:\n{stdout}");
     for want in [
         "# Benchmarks",
         "- date (UTC): ",
@@ -78,6 +83,8 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
     let f = file.display().to_string();
     let report = dir.path().join("bench.md").display().to_string();
     let below_file = format!("{f}/bench.md");
+    let missing_dir = format!("{d}/missing");
+    let missing_file = format!("{missing_dir}/bench.md");
     let not_neff = dir.path().join("not.neff");
     std::fs::write(&not_neff, b"not a neff").expect("write");
     let n = not_neff.display().to_string();
@@ -89,6 +96,7 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
         (vec!["--out", &d], d.as_str(), "is a directory"),
         (vec!["--neff", &n, "--out", &report], n.as_str(), "shorter than the 1024-byte header"),
         (vec!["--out", &below_file], f.as_str(), "not a directory"),
+        (vec!["--out", &missing_file], missing_dir.as_str(), "folder does not exist"),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--quick", "--no-fuzz"]).args(&args).output().expect("runs");
         let stderr = String::from_utf8_lossy(&o.stderr);
@@ -97,5 +105,5 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
         assert!(stderr.contains(path) && stderr.contains(why), "{args:?}: {stderr}");
         assert!(o.stdout.is_empty(), "{args:?}: no table");
     }
-    assert!(!dir.path().join("bench.md").exists());
+    assert!(!dir.path().join("bench.md").exists() && !dir.path().join("missing").exists());
 }

@@ -119,21 +119,33 @@ impl Report {
 
     /// The terminal table.
     pub fn to_text(&self) -> String {
+        let cells: Vec<[String; 7]> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let ratio = r.ratio.map_or("—".into(), |x| format!("{x:.3}×"));
+                let target = r.target.map_or("—".into(), Target::text);
+                [r.area.to_string(), r.name.clone(), r.measured.clone(), r.baseline.clone(), ratio, target, r.verdict_text()]
+            })
+            .collect();
+        // Each column as wide as its widest cell (labels vary in length), counted in characters.
+        let width = |i: usize| cells.iter().map(|c| c[i].chars().count()).max().unwrap_or(0);
+        let w: Vec<usize> = (0..7).map(width).collect();
+        let pad = |t: &str, n: usize| format!("{t}{}", " ".repeat(n.saturating_sub(t.chars().count())));
+        let lpad = |t: &str, n: usize| format!("{}{t}", " ".repeat(n.saturating_sub(t.chars().count())));
         let mut s = String::new();
-        for r in &self.rows {
-            let ratio = r.ratio.map_or("—".into(), |x| format!("{x:.3}×"));
-            let target = r.target.map_or("—".into(), Target::text);
-            let _ = writeln!(
-                s,
-                "{:<6} {:<42} {:>12}  vs {:<40} ratio {:>8} target {:<7} {}",
-                r.area,
-                r.name,
-                r.measured,
-                r.baseline,
-                ratio,
-                target,
-                r.verdict_text()
+        for c in &cells {
+            let line = format!(
+                "{} {}  {}  vs {}  ratio {}  target {}  {}",
+                pad(&c[0], w[0]),
+                pad(&c[1], w[1]),
+                lpad(&c[2], w[2]),
+                pad(&c[3], w[3]),
+                lpad(&c[4], w[4]),
+                pad(&c[5], w[5]),
+                c[6]
             );
+            let _ = writeln!(s, "{}", line.trim_end());
         }
         s
     }

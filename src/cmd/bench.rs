@@ -9,13 +9,17 @@
 use crate::bench::{check, codec, external::Scratch, fuzz, machine::Machine, neff, report::Report, workload};
 use std::path::PathBuf;
 
+/// Under cargo's build folder, which git ignores: a plain run leaves the checkout clean.
+const DEFAULT_OUT: &str = "target/bench.md";
+
 #[derive(clap::Args)]
 pub struct Args {
     /// A quick look: 16 MiB stream, 3 rounds, 2 s fuzz runs (ratios are noisier).
     #[arg(long)]
     quick: bool,
-    /// Where to write the report.
-    #[arg(long, default_value = "reports/bench.md")]
+    /// Where to write the report (the default stays out of the checkout; the committed record is
+    /// updated with --out reports/bench.md). An explicit --out needs its folder to exist.
+    #[arg(long, default_value = DEFAULT_OUT)]
     out: PathBuf,
     /// Print the table only; write no report.
     #[arg(long)]
@@ -124,6 +128,10 @@ fn check_paths(a: &Args) -> Result<(), String> {
     }
     let dir = a.out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     if !dir.exists() {
+        // Only the default's folder is made (an installed tpb may run where no target/ exists yet).
+        if a.out != std::path::Path::new(DEFAULT_OUT) {
+            return Err(format!("{}: folder does not exist (create it, or choose another --out)", dir.display()));
+        }
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     }
     super::paths::writable_dir(dir)

@@ -43,18 +43,29 @@ fn counts_row(s: &Section) -> String {
     )
 }
 
+/// The command that runs this report's checks again: seed, time and every input.
+pub fn reproduce(r: &Report) -> String {
+    let mut c = format!("tpb conform --seed {:#x} --time {}", r.seed, r.time_budget_secs);
+    for l in &r.libs {
+        c.push_str(&format!(" --lib {}", crate::out::escape(l)));
+    }
+    for n in &r.neffs {
+        c.push_str(&format!(" --neff {}", crate::out::escape(n)));
+    }
+    c
+}
+
 /// `summary.md`.
 pub fn markdown(r: &Report) -> String {
     let mut m = String::new();
     let _ = writeln!(m, "# tpb conform — {} — {}\n", r.date, verdict(r));
     let _ = writeln!(
         m,
-        "Started {} (UTC), tpb {}, campaign seed `{:#x}` (reproduce with `tpb conform --seed {:#x} --time {}`), {:.1} s in all.\n",
+        "Started {} (UTC), tpb {}, campaign seed `{:#x}` (reproduce with `{}`), {:.1} s in all.\n",
         r.started,
         r.tpb_version,
         r.seed,
-        r.seed,
-        r.time_budget_secs,
+        cell(&reproduce(r)),
         r.elapsed.as_secs_f64()
     );
     let _ = writeln!(
