@@ -45,33 +45,3 @@ pub fn run(a: Args) -> u8 {
     }
     out.finish(code)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
-        let p = dir.join(name);
-        std::fs::write(&p, bytes)?;
-        Ok(p)
-    }
-
-    #[test]
-    fn exit_codes_follow_integrity_and_malformed_input() -> Result<(), Box<dyn std::error::Error>> {
-        let dir = tempfile::tempdir()?;
-        let pe: Vec<u8> = [0xB1u8, 0x10, 0, 0].iter().copied().chain([0u8; 60]).collect();
-        let good = neff::build::container(2, &[("kelf-0.json", br#"{"target":"cayman"}"#), ("sg00/PE.bin", &pe)])?;
-        let ok = write(dir.path(), "ok.neff", &good)?;
-        let mut bad_md5 = good.clone();
-        let at = neff::NeffHeader::LAYOUT.field_offset("hash").ok_or("no hash field")?;
-        bad_md5[at] ^= 1;
-        let bad_md5 = write(dir.path(), "md5.neff", &bad_md5)?;
-        let short = write(dir.path(), "short.neff", &good[..600])?;
-        let run_on = |files: Vec<PathBuf>, json| run(Args { json, max_bytes: neff::MAX_FILE, files });
-        assert_eq!(run_on(vec![ok.clone()], false), 0);
-        assert_eq!(run_on(vec![ok.clone()], true), 0);
-        assert_eq!(run_on(vec![ok.clone(), bad_md5.clone()], false), 1);
-        assert_eq!(run_on(vec![bad_md5, short, ok], true), 2);
-        Ok(())
-    }
-}
