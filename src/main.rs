@@ -20,9 +20,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate bundles (raw 64-byte bundle files) against the spec's invariants.
+    /// Validate bundles (raw N x 64-byte files or NEFF programs) by the spec amended by the errata, or with --spec by the spec alone.
     Validate(cmd::validate::Args),
-    /// Print one text line per bundle.
+    /// Print one text line per bundle (raw N x 64-byte files, or every engine stream of a NEFF program).
     Disasm(cmd::disasm::Args),
     /// Assemble text lines back into 64-byte bundles.
     Asm(cmd::asm::Args),
@@ -32,7 +32,7 @@ enum Command {
     Neff(cmd::neff::Args),
     /// Write the generated C header neuron_isa_tpb.h (stdout, or -o FILE).
     Header(cmd::header::Args),
-    /// The nightly conformance run: description, property campaign, corpus replay, C header, --lib and --neff checks.
+    /// The nightly conformance run: description, property campaign, corpus replay, C header, --lib and --neff checks (default: corpus/neff/real).
     Conform(cmd::conform::Args),
     /// Regenerate the seed corpus (corpus/<target>/) from the hand files and the generator.
     Corpus(cmd::corpus::Args),
@@ -42,9 +42,9 @@ enum Command {
     Diff(cmd::diff::Args),
     /// List the expected facts with provenance (isa constants + library oracle facts).
     Facts(cmd::facts::Args),
-    /// Measure each path against its physical limit (ratios) and write reports/bench.md.
+    /// Measure each path against its physical limit (ratios) and write a report (target/bench.md, or --out).
     Bench(cmd::bench::Args),
-    /// Gather evidence from real programs: per generation × build × opcode × field, values, engines, and every check's agreement; errata with their support
+    /// Gather evidence from real programs: per generation × build × opcode × field, values, engines, and every check's agreement; errata with their support.
     Evidence(cmd::evidence::Args),
 }
 
