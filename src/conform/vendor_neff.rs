@@ -49,10 +49,10 @@ fn samples(json: &Value) -> (Vec<String>, Vec<String>) {
             v.iter()
                 .map(|c| {
                     format!(
-                        "`{}` ({}, §{}) on {} bundles",
+                        "`{}` (§{}, worst severity under the spec: {}): {} findings",
                         c["code"].as_str().unwrap_or("?"),
-                        c["severity"].as_str().unwrap_or("?"),
                         c["section"].as_str().unwrap_or("?"),
+                        c["severity"].as_str().unwrap_or("?"),
                         c["count"]
                     )
                 })
