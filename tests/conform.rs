@@ -40,7 +40,7 @@ fn a_plain_run_writes_every_report_and_passes() {
     assert_eq!(ids, ["description", "campaign", "replay", "c_header", "lib", "neff"]);
     assert_eq!(json["seed"], 7);
     // Every family × generation is a campaign check.
-    assert_eq!(json["sections"][1]["cases"].as_array().map(Vec::len), Some(30));
+    assert_eq!(json["sections"][1]["cases"].as_array().map(Vec::len), Some(tpb_isa::BodyKind::ALL.len() * 3));
     // The library section is skipped with its reason when no --lib is given.
     let c = &json["sections"][4]["cases"][0];
     assert_eq!(c["status"], "skip");

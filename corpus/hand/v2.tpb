@@ -51,3 +51,15 @@
 # Branch (D-M10): unconditional jump, then "if r5 < 16 goto" with an i32 scalar register.
 0xA9:Branch comp_op=always target_pc=0x0000000000000040
 0xA9:Branch comp_op=imm_lt lhs_dtype=i32 ap_kind=3 rhs_imm=0x00000010 lhs_reg=5 target_pc=0x0000000000000100
+
+# Bodies recovered from real programs (R, INFERRED; isa/src/bundle/recovered.rs): laid out by
+# hand from the recovered layouts, not copied from a program. The validator checks only their
+# header, so each line validates clean.
+0x23:LoadActFuncSet byte_23=1
+0x69:StreamMask words_20=[0xffffffff,0xffffffff,0x00000000,0x00000000,0x00000000,0x00000000,0xffffffff,0xffffffff]
+0xA4:NoOp
+0xA8:RegisterAlu alu_0c=add byte_0d=0x09 byte_0e=0x01 word_10=0x0000003c word_14=0x0000003d word_18=0x00010000
+0xC1:DMATrigger queue_name=7154657374300000000000000000000000000000 word_30=7
+0xD4:Dma addr8_10=0x0000000100000000 word_18=0x00001000 word_1c=0x00000001 word_20=0x00010080 addr8_28=0x0000000200000000 word_30=0x00001000 word_34=0x00000001 word_38=0x00010080
+0xCE:TensorLoad word_0c=0x01010009 word_14=0x00010100 word_18=0x00000001 word_1c=0x00000008 word_20=0x0000003d
+0xDA:CollectiveComputeCoarse byte_0f=0x10

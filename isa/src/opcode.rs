@@ -104,6 +104,14 @@ const fn body_section(b: BodyKind) -> &'static str {
         BodyKind::BnStats => "2.1 mixed-width slots",
         BodyKind::Semaphore => "1.14",
         BodyKind::Branch => "D-M10",
+        BodyKind::LoadActFuncSet
+        | BodyKind::StreamMask
+        | BodyKind::NoOp
+        | BodyKind::RegisterAlu
+        | BodyKind::DmaTrigger
+        | BodyKind::Dma
+        | BodyKind::TensorLoad
+        | BodyKind::CollectiveCoarse => "R (recovered from real programs)",
         BodyKind::Opaque => "G3 (no body layout given)",
     }
 }
@@ -116,7 +124,7 @@ opcodes! {
     0x09 LdWeightMx "PE" [- - y] MatmulMx(i) Confirmed "MatmultMx part 1; always paired with 0x0A";
     0x0A MatMulMx "PE" [- - y] MatmulMx(io) Confirmed "MatmultMx part 2";
     0x21 Activation "ACT" [y y -] Activation(io) Confirmed "renumbered to 0x25 on v4";
-    0x23 LoadActFuncSet "ACT" [y y y] Opaque(none) Confirmed "activation table load";
+    0x23 LoadActFuncSet "ACT" [y y y] LoadActFuncSet(none) Inferred "activation table load";
     0x24 ReadActivationAccumulator "ACT" [y y y] Opaque(none) Confirmed "two BIR ops share it";
     0x25 Activation "ACT" [- - y] Activation(io) Confirmed "v4 Activate2";
     0x30 Exponential "ACT" [- - y] Opaque(none) Confirmed "fused exp+sum";
@@ -139,7 +147,7 @@ opcodes! {
     0x65 BNBackpropParamLoad "POOL" [y y y] Opaque(none) Confirmed "";
     0x67 PoolBufferLoad "POOL" [y y c] Opaque(none) Confirmed "Gather part 1";
     0x68 Gather "POOL" [y y c] PoolCopy(io) Strong "Gather part 2";
-    0x69 StreamMask "DVE" [y y y] Opaque(none) Confirmed "StreamShuffle/StreamTranspose part 1";
+    0x69 StreamMask "DVE" [y y y] StreamMask(none) Inferred "StreamShuffle/StreamTranspose part 1";
     0x6A StreamShuffle "DVE" [y y y] PoolCopy(io) Strong "part 2";
     0x6B StreamTranspose "DVE" [y y y] PoolCopy(io) Strong "part 2";
     0x6C Max8 "DVE" [y y y] PoolCopy(io) Strong "";
@@ -170,9 +178,9 @@ opcodes! {
     0xA0 EventSemaphore "SP" [y y y] Semaphore(none) Confirmed "";
     0xA1 Halt "SP" [y y y] Opaque(none) Confirmed "";
     0xA2 Drain "SP" [y y y] Opaque(none) Confirmed "";
-    0xA4 NoOp "SP" [y y y] Opaque(none) Confirmed "";
+    0xA4 NoOp "SP" [y y y] NoOp(none) Inferred "";
     0xA7 RegisterMove "SP" [y y y] Opaque(none) Confirmed "";
-    0xA8 RegisterAlu "SP" [y y y] Opaque(none) Confirmed "";
+    0xA8 RegisterAlu "SP" [y y y] RegisterAlu(none) Inferred "";
     0xA9 Branch "SP" [y y y] Branch(none) Confirmed "CompareAndBranch and UnconditionalBranch share it";
     0xAA TensorLoadReg "SCALAR" [y y y] Opaque(none) Confirmed "register-mode address";
     0xAB TensorSave "SCALAR" [y y y] Opaque(none) Confirmed "immediate address";
@@ -181,23 +189,23 @@ opcodes! {
     0xBC RangeSelect "DVE" [- y y] Opaque(none) Confirmed "may be followed by 0x9B";
     0xBE GetSequenceBounds "POOL" [- y y] Opaque(none) Confirmed "GPSIMD";
     0xBF Sb2sbCollective "POOL" [- y y] Opaque(none) Confirmed "GPSIMD SB-to-SB";
-    0xC1 DMATrigger "DMA" [y y y] Opaque(none) Confirmed "";
+    0xC1 DMATrigger "DMA" [y y y] DmaTrigger(none) Inferred "";
     0xC2 ResetQueueInstance "DMA" [y y y] Opaque(none) Confirmed "";
     0xC4 IndirectDmaChecked "DMA" [y y y] Opaque(none) Confirmed "IndirectLoad/Save, bound-checked (Pool only)";
     0xCA IndirectSaveAccumulate "DMA/POOL/ACT" [y y y] Opaque(none) Confirmed "scatter-add";
     0xCB Collective "POOL" [y y y] Opaque(none) Confirmed "CollectiveSend and CollectiveRecv share it";
     0xCD TensorSaveReg "SCALAR" [y y y] Opaque(none) Confirmed "register-mode address";
-    0xCE TensorLoad "SCALAR" [y y y] Opaque(none) Confirmed "immediate address";
+    0xCE TensorLoad "SCALAR" [y y y] TensorLoad(none) Inferred "immediate address";
     0xCF SwitchQueueInstance "DMA" [y y y] Opaque(none) Confirmed "";
     0xD0 SetRandState "DVE" [y y y] Opaque(none) Confirmed "";
     0xD2 Return "SP" [y y y] Opaque(none) Confirmed "one per active engine";
     0xD3 Call "SP" [y y y] Opaque(none) Confirmed "one per active engine";
-    0xD4 Dma "DMA" [y y y] Opaque(none) Confirmed "Load, Save and DMACopy share it (ADDR8 descriptors, not laid out)";
+    0xD4 Dma "DMA" [y y y] Dma(none) Inferred "Load, Save and DMACopy share it (ADDR8 descriptors)";
     0xD5 AllEngineBarrier "SP" [y y y] Opaque(none) Confirmed "";
     0xD6 IndirectDma "DMA" [y y y] Opaque(none) Confirmed "IndirectLoad/Save, plain";
     0xD8 CoreBarrier "SP" [- y y] Opaque(none) Confirmed "";
     0xD9 CollectiveComputeFine "POOL" [y y y] Opaque(none) Confirmed "";
-    0xDA CollectiveComputeCoarse "POOL" [y y y] Opaque(none) Confirmed "also a DMACopy variant";
+    0xDA CollectiveComputeCoarse "POOL" [y y y] CollectiveCoarse(none) Inferred "also a DMACopy variant";
     0xDB GetCurProcessingRankId "CC" [y y y] Opaque(none) Confirmed "";
     0xDC GetGlobalRankId "CC" [y y y] Opaque(none) Confirmed "";
     0xDD BranchHint "SP" [y y y] Opaque(none) Confirmed "";

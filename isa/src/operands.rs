@@ -132,7 +132,17 @@ pub fn slots(kind: BodyKind) -> &'static [Slot] {
         BodyKind::TensorTensor => FAMILY_B,
         BodyKind::PoolCopy => FAMILY_C,
         BodyKind::BnStats => BN_STATS,
-        BodyKind::Semaphore | BodyKind::Branch | BodyKind::Opaque => &[],
+        BodyKind::Semaphore
+        | BodyKind::Branch
+        | BodyKind::Opaque
+        | BodyKind::LoadActFuncSet
+        | BodyKind::StreamMask
+        | BodyKind::NoOp
+        | BodyKind::RegisterAlu
+        | BodyKind::DmaTrigger
+        | BodyKind::Dma
+        | BodyKind::TensorLoad
+        | BodyKind::CollectiveCoarse => &[],
     }
 }
 

@@ -13,53 +13,10 @@ use tpb_isa::validate::{self, checks, Finding};
 use tpb_isa::{opcode, smith, Bundle, Generation, Raw, Severity};
 use tpb_oracle::neff::{self, conform};
 
+mod common;
+use common::{bundles, corpus, shared};
+
 type R<T> = Result<T, Box<dyn std::error::Error>>;
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.filter_map(Result::ok) {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "neff") {
-            out.push(p);
-        }
-    }
-}
-
-fn neffs_under(dir: &Path) -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    walk(dir, &mut v);
-    v.sort();
-    v
-}
-
-fn corpus() -> Vec<PathBuf> {
-    neffs_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/neff/real"))
-}
-
-fn shared() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/neff");
-    let v = neffs_under(&dir);
-    if v.is_empty() {
-        // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the files fails CI.
-        assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "no .neff files under {} (TPB_REQUIRE_SHARED is set)", dir.display());
-    }
-    v
-}
-
-/// Every bundle of some programs, with its generation.
-fn bundles(files: &[PathBuf]) -> R<Vec<(Generation, Raw)>> {
-    let mut out = Vec::new();
-    for f in files {
-        let n = neff::read_file(f)?;
-        let g = n.generation().ok_or_else(|| format!("{}: no generation", f.display()))?;
-        for s in &n.streams {
-            out.extend(s.bundles().map(|(_, _, raw)| (g, *raw)));
-        }
-    }
-    Ok(out)
-}
 
 /// What the amended profile still says about a bundle (notes aside).
 fn refused(f: &[Finding]) -> Vec<String> {

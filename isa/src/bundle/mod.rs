@@ -7,12 +7,16 @@ pub mod family_a;
 pub mod family_b;
 pub mod family_c;
 pub mod header;
+pub mod recovered;
 
 pub use control::{BranchBundle, OpaqueBundle, SemaphoreBundle};
 pub use family_a::{ActivationBundle, MatmulBundle, MatmulMxBundle, TensorScalarBundle};
 pub use family_b::TensorTensorBundle;
 pub use family_c::{BnStatsBundle, PoolCopyBundle};
 pub use header::{Header, BUNDLE_BYTES, INST_WORD_LEN};
+pub use recovered::{
+    CollectiveCoarseBundle, DmaBundle, DmaTriggerBundle, LoadActFuncSetBundle, NoOpBundle, RegisterAluBundle, StreamMaskBundle, TensorLoadBundle,
+};
 
 use crate::layout::Layout;
 use serde::Serialize;
@@ -77,6 +81,14 @@ bodies! {
     BnStats(BnStatsBundle) "Family C mixed width (BNStats)";
     Semaphore(SemaphoreBundle) "SP semaphore record";
     Branch(BranchBundle) "SP branch";
+    LoadActFuncSet(LoadActFuncSetBundle) "LoadActFuncSet, recovered from real programs";
+    StreamMask(StreamMaskBundle) "StreamMask, recovered from real programs";
+    NoOp(NoOpBundle) "NoOp, recovered from real programs";
+    RegisterAlu(RegisterAluBundle) "RegisterAlu, recovered from real programs";
+    DmaTrigger(DmaTriggerBundle) "DMATrigger, recovered from real programs";
+    Dma(DmaBundle) "Dma (DMA_DIRECT2D), recovered from real programs";
+    TensorLoad(TensorLoadBundle) "TensorLoad, recovered from real programs";
+    CollectiveCoarse(CollectiveCoarseBundle) "CollectiveComputeCoarse, recovered from real programs";
     Opaque(OpaqueBundle) "no body layout: header plus 60 raw bytes";
 }
 
