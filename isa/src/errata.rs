@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn errata_amend_only_their_generations_opcodes_and_fields() {
-        let e = by_id("semaphore-no-wait").expect("erratum");
+        let Some(e) = by_id("semaphore-no-wait") else { panic!("no erratum semaphore-no-wait") };
         assert!(e.covers("semaphore-cmp-op", 0xA0, "cmp_op", Generation::V2));
         assert!(!e.covers("semaphore-cmp-op", 0xA0, "cmp_op", Generation::V4), "no v4 program was seen");
         assert!(!e.covers("semaphore-subtype", 0xA0, "cmp_op", Generation::V2));
