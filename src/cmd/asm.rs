@@ -1,9 +1,15 @@
-//! `tpb asm FILE -o OUT`: text lines back to 64-byte bundles (written atomically).
+//! `tpb asm [--max-bytes N] FILE -o OUT`: text lines back to 64-byte bundles
+//! (written atomically). The input is read under a size cap, binary input is
+//! refused at once, and errors quote the input only cut short and escaped.
 
-use std::path::PathBuf;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// Refuse an input larger than this many bytes (pipes and devices included).
+    #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
+    max_bytes: u64,
     /// Text file produced by `tpb disasm` (or written by hand).
     file: PathBuf,
     /// Output file of N x 64 bytes.
@@ -11,14 +17,23 @@ pub struct Args {
     output: PathBuf,
 }
 
+/// How much of the input is looked at for a NUL byte before anything else is read.
+const BINARY_SNIFF: usize = 64 << 10;
+
+/// The longest run of quoted input an error repeats.
+const QUOTE_CHARS: usize = 80;
+
+/// The longest error message (before escaping).
+const MESSAGE_CHARS: usize = 300;
+
 pub fn run(a: Args) -> u8 {
-    let text = match std::fs::read_to_string(&a.file) {
+    let text = match read_text(&a.file, a.max_bytes) {
         Ok(t) => t,
-        Err(e) => return super::fail(format!("{}: cannot read: {e}", a.file.display())),
+        Err(e) => return super::fail(e),
     };
     let bytes = match tpb_isa::text::assemble(&text) {
         Ok(b) => b,
-        Err(e) => return super::fail(format!("{}: {e}", a.file.display())),
+        Err(e) => return super::fail(format!("{}: {}", a.file.display(), bounded(&e.to_string()))),
     };
     // An empty output is never what was meant: refuse it and leave OUT alone.
     if bytes.is_empty() {
@@ -27,5 +42,90 @@ pub fn run(a: Args) -> u8 {
     match crate::out::write_atomic(&a.output, &bytes) {
         Ok(()) => 0,
         Err(e) => super::fail(format!("{}: cannot write: {e}", a.output.display())),
+    }
+}
+
+/// Reads `path` as text of at most `cap` bytes (pipes and devices included,
+/// never holding more than `cap + 1` bytes). Input with a NUL byte in its
+/// first 64 KiB, or that is not UTF-8, is refused as soon as that is seen.
+fn read_text(path: &Path, cap: u64) -> Result<String, String> {
+    let name = path.display();
+    let unreadable = |e: std::io::Error| format!("{name}: cannot read: {e}");
+    let too_large = |what: String| format!("{name}: offset {cap:#x}: {what}");
+    let binary = |off: usize, what: &str| {
+        format!("{name}: offset {off:#x}: {what}: this looks like binary bundles, not text (turn them into text with `tpb disasm` first)")
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let len = file.metadata().map_err(unreadable)?.len();
+    if len > cap {
+        return Err(too_large(format!("{len} bytes is over the cap of {cap} bytes")));
+    }
+    let limit = usize::try_from(cap.saturating_add(1)).unwrap_or(usize::MAX);
+    let mut reader = file.take(limit as u64);
+    // The head first: binary input (`/dev/zero`, a bundle file) is refused before more is read.
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1).clamp(1, limit));
+    reader.by_ref().take(BINARY_SNIFF as u64).read_to_end(&mut bytes).map_err(unreadable)?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large(format!("more than the cap of {cap} bytes")));
+    }
+    if let Some(off) = bytes.iter().position(|&b| b == 0) {
+        return Err(binary(off, "NUL byte"));
+    }
+    if let Err(e) = std::str::from_utf8(&bytes) {
+        // A character cut by the end of the head is judged once the rest is read.
+        if e.error_len().is_some() || bytes.len() < BINARY_SNIFF {
+            return Err(binary(e.valid_up_to(), "not UTF-8"));
+        }
+    }
+    // Then the rest, growing by hand, never past `cap + 1` (read_to_end could double to twice that).
+    if bytes.len() == BINARY_SNIFF {
+        loop {
+            if bytes.len() == bytes.capacity() {
+                bytes.reserve_exact(bytes.capacity().max(BINARY_SNIFF).min(limit - bytes.len()));
+            }
+            let room = (bytes.capacity() - bytes.len()) as u64;
+            let n = reader.by_ref().take(room).read_to_end(&mut bytes).map_err(unreadable)?;
+            if n == 0 || bytes.len() >= limit {
+                break;
+            }
+        }
+    }
+    if bytes.len() as u64 > cap {
+        return Err(too_large(format!("more than the cap of {cap} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|e| binary(e.utf8_error().valid_up_to(), "not UTF-8"))
+}
+
+/// An assembler message made safe to print on one line: every run of input it
+/// quotes (between backticks) is cut at 80 characters with `…`, the whole at
+/// 300, and control characters (an escape sequence, a newline) are escaped.
+fn bounded(message: &str) -> String {
+    let cut = |s: &str, n: usize| match s.char_indices().nth(n) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    };
+    let parts: Vec<String> = message.split('`').map(|part| cut(part, QUOTE_CHARS)).collect();
+    crate::out::escape(&cut(&parts.join("`"), MESSAGE_CHARS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_quoted_token_is_cut_and_its_control_characters_escaped() {
+        let token = format!("\x1b[31m{}\nforged", "x".repeat(1 << 20));
+        let message = format!("line 1: `{token}`: expected field=value");
+        let safe = bounded(&message);
+        assert!(safe.chars().count() < 400, "{} chars", safe.chars().count());
+        assert!(!safe.chars().any(char::is_control), "{safe:?}");
+        assert!(safe.starts_with("line 1: `\\u{1b}[31mxxx"), "{safe}");
+        assert!(safe.contains("…`: expected field=value"), "{safe}");
+    }
+
+    #[test]
+    fn a_short_message_is_unchanged() {
+        let message = "line 3: `src.adr`: no such field in TensorCopy";
+        assert_eq!(bounded(message), message);
     }
 }
