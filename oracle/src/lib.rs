@@ -3,4 +3,5 @@
 pub mod evidence;
 pub mod fixture;
 pub mod neff;
+pub mod text_safe;
 pub mod walrus;

@@ -1,28 +1,40 @@
 //! Writes small NEFF containers: fixtures for tests and seeds for fuzzing.
 //! pkg_version 2 packs a gzip tar with the MD5 in the word-reversed form the
 //! real compiler writes; pkg_version 1 a bare tar with SHA-256.
+//! [`container_with`] also writes the odd shapes a hostile file may take.
 
 use super::header::{NeffHeader, HEADER_BYTES};
 use super::integrity::{self, Algorithm, Form};
 use std::io::{self, Write};
 use zerocopy::{FromZeros, IntoBytes};
 
-/// A container holding `members` (path, bytes), in that order.
+/// A container holding `members` (path, bytes), in that order (a path given
+/// twice is written twice).
 pub fn container(pkg_version: u64, members: &[(&str, &[u8])]) -> io::Result<Vec<u8>> {
-    let mut t = tar::Builder::new(Vec::new());
-    for (name, data) in members {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(data.len() as u64);
-        h.set_mode(0o644);
-        t.append_data(&mut h, name, *data)?;
-    }
-    let tar_bytes = t.into_inner()?;
+    container_with(pkg_version, members, &Odd::default())
+}
+
+/// Odd shapes for tests of the reader under hostile input. The header's
+/// digest always covers the whole payload as written, extras included.
+#[derive(Clone, Debug, Default)]
+pub struct Odd {
+    /// Bytes after the tar's two end-of-archive blocks, inside the tar stream
+    /// (inside the gzip member for pkg_version 2).
+    pub after_tar: Vec<u8>,
+    /// Bytes after the gzip member, inside the payload (say, a second gzip member).
+    pub after_gzip: Vec<u8>,
+}
+
+/// A container holding `members`, shaped by `odd`.
+pub fn container_with(pkg_version: u64, members: &[(&str, &[u8])], odd: &Odd) -> io::Result<Vec<u8>> {
+    let mut tar_bytes = tar(members)?;
+    tar_bytes.extend_from_slice(&odd.after_tar);
     let (payload, alg) = if pkg_version == integrity::PKG_VERSION_SHA256 {
         (tar_bytes, Some(Algorithm::Sha256))
     } else {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(&tar_bytes)?;
-        (gz.finish()?, Algorithm::for_version(pkg_version))
+        let mut gz = gzip(&tar_bytes)?;
+        gz.extend_from_slice(&odd.after_gzip);
+        (gz, Algorithm::for_version(pkg_version))
     };
     let mut h = NeffHeader::new_zeroed();
     h.pkg_version.set(pkg_version);
@@ -36,4 +48,23 @@ pub fn container(pkg_version: u64, members: &[(&str, &[u8])]) -> io::Result<Vec<
     let mut out = h.as_bytes().to_vec();
     out.extend_from_slice(&payload);
     Ok(out)
+}
+
+/// A tar of `members` (GNU headers, mode 0644), ended by two zero blocks.
+pub fn tar(members: &[(&str, &[u8])]) -> io::Result<Vec<u8>> {
+    let mut t = tar::Builder::new(Vec::new());
+    for (name, data) in members {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        t.append_data(&mut h, name, *data)?;
+    }
+    t.into_inner()
+}
+
+/// One gzip member holding `bytes`.
+pub fn gzip(bytes: &[u8]) -> io::Result<Vec<u8>> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(bytes)?;
+    gz.finish()
 }

@@ -760,7 +760,8 @@ fn engines_text(e: &BTreeMap<&'static str, usize>) -> String {
     v.join(", ")
 }
 
-/// Escapes a markdown table cell.
+/// Escapes a markdown table cell: control characters and `|` (file and
+/// member names, compiler and target come from the input).
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    crate::text_safe::markdown_cell(s)
 }

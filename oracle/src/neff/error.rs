@@ -42,7 +42,9 @@ impl NeffError {
 
 impl fmt::Display for NeffError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}: {}: {}", self.file, self.member, self.at, self.message)
+        // One line whatever the input: names and messages may quote it.
+        use crate::text_safe::escape;
+        write!(f, "{}: {}: {}: {}", escape(&self.file), escape(&self.member), self.at, escape(&self.message))
     }
 }
 

@@ -20,8 +20,8 @@ pub mod summary;
 pub use error::{At, NeffError};
 pub use header::{NeffHeader, HEADER_BYTES};
 pub use integrity::Integrity;
-pub use meta::{Graph, Kelf};
-pub use payload::{Compression, Limits, Member, MAX_FILE};
+pub use meta::{Graph, Info, Kelf, MAX_METADATA};
+pub use payload::{ArchiveEnd, Compression, Limits, Member, MAX_FILE};
 pub use stream::{Engine, EngineStream};
 
 use std::path::Path;
@@ -38,9 +38,8 @@ pub struct Neff {
     pub compression: Compression,
     /// Every archive entry, in archive order.
     pub members: Vec<Member>,
-    /// `info.json`, when present.
-    pub info: Option<serde_json::Value>,
-    /// `info.json` `tool_version`: the compiler that wrote the file.
+    /// `info.json` `tool_version`: the compiler that wrote the file (`None`
+    /// without `info.json`, or when it has no `tool_version` string).
     pub tool_version: Option<String>,
     /// `kelf-0.json`, when present.
     pub kelf: Option<Kelf>,
@@ -48,8 +47,14 @@ pub struct Neff {
     pub streams: Vec<EngineStream>,
     /// File bytes after the payload.
     pub trailing_file_bytes: u64,
-    /// Compressed payload bytes after the end of the gzip stream.
+    /// Compressed payload bytes after the end of the gzip stream (zero
+    /// padding to a 10240-byte record in every real file; 0 for a bare tar).
     pub trailing_payload_bytes: usize,
+    /// Bytes of the tar stream after its end-of-archive blocks, which no
+    /// member listing covers (0 in every real file).
+    pub trailing_tar_bytes: u64,
+    /// How the tar archive ended.
+    pub archive_end: ArchiveEnd,
     /// Things worth a look that do not stop the read.
     pub notes: Vec<String>,
 }
@@ -130,22 +135,33 @@ pub fn parse(bytes: &[u8], name: &str) -> Result<Neff, NeffError> {
 }
 
 /// Parses container bytes under explicit caps.
+///
+/// An error on bytes whose header does not read as a NEFF ([`sniff`])
+/// starts `not a NEFF container:` with the reason; an error after a payload
+/// digest mismatch starts `payload digest mismatch (…); then:`, since a
+/// corrupted payload is the likely cause.
 pub fn parse_with(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, NeffError> {
-    let err = |member: &str, at: At, msg: String| NeffError::new(name, member, at, msg);
     let file_len = bytes.len() as u64;
     if file_len > limits.max_file {
-        return Err(err("file", At::File(0), format!("{file_len} bytes is over the cap of {} bytes", limits.max_file)));
+        return Err(NeffError::new(name, "file", At::File(0), format!("{file_len} bytes is over the cap of {} bytes", limits.max_file)));
     }
-    let header = NeffHeader::read(bytes)
-        .ok_or_else(|| err("header", At::File(file_len), format!("file is {file_len} bytes, shorter than the {HEADER_BYTES}-byte header")))?;
+    parse_container(bytes, name, limits).map_err(|mut e| {
+        if let Some(why) = not_neff(bytes) {
+            e.message =
+                if e.message == why { format!("not a NEFF container: {why}") } else { format!("not a NEFF container: {why}; then: {}", e.message) };
+        }
+        e
+    })
+}
+
+fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, NeffError> {
+    let err = |member: &str, at: At, msg: String| NeffError::new(name, member, at, msg);
+    let file_len = bytes.len() as u64;
+    let header = NeffHeader::read(bytes).ok_or_else(|| err("header", At::File(file_len), too_short(file_len)))?;
     let off = |field: &str| NeffHeader::LAYOUT.field_offset(field).unwrap_or(0) as u64;
     let header_size = header.header_size.get();
     if header_size < HEADER_BYTES as u64 || header_size > file_len {
-        return Err(err(
-            "header",
-            At::File(off("header_size")),
-            format!("header_size {header_size:#x} is outside {HEADER_BYTES:#x}..={file_len:#x} (the file)"),
-        ));
+        return Err(err("header", At::File(off("header_size")), bad_header_size(header_size, file_len)));
     }
     let data_size = header.data_size.get();
     let end = header_size.checked_add(data_size).filter(|e| *e <= file_len).ok_or_else(|| {
@@ -173,8 +189,19 @@ pub fn parse_with(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Nef
     if integrity.tail_nonzero {
         notes.push("hash field has non-zero bytes past the digest".to_string());
     }
+    // From here on a failure of a payload that also failed its digest says so
+    // first (for bytes that are no NEFF at all, parse_with says that instead).
+    let after_digest = |mut e: NeffError| {
+        if let (Some(alg), None) = (integrity.algorithm, integrity.matched) {
+            if sniff(bytes) {
+                let (stored, computed) = (&integrity.stored, &integrity.computed);
+                e.message = format!("payload digest mismatch ({} stored {stored}, computed {computed}); then: {}", alg.as_str(), e.message);
+            }
+        }
+        e
+    };
 
-    let un = payload::unpack(name, payload, header_size, limits, &keep)?;
+    let un = payload::unpack(name, payload, header_size, limits, &|m| keep(m, limits)).map_err(after_digest)?;
     let expected = match header.pkg_version.get() {
         integrity::PKG_VERSION_SHA256 => Some(Compression::None),
         integrity::PKG_VERSION_MD5 => Some(Compression::Gzip),
@@ -187,27 +214,27 @@ pub fn parse_with(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Nef
     if trailing_file_bytes > 0 {
         notes.push(format!("{trailing_file_bytes} bytes after the payload (file offset {end:#x})"));
     }
+    if let Some(note) = gzip_padding_note(payload.len(), un.trailing, un.trailing_nonzero, header_size) {
+        notes.push(note);
+    }
+    notes.extend(archive_end_notes(&un.end));
 
-    let mut info = None;
+    let mut has_info = false;
     let mut tool_version = None;
     let mut kelf = None;
     let mut streams = Vec::new();
     for (member, bytes) in un.kept {
         if member == meta::INFO {
-            let v = meta::json(name, &member, &bytes)?;
-            tool_version = v.get("tool_version").and_then(|t| t.as_str()).map(str::to_string);
-            info = Some(v);
+            tool_version = meta::info(name, &member, &bytes).map_err(after_digest)?.tool_version;
+            has_info = true;
         } else if member == meta::KELF {
-            kelf = Some(meta::kelf(name, &member, &bytes)?);
+            kelf = Some(meta::kelf(name, &member, &bytes).map_err(after_digest)?);
         } else if let Some((subgraph, engine)) = stream::engine_member(&member) {
-            stream::check_length(name, &member, &bytes)?;
-            if streams.iter().any(|s: &EngineStream| s.member == member) {
-                return Err(err(&member, At::Member(0), "duplicate engine stream in the archive".to_string()));
-            }
+            stream::check_length(name, &member, &bytes).map_err(after_digest)?;
             streams.push(EngineStream { subgraph, engine, member, bytes, generation: None });
         }
     }
-    if info.is_none() {
+    if !has_info {
         notes.push(format!("no {}: compiler version unknown", meta::INFO));
     }
     if kelf.is_none() {
@@ -222,16 +249,7 @@ pub fn parse_with(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Nef
     }
     streams.sort_by(|a, b| a.subgraph.cmp(&b.subgraph).then(a.engine.cmp(&b.engine)));
     if let Some(k) = &kelf {
-        for g in &k.graphs {
-            if !streams.iter().any(|s| s.subgraph == g.name) {
-                notes.push(format!("kelf graph `{}` has no engine streams", g.name));
-            }
-        }
-        let mut orphans: Vec<&str> = streams.iter().map(|s| s.subgraph.as_str()).filter(|sg| !k.graphs.iter().any(|g| g.name == *sg)).collect();
-        orphans.dedup();
-        for sg in orphans {
-            notes.push(format!("subgraph `{sg}` has streams but is not a kelf graph"));
-        }
+        notes.extend(graph_notes(k, &streams));
     }
 
     Ok(Neff {
@@ -241,30 +259,143 @@ pub fn parse_with(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Nef
         integrity,
         compression: un.compression,
         members: un.members,
-        info,
         tool_version,
         kelf,
         streams,
         trailing_file_bytes,
         trailing_payload_bytes: un.trailing,
+        trailing_tar_bytes: un.end.trailing,
+        archive_end: un.end,
         notes,
     })
 }
 
-/// The members whose bytes the reader keeps: metadata and engine streams.
-fn keep(member: &str) -> bool {
-    member == meta::INFO || member == meta::KELF || stream::engine_member(member).is_some()
+/// Notes naming at most this many subgraphs each; the rest are counted.
+const MAX_NAMED_GRAPHS: usize = 16;
+
+/// Kelf graphs without streams and stream subgraphs no kelf graph names
+/// (hash lookups and a bounded list, so a huge graph list stays cheap).
+fn graph_notes(k: &Kelf, streams: &[EngineStream]) -> Vec<String> {
+    use std::collections::BTreeSet;
+    let with_streams: BTreeSet<&str> = streams.iter().map(|s| s.subgraph.as_str()).collect();
+    let graphs: BTreeSet<&str> = k.graphs.iter().map(|g| g.name.as_str()).collect();
+    let mut notes = Vec::new();
+    let mut listed = |names: Vec<&str>, what: &dyn Fn(&str) -> String| {
+        for n in names.iter().take(MAX_NAMED_GRAPHS) {
+            notes.push(what(n));
+        }
+        if names.len() > MAX_NAMED_GRAPHS {
+            notes.push(format!("… and {} more like the above", names.len() - MAX_NAMED_GRAPHS));
+        }
+    };
+    let mut seen = BTreeSet::new();
+    let empty: Vec<&str> = k.graphs.iter().map(|g| g.name.as_str()).filter(|g| !with_streams.contains(g) && seen.insert(*g)).collect();
+    listed(empty, &|g| format!("kelf graph `{g}` has no engine streams"));
+    let orphans: Vec<&str> = with_streams.iter().copied().filter(|sg| !graphs.contains(sg)).collect();
+    listed(orphans, &|sg| format!("subgraph `{sg}` has streams but is not a kelf graph"));
+    notes
+}
+
+/// A note on the bytes after the gzip member, unless they are the zero
+/// padding to a whole 10240-byte record that every real file carries.
+fn gzip_padding_note(payload_len: usize, trailing: usize, nonzero: usize, base: u64) -> Option<String> {
+    if trailing == 0 {
+        return None;
+    }
+    let at = payload_len - trailing;
+    if nonzero == 0 && trailing < payload::RECORD_BYTES && payload_len.is_multiple_of(payload::RECORD_BYTES) {
+        return None;
+    }
+    let what = if nonzero == 0 { "all zero".to_string() } else { format!("{nonzero} of them non-zero") };
+    Some(format!(
+        "{trailing} bytes after the gzip stream (payload offset {at:#x}, file offset {:#x}), {what}: not the zero padding to a {}-byte record real compilers write; ignored",
+        base + at as u64,
+        payload::RECORD_BYTES
+    ))
+}
+
+/// Notes on how the archive ended: bytes after its end-of-archive blocks
+/// (other than zero padding to a whole record), or missing blocks.
+fn archive_end_notes(end: &ArchiveEnd) -> Vec<String> {
+    let mut notes = Vec::new();
+    match end.zero_blocks {
+        0 => notes.push(format!(
+            "the archive has no end-of-archive blocks: the tar stream ends at tar offset {:#x}, right after the last member (truncated?)",
+            end.at
+        )),
+        1 if end.trailing == 0 => notes.push(format!("the archive ends with one end-of-archive block at tar offset {:#x}, not two", end.at - 512)),
+        _ => {}
+    }
+    // Zeros up to a whole 10240-byte record are standard tar blocking (GNU tar
+    // and Python's tarfile write them; real compilers' archives end right
+    // after the two blocks): counted, not noted.
+    let record_padding = end.first_nonzero.is_none()
+        && end.trailing < payload::RECORD_BYTES as u64
+        && (end.at + end.trailing).is_multiple_of(payload::RECORD_BYTES as u64);
+    if end.trailing > 0 && !record_padding {
+        let what = match end.first_nonzero {
+            None => "all zero".to_string(),
+            Some(first) => format!("{} of them non-zero, the first at tar offset {first:#x}", end.trailing_nonzero),
+        };
+        let hidden =
+            end.hidden_member.as_ref().map_or_else(String::new, |m| format!("; it holds a tar header for member `{m}`, which is not listed or read"));
+        notes.push(format!("{} bytes after the tar's end-of-archive blocks (tar offset {:#x}), {what}{hidden}", end.trailing, end.at));
+    }
+    notes
+}
+
+/// The members whose bytes the reader keeps, each with its cap: metadata
+/// (`info.json`, `kelf-0.json`) under the metadata cap, engine streams under
+/// the member cap.
+fn keep(member: &str, limits: &Limits) -> Option<payload::Keep> {
+    if member == meta::INFO || member == meta::KELF {
+        Some(payload::Keep { cap: limits.max_metadata.min(limits.max_member), cap_for: " for metadata members" })
+    } else if stream::engine_member(member).is_some() {
+        Some(payload::Keep { cap: limits.max_member, cap_for: "" })
+    } else {
+        None
+    }
+}
+
+fn too_short(file_len: u64) -> String {
+    format!("file is {file_len} bytes, shorter than the {HEADER_BYTES}-byte header")
+}
+
+fn bad_header_size(header_size: u64, file_len: u64) -> String {
+    format!("header_size {header_size:#x} is outside {HEADER_BYTES:#x}..={file_len:#x} (the file)")
+}
+
+/// Why `bytes` do not read as a NEFF container header, or `None` when they
+/// do: too short, a pkg_version naming no known packing, a header_size
+/// outside the file, or no gzip or tar payload where it says.
+pub fn not_neff(bytes: &[u8]) -> Option<String> {
+    let file_len = bytes.len() as u64;
+    let Some(h) = NeffHeader::read(bytes) else { return Some(too_short(file_len)) };
+    let pkg = h.pkg_version.get();
+    if integrity::Algorithm::for_version(pkg).is_none() {
+        return Some(format!(
+            "pkg_version {pkg} ({pkg:#x}) is neither {} (gzip tar, MD5) nor {} (tar, SHA-256)",
+            integrity::PKG_VERSION_MD5,
+            integrity::PKG_VERSION_SHA256
+        ));
+    }
+    let hs = h.header_size.get();
+    if hs < HEADER_BYTES as u64 || hs > file_len {
+        return Some(bad_header_size(hs, file_len));
+    }
+    let payload = bytes.get(usize::try_from(hs).ok()?..).unwrap_or(&[]);
+    if payload::sniff(payload).is_none() {
+        let head: Vec<String> = payload.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        return Some(payload::neither_gzip_nor_tar(&head.join(" ")));
+    }
+    None
 }
 
 /// Whether `bytes` look like a NEFF container header: a known pkg_version,
 /// a plausible header_size, and a gzip or tar payload where it says.
 /// A raw bundle stream never matches (its byte 1 is 0x10, so word 0 is ≥ 0x1000).
 pub fn sniff(bytes: &[u8]) -> bool {
-    let Some(h) = NeffHeader::read(bytes) else { return false };
-    let hs = h.header_size.get();
-    integrity::Algorithm::for_version(h.pkg_version.get()).is_some()
-        && hs >= HEADER_BYTES as u64
-        && usize::try_from(hs).ok().and_then(|hs| bytes.get(hs..)).is_some_and(|p| payload::sniff(p).is_some())
+    not_neff(bytes).is_none()
 }
 
 /// Arbitrary bytes through the container reader and everything downstream;

@@ -4,6 +4,7 @@
 use super::header::hex;
 use super::stream::Engine;
 use super::Neff;
+use crate::text_safe::escape;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -89,18 +90,22 @@ pub fn json(n: &Neff) -> Value {
         "engines": engines,
         "trailing_file_bytes": n.trailing_file_bytes,
         "trailing_payload_bytes": n.trailing_payload_bytes,
+        "trailing_tar_bytes": n.trailing_tar_bytes,
+        "archive_end": n.archive_end,
         "notes": n.notes,
     })
 }
 
-/// The human-readable summary of one file.
+/// The human-readable summary of one file. Every string from the input
+/// (file and member names, compiler, target, notes) has its control
+/// characters escaped, so each item stays on its own line.
 pub fn text(n: &Neff) -> String {
     let h = &n.header;
     let mut s = String::new();
     let _ = writeln!(
         s,
         "{}: NEFF pkg_version {}, neff_version {}.{}, {} bytes",
-        n.name,
+        escape(&n.name),
         h.pkg_version.get(),
         h.neff_version_major.get(),
         h.neff_version_minor.get(),
@@ -126,25 +131,25 @@ pub fn text(n: &Neff) -> String {
         h.unnamed_1e0.get()
     );
     let _ = writeln!(s, "  integrity: {}", n.integrity.describe());
-    let _ = writeln!(s, "  compiler: {}", n.tool_version.as_deref().unwrap_or("unknown (no info.json tool_version)"));
+    let _ = writeln!(s, "  compiler: {}", escape(n.tool_version.as_deref().unwrap_or("unknown (no info.json tool_version)")));
     let gen = n.generation().map_or_else(|| "no known generation".to_string(), |g| g.to_string());
-    let _ = writeln!(s, "  target: {} -> {gen}", n.target().unwrap_or("unknown"));
-    let _ = writeln!(s, "  subgraphs: {}", n.subgraphs().join(" "));
+    let _ = writeln!(s, "  target: {} -> {gen}", escape(n.target().unwrap_or("unknown")));
+    let _ = writeln!(s, "  subgraphs: {}", escape(&n.subgraphs().join(" ")));
     let _ = writeln!(s, "  members: {}", n.members.len());
     for m in &n.members {
         let kind = if m.kind == "file" { String::new() } else { format!(" ({})", m.kind) };
-        let _ = writeln!(s, "    {:>10}  {}{kind}", m.size, m.name);
+        let _ = writeln!(s, "    {:>10}  {}{kind}", m.size, escape(&m.name));
     }
     let _ = writeln!(s, "  streams: {} with {} bundles", n.streams.len(), n.bundles());
     for st in &n.streams {
-        let _ = writeln!(s, "    {}: {} bundles: {}", st.member, st.len(), histogram_text(&st.opcode_histogram()));
+        let _ = writeln!(s, "    {}: {} bundles: {}", escape(&st.member), st.len(), histogram_text(&st.opcode_histogram()));
     }
     let _ = writeln!(s, "  per engine:");
     for (e, (count, hist)) in engine_totals(n) {
         let _ = writeln!(s, "    {}: {count} bundles: {}", e.stem(), histogram_text(&hist));
     }
     for note in &n.notes {
-        let _ = writeln!(s, "  note: {note}");
+        let _ = writeln!(s, "  note: {}", escape(note));
     }
     s
 }

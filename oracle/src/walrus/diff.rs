@@ -4,6 +4,7 @@
 
 use super::report::{Report, Row};
 use super::spec::Kind;
+use crate::text_safe::escape;
 use serde::Serialize;
 
 pub const BIT_ERROR: u8 = 1;
@@ -40,7 +41,9 @@ pub struct Diff {
     pub exit: u8,
 }
 
-/// One line per fact: `id = value @ address`, the text the unified diff compares.
+/// One line per fact: `id = value @ address`, the text the unified diff
+/// compares (values from the library with control characters escaped, so
+/// one fact is one line).
 pub fn constants_text(r: &Report) -> String {
     let mut s = String::new();
     for row in &r.rows {
@@ -51,7 +54,7 @@ pub fn constants_text(r: &Report) -> String {
 }
 
 fn row_line(row: &Row) -> String {
-    let v = row.found.as_deref().unwrap_or("<absent>");
+    let v = escape(row.found.as_deref().unwrap_or("<absent>"));
     match row.address {
         Some(a) => format!("{} = {v} @ {a:#x}", row.id),
         None => format!("{} = {v}", row.id),
@@ -81,7 +84,8 @@ pub fn diff(old: Report, new: Report) -> Diff {
     let changed: Vec<String> = pairs.iter().filter(|p| p.changed).map(|p| p.id.clone()).collect();
     let new_fails: Vec<String> = new.failed().map(|r| r.id.clone()).collect();
     let (ot, nt) = (constants_text(&old), constants_text(&new));
-    let unified = similar::TextDiff::from_lines(&ot, &nt).unified_diff().context_radius(2).header(&old.input, &new.input).to_string();
+    let unified =
+        similar::TextDiff::from_lines(&ot, &nt).unified_diff().context_radius(2).header(&escape(&old.input), &escape(&new.input)).to_string();
     let mut exit = 0;
     if !changed.is_empty() {
         exit |= BIT_CHANGED;

@@ -27,6 +27,8 @@ pub enum WalrusError {
     NoMember { path: String, wanted: String, file: String, members: usize },
     #[error("{path}: wheel has several members named {file}: {names}")]
     AmbiguousMember { path: String, file: String, names: String },
+    #[error("{path}: wheel holds {name} more than once ({entries}): which copy is the library is ambiguous")]
+    DuplicateMember { path: String, name: String, entries: String },
     #[error("{path}: {what} is {size} bytes, over the {cap}-byte cap (raise --max-bytes)")]
     TooLarge { path: String, what: String, size: u64, cap: u64 },
     #[error("profile {name}: {detail}")]

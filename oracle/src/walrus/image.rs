@@ -12,6 +12,8 @@ pub const EM_X86_64: u16 = 62;
 const EHDR64: u64 = 64;
 const PHDR64: u64 = 56;
 const SHDR64: u64 = 64;
+/// e_shstrndx value meaning "the index is in section 0's sh_link".
+const SHN_XINDEX: u64 = 0xffff;
 
 /// One section header, name resolved.
 #[derive(Clone, Debug)]
@@ -194,6 +196,19 @@ fn precheck(label: &str, b: &[u8]) -> Result<()> {
         let sh_end = table_end(shoff, shnum, SHDR64).ok_or_else(|| elf_err(format!("e_shoff {shoff:#x} overflows")))?;
         if sh_end > len {
             return Err(trunc(format!("section header table ({shnum} entries, e_shoff)"), shoff, sh_end - shoff));
+        }
+        // The section name string table; out of range, every section would be
+        // nameless and the library would look stripped.
+        let mut shstrndx = field(0x3e, 2);
+        let mut from = "e_shstrndx at offset 0x3e".to_string();
+        if shstrndx == SHN_XINDEX {
+            shstrndx = field(shoff + 0x28, 4);
+            from = format!("section 0's sh_link at offset {:#x} (e_shstrndx is SHN_XINDEX)", shoff + 0x28);
+        }
+        if shstrndx != 0 && shstrndx >= shnum {
+            return Err(elf_err(format!(
+                "section header string table index {shstrndx} ({from}) is out of range: the file has {shnum} section headers"
+            )));
         }
     }
     for i in 0..phnum {

@@ -93,6 +93,7 @@ fn hex_magic(b: &[u8]) -> String {
 /// zip directory claims, so a lying header cannot balloon memory.
 fn read_wheel_member(path: &str, file: std::fs::File, max_bytes: u64) -> Result<(String, Vec<u8>)> {
     let zip_err = |detail: String| WalrusError::Zip { path: path.to_string(), detail };
+    let again = file.try_clone().map_err(|source| WalrusError::Io { path: path.to_string(), source })?;
     let mut archive = zip::ZipArchive::new(BufReader::new(file)).map_err(|e| zip_err(e.to_string()))?;
     let file_name = WHEEL_MEMBER.rsplit('/').next().unwrap_or(WHEEL_MEMBER);
     let index = match archive.index_for_name(WHEEL_MEMBER) {
@@ -115,10 +116,27 @@ fn read_wheel_member(path: &str, file: std::fs::File, max_bytes: u64) -> Result<
                         members: archive.len(),
                     })
                 }
-                many => return Err(WalrusError::AmbiguousMember { path: path.to_string(), file: file_name.to_string(), names: many.join(", ") }),
+                many => {
+                    let names: Vec<String> = many.iter().map(|n| crate::text_safe::escape(n)).collect();
+                    return Err(WalrusError::AmbiguousMember { path: path.to_string(), file: file_name.to_string(), names: names.join(", ") });
+                }
             }
         }
     };
+    if archive.has_duplicate_names() {
+        // The directory keys entries by name, so a second copy silently
+        // replaced the first: list the central directory itself.
+        let raw = archive.file_names_raw().nth(index).map(<[u8]>::to_vec).unwrap_or_default();
+        let copies = copies_of(again, &raw).map_err(|e| zip_err(format!("central directory: {e}")))?;
+        if copies.len() > 1 {
+            let entries: Vec<String> = copies.iter().map(|(i, at)| format!("central directory entry #{i}, local header at offset {at:#x}")).collect();
+            return Err(WalrusError::DuplicateMember {
+                path: path.to_string(),
+                name: crate::text_safe::escape(&String::from_utf8_lossy(&raw)),
+                entries: entries.join("; "),
+            });
+        }
+    }
     let mut member = archive.by_index(index).map_err(|e| match e {
         // A valid zip this build cannot inflate (LZMA, zstd, encryption …) is not a corrupt one.
         zip::result::ZipError::UnsupportedArchive(what) => {
@@ -127,20 +145,35 @@ fn read_wheel_member(path: &str, file: std::fs::File, max_bytes: u64) -> Result<
         e => zip_err(format!("member #{index}: {e}")),
     })?;
     let name = member.name().map(|n| n.into_owned()).map_err(|e| zip_err(format!("member #{index}: name: {e}")))?;
+    let shown = crate::text_safe::escape(&name);
     let declared = member.size();
     if declared > max_bytes {
-        return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {name}"), size: declared, cap: max_bytes });
+        return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {shown}"), size: declared, cap: max_bytes });
     }
     let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
     let read = (&mut member).take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| {
-        let detail = format!("member {name}: {e}");
+        let detail = format!("member {shown}: {e}");
         match e.kind() {
             std::io::ErrorKind::Unsupported => WalrusError::UnsupportedWheel { path: path.to_string(), detail },
             _ => zip_err(detail),
         }
     })?;
     if read as u64 > max_bytes {
-        return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {name} (inflated)"), size: read as u64, cap: max_bytes });
+        return Err(WalrusError::TooLarge { path: path.to_string(), what: format!("member {shown} (inflated)"), size: read as u64, cap: max_bytes });
     }
     Ok((name, bytes))
+}
+
+/// Every central directory entry named `raw` (the directory order index and
+/// the offset of its local header), duplicates included.
+fn copies_of(file: std::fs::File, raw: &[u8]) -> zip::result::ZipResult<Vec<(usize, u64)>> {
+    let mut all = zip::unstable::read::ZipIterable::try_new(BufReader::new(file), zip::read::Config::default())?;
+    let mut out = Vec::new();
+    for (i, entry) in all.files()?.enumerate() {
+        let entry = entry?;
+        if entry.name_raw() == raw {
+            out.push((i, entry.header_start()));
+        }
+    }
+    Ok(out)
 }

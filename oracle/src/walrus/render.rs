@@ -1,7 +1,11 @@
 //! Plain-text forms of reports, diffs and the fact list (JSON comes from serde).
+//! Strings read from the library or the wheel (found values, symbol names in
+//! notes, the member name in the input label) have their control characters
+//! escaped, so each row stays one line.
 
 use super::diff::Diff;
 use super::report::{Report, Row, Status};
+use crate::text_safe::escape;
 use std::fmt::Write;
 
 fn addr(a: Option<u64>) -> String {
@@ -17,15 +21,15 @@ fn row_text(out: &mut String, r: &Row) {
         r.section,
         r.confidence.as_str(),
         addr(r.address),
-        r.found.as_deref().unwrap_or("<absent>")
+        escape(r.found.as_deref().unwrap_or("<absent>"))
     );
     if matches!(r.status, Status::Differs | Status::Missing) {
         if let Some(e) = &r.expected {
-            let _ = writeln!(out, "{:9}expected: {e}", "");
+            let _ = writeln!(out, "{:9}expected: {}", "", escape(e));
         }
     }
     for n in &r.notes {
-        let _ = writeln!(out, "{:9}· {n}", "");
+        let _ = writeln!(out, "{:9}· {}", "", escape(n));
     }
     for c in &r.candidates {
         let _ = writeln!(out, "{:9}candidate {:#x}: {}  ({} byte(s) differ, {} tags)", "", c.address, c.bytes, c.distance, c.tags_covered);
@@ -35,7 +39,7 @@ fn row_text(out: &mut String, r: &Row) {
 /// The `tpb check` text report.
 pub fn report_text(r: &Report) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "library   {}", r.input);
+    let _ = writeln!(out, "library   {}", escape(&r.input));
     let build = match (&r.build_id, &r.profile) {
         (Some(b), Some(p)) => format!("{b}  (known: {p})"),
         (Some(b), None) => format!("{b}  (unknown build: facts located by search)"),
@@ -56,8 +60,8 @@ pub fn report_text(r: &Report) -> String {
 /// The `tpb diff` text: side by side, then the unified diff, then the verdict.
 pub fn diff_text(d: &Diff) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "OLD  {}  build-id {}", d.old.input, d.old.build_id.as_deref().unwrap_or("none"));
-    let _ = writeln!(out, "NEW  {}  build-id {}", d.new.input, d.new.build_id.as_deref().unwrap_or("none"));
+    let _ = writeln!(out, "OLD  {}  build-id {}", escape(&d.old.input), d.old.build_id.as_deref().unwrap_or("none"));
+    let _ = writeln!(out, "NEW  {}  build-id {}", escape(&d.new.input), d.new.build_id.as_deref().unwrap_or("none"));
     let _ = writeln!(out);
     let _ = writeln!(out, "{:<46} {:<8} {:<8} {:>10} {:>10}  MARK", "FACT", "OLD", "NEW", "OLD ADDR", "NEW ADDR");
     for p in &d.pairs {

@@ -1,0 +1,452 @@
+//! The NEFF and wheel readers under hostile input (issue 16): memory bounded
+//! by the caps whatever the metadata holds, no silent last-one-wins (a second
+//! `kelf-0.json`, a second gzip member, bytes after the tar's end, a library
+//! stored twice in a wheel), errors that name the real cause, and text
+//! reports where no string from the input can start a line of its own.
+//! Each test fails on the reader as it was before the fix.
+
+use std::path::Path;
+use tpb_isa::Generation;
+use tpb_oracle::fixture::wheel::wheel;
+use tpb_oracle::fixture::Fixture;
+use tpb_oracle::neff::build::{self, container, container_with, Odd};
+use tpb_oracle::neff::integrity::{self, Algorithm, Form};
+use tpb_oracle::neff::{self, conform, At, Limits, NeffError, NeffHeader, HEADER_BYTES, MAX_METADATA};
+use tpb_oracle::walrus::command::{check_command, diff_command};
+use tpb_oracle::walrus::{image::Image, Input, WalrusError, DEFAULT_MAX_BYTES, WHEEL_MEMBER};
+use zerocopy::{FromZeros, IntoBytes};
+
+const INFO: &[u8] = br#"{"tool_version": "2.23.6484.0+3b612583", "num_tpb": 1}"#;
+const CAYMAN: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#;
+const SUNDA: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "sunda"}"#;
+
+fn bundles(ops: &[u8]) -> Vec<u8> {
+    ops.iter()
+        .flat_map(|op| {
+            let mut b = [0u8; 64];
+            b[0] = *op;
+            b[1] = tpb_isa::bundle::INST_WORD_LEN;
+            b
+        })
+        .collect()
+}
+
+/// An ordinary program: info, kelf (cayman), one PE stream.
+fn program(pe: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    vec![("info.json", INFO.to_vec()), ("kelf-0.json", CAYMAN.to_vec()), ("sg00/PE.bin", pe.to_vec())]
+}
+
+fn refs<'a>(m: &'a [(&'a str, Vec<u8>)]) -> Vec<(&'a str, &'a [u8])> {
+    m.iter().map(|(n, b)| (*n, b.as_slice())).collect()
+}
+
+fn parse(bytes: &[u8]) -> Result<neff::Neff, NeffError> {
+    neff::parse(bytes, "h.neff")
+}
+
+fn err(bytes: &[u8]) -> NeffError {
+    match parse(bytes) {
+        Ok(n) => panic!("parsed, notes {:?}", n.notes),
+        Err(e) => e,
+    }
+}
+
+/// A pkg_version 2 container around an arbitrary payload, its digest right.
+fn wrap(payload: &[u8]) -> Vec<u8> {
+    let mut h = NeffHeader::new_zeroed();
+    h.pkg_version.set(integrity::PKG_VERSION_MD5);
+    h.header_size.set(HEADER_BYTES as u64);
+    h.data_size.set(payload.len() as u64);
+    let d = integrity::stored_digest(Algorithm::Md5, payload, Form::WordReversed);
+    h.hash[..d.len()].copy_from_slice(&d);
+    let mut out = h.as_bytes().to_vec();
+    out.extend_from_slice(payload);
+    out
+}
+
+// ---- 1. Memory bounded by the caps -------------------------------------------------
+
+/// A JSON object of `len` bytes whose bulk is one array: the shape that took
+/// 7 GB for a 400 MB member when it was parsed into a generic value.
+fn json_with_array(len: usize, tool_version: &str) -> Vec<u8> {
+    let head = format!(r#"{{"tool_version": "{tool_version}", "big": ["#);
+    let mut j = head.clone().into_bytes();
+    while j.len() + 5 <= len {
+        j.extend_from_slice(b"0,");
+    }
+    j.extend_from_slice(b"0]}");
+    if j.len() < len {
+        j.insert(head.len(), b' ');
+    }
+    assert_eq!(j.len(), len);
+    j
+}
+
+#[test]
+fn metadata_over_the_cap_is_refused_naming_file_member_and_cap() {
+    let pe = bundles(&[0xB1]);
+    for member in ["info.json", "kelf-0.json"] {
+        let big = json_with_array(MAX_METADATA as usize + 1, "2.0");
+        let mut m = program(&pe);
+        m.iter_mut().find(|(n, _)| *n == member).unwrap().1 = big;
+        let e = err(&container(2, &refs(&m)).unwrap());
+        assert_eq!((e.file.as_str(), e.member.as_str()), ("h.neff", member), "{e}");
+        assert!(matches!(e.at, At::Tar(_)), "{e}");
+        let s = e.to_string();
+        assert!(s.contains(&format!("over the cap of {MAX_METADATA} bytes for metadata members")), "{s}");
+    }
+    // The cap is a limit like the others, and sits below the member cap.
+    let limits = Limits { max_metadata: 1000, ..Limits::default() };
+    let mut m = program(&pe);
+    m[0].1 = json_with_array(1001, "2.0");
+    let e = neff::parse_with(&container(2, &refs(&m)).unwrap(), "h.neff", &limits).unwrap_err();
+    assert!(e.to_string().contains("over the cap of 1000 bytes"), "{e}");
+    m[0].1 = json_with_array(1000, "2.0");
+    assert_eq!(neff::parse_with(&container(2, &refs(&m)).unwrap(), "h.neff", &limits).unwrap().tool_version.as_deref(), Some("2.0"));
+}
+
+#[test]
+fn metadata_under_the_cap_is_read_typed_skipping_what_is_not_used() {
+    // 4 MiB less a byte of array: skipped, never built, and quickly.
+    let pe = bundles(&[0xB1]);
+    let mut m = program(&pe);
+    m[0].1 = json_with_array(MAX_METADATA as usize, "9.9.9");
+    m[1].1 = [&CAYMAN[..CAYMAN.len() - 1], b", \"extra\": ", &json_with_array(1 << 20, "x"), b"}"].concat();
+    let t = std::time::Instant::now();
+    let n = parse(&container(2, &refs(&m)).unwrap()).unwrap();
+    assert_eq!(n.tool_version.as_deref(), Some("9.9.9"));
+    assert_eq!(n.generation(), Some(Generation::V3));
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+}
+
+#[test]
+fn a_huge_kelf_graph_list_gives_a_bounded_list_of_notes() {
+    // ~250k graphs under the 4 MiB cap: one note per graph (and a scan of the
+    // graphs per stream) before; now 16 named and the rest counted.
+    let mut kelf = br#"{"target": "cayman", "graphs": ["#.to_vec();
+    let mut i = 0;
+    while kelf.len() < (MAX_METADATA as usize) - 64 {
+        kelf.extend_from_slice(format!(r#"{{"name":"{i:x}"}},"#).as_bytes());
+        i += 1;
+    }
+    kelf.extend_from_slice(br#"{"name":"sg00"}]}"#);
+    let pe = bundles(&[0xB1]);
+    let mut m = program(&pe);
+    m[1].1 = kelf;
+    m.push(("sg99/PE.bin", pe.clone()));
+    let n = parse(&container(2, &refs(&m)).unwrap()).unwrap();
+    assert!(n.kelf.as_ref().unwrap().graphs.len() > 200_000);
+    let empty: Vec<&String> = n.notes.iter().filter(|x| x.contains("has no engine streams")).collect();
+    assert_eq!(empty.len(), 16, "{:?}", &n.notes[..20.min(n.notes.len())]);
+    assert!(n.notes.iter().any(|x| x.starts_with("… and ") && x.ends_with(" more like the above")), "{:?}", n.notes);
+    assert!(n.notes.iter().any(|x| x == "subgraph `sg99` has streams but is not a kelf graph"), "{:?}", n.notes);
+    assert!(n.notes.len() < 25, "{}", n.notes.len());
+}
+
+// ---- 2. No silent last-one-wins ----------------------------------------------------
+
+#[test]
+fn a_member_name_twice_is_an_error_naming_it_and_both_offsets() {
+    // A second kelf-0.json used to switch the generation silently (cayman -> sunda).
+    let pe = bundles(&[0xB1, 0x02]);
+    let m: Vec<(&str, &[u8])> = vec![("info.json", INFO), ("kelf-0.json", CAYMAN), ("sg00/PE.bin", &pe), ("kelf-0.json", SUNDA)];
+    let e = err(&container(2, &m).unwrap());
+    assert_eq!(e.member, "kelf-0.json");
+    // Header and one data block each: info at 0, kelf at 0x400, PE at 0x800, kelf again at 0xc00.
+    assert_eq!(e.at, At::Tar(0xc00));
+    assert!(e.message.contains("appears twice in the archive, at tar offsets 0x400 and 0xc00"), "{e}");
+    // `./kelf-0.json` is the same member, and so is any other name given twice.
+    let m: Vec<(&str, &[u8])> = vec![("kelf-0.json", CAYMAN), ("./kelf-0.json", SUNDA), ("sg00/PE.bin", &pe)];
+    assert_eq!(err(&container(2, &m).unwrap()).member, "kelf-0.json");
+    let m: Vec<(&str, &[u8])> = vec![("kelf-0.json", CAYMAN), ("neff.json", b"{}"), ("neff.json", b"{}"), ("sg00/PE.bin", &pe)];
+    assert_eq!(err(&container(2, &m).unwrap()).member, "neff.json");
+}
+
+#[test]
+fn a_second_gzip_member_is_an_error() {
+    let pe = bundles(&[0xB1]);
+    let first = build::gzip(&build::tar(&refs(&program(&pe))).unwrap()).unwrap();
+    let other = build::gzip(&build::tar(&refs(&program(&bundles(&[0x02; 8])))).unwrap()).unwrap();
+    let odd = Odd { after_gzip: other.clone(), ..Odd::default() };
+    let bytes = container_with(2, &refs(&program(&pe)), &odd).unwrap();
+    let e = err(&bytes);
+    assert_eq!((e.member.as_str(), e.at), ("payload", At::File((HEADER_BYTES + first.len()) as u64)), "{e}");
+    assert!(e.message.starts_with(&format!("a second gzip member at payload offset {:#x}", first.len())), "{e}");
+    // Zero padding in front of it hides nothing.
+    let odd = Odd { after_gzip: [vec![0u8; 100], other].concat(), ..Odd::default() };
+    let e = err(&container_with(2, &refs(&program(&pe)), &odd).unwrap());
+    assert!(e.message.contains(&format!("at payload offset {:#x} after 100 zero bytes", first.len() + 100)), "{e}");
+}
+
+#[test]
+fn other_bytes_after_the_gzip_member_are_counted_and_noted_unless_record_padding() {
+    let pe = bundles(&[0xB1]);
+    let m = program(&pe);
+    let gz_len = build::gzip(&build::tar(&refs(&m)).unwrap()).unwrap().len();
+    // Garbage: counted and noted.
+    let odd = Odd { after_gzip: b"\x00garbage".to_vec(), ..Odd::default() };
+    let n = parse(&container_with(2, &refs(&m), &odd).unwrap()).unwrap();
+    assert_eq!(n.trailing_payload_bytes, 8);
+    assert!(
+        n.notes
+            .iter()
+            .any(|x| x.starts_with(&format!("8 bytes after the gzip stream (payload offset {gz_len:#x}")) && x.contains("7 of them non-zero")),
+        "{:?}",
+        n.notes
+    );
+    // Zero padding to a whole 10240-byte record, as every real file has: counted, no note.
+    let pad = 10240 - gz_len % 10240;
+    let odd = Odd { after_gzip: vec![0; pad], ..Odd::default() };
+    let n = parse(&container_with(2, &refs(&m), &odd).unwrap()).unwrap();
+    assert_eq!(n.trailing_payload_bytes, pad);
+    assert!(n.notes.is_empty(), "{:?}", n.notes);
+    // Zeros that end off the record are noted.
+    let odd = Odd { after_gzip: vec![0; pad + 1], ..Odd::default() };
+    let n = parse(&container_with(2, &refs(&m), &odd).unwrap()).unwrap();
+    assert!(n.notes.iter().any(|x| x.contains("after the gzip stream") && x.contains("all zero")), "{:?}", n.notes);
+}
+
+#[test]
+fn bytes_after_the_tar_end_are_counted_and_noted() {
+    let pe = bundles(&[0xB1]);
+    let m = program(&pe);
+    // A whole hidden member after the two end-of-archive blocks, inside the gzip member.
+    let hidden = build::tar(&[("sg01/PE.bin", &bundles(&[0x02; 4])[..])]).unwrap();
+    for pkg in [2, 1] {
+        let odd = Odd { after_tar: hidden.clone(), ..Odd::default() };
+        let n = parse(&container_with(pkg, &refs(&m), &odd).unwrap()).unwrap();
+        let tar_len = build::tar(&refs(&m)).unwrap().len() as u64;
+        assert_eq!(n.trailing_tar_bytes, hidden.len() as u64, "pkg_version {pkg}");
+        assert_eq!(n.archive_end.zero_blocks, 2);
+        assert_eq!(n.archive_end.at, tar_len);
+        assert_eq!(n.archive_end.first_nonzero, Some(tar_len));
+        assert_eq!(n.archive_end.hidden_member.as_deref(), Some("sg01/PE.bin"));
+        assert_eq!(n.trailing_payload_bytes, 0);
+        let note = n.notes.iter().find(|x| x.contains("after the tar's end-of-archive blocks")).unwrap_or_else(|| panic!("{:?}", n.notes));
+        assert!(note.starts_with(&format!("{} bytes after the tar's end-of-archive blocks (tar offset {tar_len:#x})", hidden.len())), "{note}");
+        assert!(note.contains("member `sg01/PE.bin`, which is not listed or read"), "{note}");
+        assert_eq!(n.members.len(), 3);
+        assert!(neff::summary::json(&n)["trailing_tar_bytes"] == hidden.len() as u64);
+    }
+    // Zeros that end off a 10240-byte record are counted and noted.
+    let tar_len = build::tar(&refs(&m)).unwrap().len();
+    assert_eq!(tar_len, 4096);
+    let odd = Odd { after_tar: vec![0; 4096], ..Odd::default() };
+    let n = parse(&container_with(2, &refs(&m), &odd).unwrap()).unwrap();
+    assert_eq!(n.trailing_tar_bytes, 4096);
+    assert!(n.notes.iter().any(|x| x.contains("4096 bytes after the tar's end-of-archive blocks") && x.ends_with("all zero")), "{:?}", n.notes);
+    // Zero padding to a whole record (GNU tar's and Python's blocking) is counted, not noted.
+    let odd = Odd { after_tar: vec![0; 10240 - tar_len], ..Odd::default() };
+    let n = parse(&container_with(2, &refs(&m), &odd).unwrap()).unwrap();
+    assert_eq!(n.trailing_tar_bytes, (10240 - tar_len) as u64);
+    assert!(n.notes.is_empty(), "{:?}", n.notes);
+}
+
+#[test]
+fn a_tar_without_its_end_blocks_is_noted() {
+    let pe = bundles(&[0xB1]);
+    let t = build::tar(&refs(&program(&pe))).unwrap();
+    let n = parse(&wrap(&build::gzip(&t[..t.len() - 1024]).unwrap())).unwrap();
+    assert_eq!(n.archive_end.zero_blocks, 0);
+    assert!(n.notes.iter().any(|x| x.contains("no end-of-archive blocks")), "{:?}", n.notes);
+    let n = parse(&wrap(&build::gzip(&t[..t.len() - 512]).unwrap())).unwrap();
+    assert_eq!(n.archive_end.zero_blocks, 1);
+    assert!(n.notes.iter().any(|x| x.contains("one end-of-archive block")), "{:?}", n.notes);
+    let n = parse(&wrap(&build::gzip(&t).unwrap())).unwrap();
+    assert_eq!((n.archive_end.zero_blocks, n.trailing_tar_bytes), (2, 0));
+    assert!(n.notes.is_empty(), "{:?}", n.notes);
+}
+
+/// A wheel holding the library twice under one name (zip writers refuse to,
+/// so the second name is patched into place in the local and central headers).
+#[test]
+fn a_wheel_with_the_library_twice_is_an_error_naming_both() {
+    let lib = Fixture::moved().build().unwrap();
+    let decoy = format!("{}X", &WHEEL_MEMBER[..WHEEL_MEMBER.len() - 1]);
+    let mut z = wheel(&[(WHEEL_MEMBER, &lib), ("neuronxcc/__init__.py", b""), (&decoy, b"\x7fELF not this one")], false).unwrap();
+    let hits: Vec<usize> = memchr_all(&z, decoy.as_bytes());
+    assert_eq!(hits.len(), 2, "local and central header");
+    for at in hits {
+        z[at..at + decoy.len()].copy_from_slice(WHEEL_MEMBER.as_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("dup.whl");
+    std::fs::write(&p, &z).unwrap();
+    let e = Input::open(&p, DEFAULT_MAX_BYTES).unwrap_err();
+    assert!(matches!(e, WalrusError::DuplicateMember { .. }), "{e}");
+    let s = e.to_string();
+    assert!(s.contains(&format!("wheel holds {WHEEL_MEMBER} more than once")), "{s}");
+    assert!(s.contains("central directory entry #0, local header at offset 0x0; central directory entry #2, local header at offset 0x"), "{s}");
+    let o = check_command(&p, false, DEFAULT_MAX_BYTES);
+    assert_eq!(o.code, 1, "{o:?}");
+}
+
+fn memchr_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
+    (0..=hay.len().saturating_sub(needle.len())).filter(|i| hay[*i..].starts_with(needle)).collect()
+}
+
+// ---- 3. Errors that name the cause -------------------------------------------------
+
+#[test]
+fn an_out_of_range_shstrndx_is_named_not_called_stripped() {
+    let lib = Fixture::moved().build().unwrap();
+    let shnum = u16::from_le_bytes([lib[0x3c], lib[0x3d]]);
+    let mut bad = lib.clone();
+    bad[0x3e..0x40].copy_from_slice(&(shnum + 3).to_le_bytes());
+    let e = Image::parse("lib.so", &bad).err().expect("refused");
+    let s = e.to_string();
+    assert!(s.contains(&format!("section header string table index {} (e_shstrndx at offset 0x3e) is out of range", shnum + 3)), "{s}");
+    assert!(s.contains(&format!("the file has {shnum} section headers")), "{s}");
+    assert!(!s.contains("stripped"), "{s}");
+    // SHN_XINDEX: the index is section 0's sh_link.
+    let shoff = u64::from_le_bytes(lib[0x28..0x30].try_into().unwrap()) as usize;
+    let mut bad = lib.clone();
+    bad[0x3e..0x40].copy_from_slice(&0xffffu16.to_le_bytes());
+    bad[shoff + 0x28..shoff + 0x2c].copy_from_slice(&999u32.to_le_bytes());
+    let s = Image::parse("lib.so", &bad).err().expect("refused").to_string();
+    assert!(s.contains("index 999 (section 0's sh_link") && s.contains("SHN_XINDEX"), "{s}");
+    assert!(Image::parse("lib.so", &lib).is_ok());
+}
+
+#[test]
+fn a_payload_that_fails_its_digest_and_then_its_tar_says_digest_first() {
+    let pe = bundles(&[0xB1]);
+    let good = container(2, &refs(&program(&pe))).unwrap();
+    // Corrupt the deflate stream in the middle: digest and inflate both fail.
+    let mut bad = good.clone();
+    let mid = HEADER_BYTES + (good.len() - HEADER_BYTES) / 2;
+    for b in &mut bad[mid..mid + 16] {
+        *b ^= 0x5A;
+    }
+    let e = err(&bad);
+    assert!(e.message.starts_with("payload digest mismatch (MD5 stored "), "{e}");
+    assert!(e.message.contains("); then: "), "{e}");
+    // With the digest right (recomputed over the corrupt payload) only the tar error remains.
+    let mut fixed = bad.clone();
+    let d = integrity::stored_digest(Algorithm::Md5, &fixed[HEADER_BYTES..], Form::WordReversed);
+    let at = NeffHeader::LAYOUT.field_offset("hash").unwrap();
+    fixed[at..at + 16].copy_from_slice(&d);
+    let e2 = err(&fixed);
+    assert!(!e2.message.contains("digest"), "{e2}");
+    assert!(e.message.ends_with(&e2.message), "{e} / {e2}");
+    // A bad JSON member after a digest mismatch says so first too.
+    let mut m = program(&pe);
+    m[1].1 = b"{\"target\": ".to_vec();
+    let mut b = container(2, &refs(&m)).unwrap();
+    b[at] ^= 1;
+    let e = err(&b);
+    assert_eq!(e.member, "kelf-0.json");
+    assert!(e.message.starts_with("payload digest mismatch (") && e.message.contains("then: invalid JSON"), "{e}");
+}
+
+#[test]
+fn bytes_that_are_no_neff_say_not_a_neff_container_and_why() {
+    let pe = bundles(&[0xB1]);
+    let good = container(2, &refs(&program(&pe))).unwrap();
+    let elf = Fixture::moved().build().unwrap();
+    let mut zip_payload = good[..HEADER_BYTES].to_vec();
+    zip_payload.extend_from_slice(b"PK\x03\x04 a zip, not a gzip tar");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("short", b"hello".to_vec(), "file is 5 bytes, shorter than the 1024-byte header"),
+        ("elf", elf, "pkg_version 282584257676671 (0x10102464c457f) is neither 2 (gzip tar, MD5) nor 1 (tar, SHA-256); then: "),
+        ("zeros", vec![0; 4096], "pkg_version 0 (0x0) is neither"),
+        ("zip payload", zip_payload, "payload is neither gzip (1f 8b) nor tar (ustar at +257); starts with [50 4b 03 04]"),
+    ];
+    for (what, bytes, why) in cases {
+        let e = err(&bytes);
+        let expect = format!("not a NEFF container: {why}");
+        assert!(e.message.starts_with(&expect), "{what}: {e}\nexpected {expect}");
+        assert!(!neff::sniff(&bytes), "{what}");
+        assert_eq!(neff::not_neff(&bytes).map(|w| e.message.contains(&w)), Some(true), "{what}");
+    }
+    // Through the file reader `tpb neff` uses, too.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("notes.txt");
+    std::fs::write(&p, "just some text\n".repeat(100)).unwrap();
+    let s = neff::read_file(&p).unwrap_err().to_string();
+    assert!(s.starts_with(&format!("{}: header: file offset 0x8: not a NEFF container: pkg_version ", p.display())), "{s}");
+    // A NEFF that is merely malformed is not called "not a NEFF".
+    let mut cut = good.clone();
+    cut.truncate(good.len() - 10);
+    let at = NeffHeader::LAYOUT.field_offset("data_size").unwrap();
+    cut[at..at + 8].copy_from_slice(&((good.len() - 10 - HEADER_BYTES) as u64).to_le_bytes());
+    let e = err(&cut);
+    assert!(!e.message.contains("not a NEFF"), "{e}");
+    assert!(neff::not_neff(&good).is_none());
+}
+
+// ---- 4. Text reports: one item, one line -------------------------------------------
+
+const EVIL_MEMBER: &str = "sg00\n0x02:MatMul x\n#/PE.bin";
+const EVIL_TOOL: &str = "2.x\nintegrity: MD5 ok";
+
+fn evil() -> Vec<u8> {
+    let info = format!(r#"{{"tool_version": {}}}"#, serde_json::to_string(EVIL_TOOL).unwrap());
+    let kelf = br#"{"target": "cay|man\u001b[2J\nnote: all clear", "graphs": [{"name": "sg\n00"}]}"#;
+    let pe = bundles(&[0xB1, 0x02]);
+    container(2, &[("info.json", info.as_bytes()), ("kelf-0.json", kelf), (EVIL_MEMBER, &pe), ("sg00/SP.bin", &pe)]).unwrap()
+}
+
+fn no_forged_lines(text: &str) {
+    for line in text.lines() {
+        for forged in ["integrity: MD5 ok", "0x02:MatMul", "#/PE.bin", "note: all clear", "00`"] {
+            assert!(!line.starts_with(forged), "forged line {line:?} in:\n{text}");
+        }
+        assert!(!line.contains('\u{1b}'), "escape character in {line:?}");
+    }
+}
+
+#[test]
+fn input_strings_cannot_forge_lines_of_the_neff_summary() {
+    let n = neff::parse(&evil(), "evil\n0x02:MatMul.neff").unwrap();
+    assert_eq!(n.tool_version.as_deref(), Some(EVIL_TOOL));
+    assert!(n.members.iter().any(|m| m.name == EVIL_MEMBER), "names are kept as they are; only text output escapes");
+    let t = neff::summary::text(&n);
+    no_forged_lines(&t);
+    assert_eq!(t.lines().filter(|l| l.trim_start().starts_with("integrity:")).count(), 1, "{t}");
+    assert!(t.contains("  compiler: 2.x\\nintegrity: MD5 ok\n"), "{t}");
+    assert!(t.contains("sg00\\n0x02:MatMul x\\n#/PE.bin"), "{t}");
+    assert!(t.lines().next().unwrap().starts_with("evil\\n0x02:MatMul.neff: NEFF"), "{t}");
+    // The JSON keeps the strings exact.
+    assert_eq!(neff::summary::json(&n)["tool_version"], EVIL_TOOL);
+}
+
+#[test]
+fn input_strings_cannot_forge_rows_of_the_conformance_markdown() {
+    let n = neff::parse(&evil(), "evil|\n0x02:MatMul.neff").unwrap();
+    let md = conform::conform(&n, Some(Generation::V3)).to_markdown();
+    no_forged_lines(&md);
+    let row = md.lines().find(|l| l.starts_with("| evil")).unwrap_or_else(|| panic!("{md}"));
+    assert!(row.starts_with("| evil\\|\\n0x02:MatMul.neff | 2.x\\nintegrity: MD5 ok | cay\\|man\\u{1b}[2J\\nnote: all clear |"), "{row}");
+}
+
+#[test]
+fn container_errors_are_one_line() {
+    let pe = bundles(&[0xB1]);
+    let bytes = container(2, &[("kelf-0.json", CAYMAN), (EVIL_MEMBER, &pe), (EVIL_MEMBER, &pe)]).unwrap();
+    let e = err(&bytes);
+    assert_eq!(e.member, EVIL_MEMBER);
+    let s = e.to_string();
+    assert_eq!(s.lines().count(), 1, "{s}");
+    assert!(s.starts_with("h.neff: sg00\\n0x02:MatMul x\\n#/PE.bin: tar offset 0x"), "{s}");
+}
+
+#[test]
+fn a_wheel_member_name_cannot_forge_lines_of_check_or_diff() {
+    let lib = Fixture::moved().build().unwrap();
+    let member = "evil\n0x02 holds\u{1b}[2J/libwalrus.so";
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("w.whl");
+    std::fs::write(&p, wheel(&[(member, &lib)], true).unwrap()).unwrap();
+    let o = check_command(&p, false, DEFAULT_MAX_BYTES);
+    assert!(o.stdout.starts_with("library   "), "{o:?}");
+    let first = o.stdout.lines().next().unwrap();
+    assert!(first.ends_with("!evil\\n0x02 holds\\u{1b}[2J/libwalrus.so"), "{first}");
+    let d = diff_command(&p, Path::new(&p), false, DEFAULT_MAX_BYTES);
+    for out in [&o.stdout, &d.stdout] {
+        for line in out.lines() {
+            assert!(!line.starts_with("0x02 holds") && !line.contains('\u{1b}'), "{line:?}");
+        }
+    }
+    assert!(d.stdout.starts_with("OLD  ") && d.stdout.lines().nth(1).is_some_and(|l| l.starts_with("NEW  ")), "{}", d.stdout);
+}
