@@ -202,6 +202,8 @@ pub struct NeffConformance {
     bundles: usize,
     /// Bundles with validator findings or an opcode the spec does not name.
     disagreeing: usize,
+    /// Opcode → stream engine → bundles found on an engine the opcode table does not name for it.
+    engine_mismatch: BTreeMap<u8, BTreeMap<&'static str, usize>>,
     ops: BTreeMap<u8, OpStats>,
     codes: BTreeMap<&'static str, CodeStats>,
     harness: Vec<HarnessFailure>,
@@ -297,6 +299,12 @@ impl NeffConformance {
         self.sources.extend(other.sources);
         self.bundles += other.bundles;
         self.disagreeing += other.disagreeing;
+        for (op, by) in other.engine_mismatch {
+            let mine = self.engine_mismatch.entry(op).or_default();
+            for (e, n) in by {
+                *mine.entry(e).or_insert(0) += n;
+            }
+        }
         for (op, s) in other.ops {
             match self.ops.get_mut(&op) {
                 Some(mine) => mine.merge(s),
@@ -378,7 +386,11 @@ impl NeffConformance {
                 }
             }
             let unknown = opcode::lookup(op).is_none();
-            if unknown || !outcome.findings.is_empty() {
+            let off_engine = opcode::lookup(op).is_some_and(|o| !table_names_engine(o.engine, s.engine.isa_name()));
+            if off_engine {
+                *self.engine_mismatch.entry(op).or_default().entry(s.engine.stem()).or_insert(0) += 1;
+            }
+            if unknown || off_engine || !outcome.findings.is_empty() {
                 self.disagreeing += 1;
             }
             for f in &outcome.findings {
@@ -434,6 +446,18 @@ impl NeffConformance {
 
     pub fn bundles(&self) -> usize {
         self.bundles
+    }
+
+    /// Opcode → engine stem → bundles on an engine the opcode table does not name.
+    pub fn engine_mismatches(&self) -> &BTreeMap<u8, BTreeMap<&'static str, usize>> {
+        &self.engine_mismatch
+    }
+
+    fn engine_mismatches_json(&self) -> Vec<Value> {
+        self.engine_mismatch
+            .iter()
+            .map(|(op, by)| json!({"opcode": format!("{op:#04x}"), "name": opcode::name(*op), "table": opcode::lookup(*op).map(|o| o.engine), "engines": by}))
+            .collect()
     }
 
     /// Bundles invalid under the spec alone.
@@ -583,7 +607,7 @@ impl NeffConformance {
         json!({
             "bundles": self.bundles,
             "harness_failures": {"count": self.harness_count, "details": self.harness},
-            "spec_disagreements": {"bundles": self.disagreeing, "unknown_opcodes": unknown, "findings": codes},
+            "spec_disagreements": {"bundles": self.disagreeing, "unknown_opcodes": unknown, "engine_mismatches": self.engine_mismatches_json(), "findings": codes},
             "sources": self.sources,
             "errata": self.errata_json(),
             "opcodes": ops,
@@ -597,7 +621,7 @@ impl NeffConformance {
         let _ = writeln!(m, "- **harness failures: {}** (round-trip mismatches and panics; each one is a bug in this harness)", self.harness_count);
         let _ = writeln!(
             m,
-            "- **spec disagreements: {} bundles** (validator findings or opcodes the spec does not name; facts about the spec, not harness failures)\n",
+            "- **spec disagreements: {} bundles** (validator findings under the spec alone, opcodes the spec does not name, or an engine the opcode table does not name for the opcode; facts about the spec, not harness failures)\n",
             self.disagreeing
         );
         let _ = writeln!(m, "## Errata\n");
@@ -659,6 +683,18 @@ impl NeffConformance {
             let _ = writeln!(m, "|---|---|---|");
             for (op, c) in unknown {
                 let _ = writeln!(m, "| {op:#04x} | {c} | {} |", self.ops.get(&op).map(|s| engines_text(&s.engines)).unwrap_or_default());
+            }
+        }
+        let _ = writeln!(m, "\n### Engines the opcode table does not name\n");
+        let _ = writeln!(m, "The table's engine is where an op usually runs, not a wire field: a bundle elsewhere is a fact about the table.\n");
+        if self.engine_mismatch.is_empty() {
+            let _ = writeln!(m, "None.");
+        } else {
+            let _ = writeln!(m, "| opcode | name | table says | bundles seen on |");
+            let _ = writeln!(m, "|---|---|---|---|");
+            for (op, by) in &self.engine_mismatch {
+                let table = opcode::lookup(*op).map_or("?", |o| o.engine);
+                let _ = writeln!(m, "| {op:#04x} | {} | {table} | {} |", opcode::name(*op), engines_text(by));
             }
         }
         let _ = writeln!(m, "\n### Validator findings\n");
@@ -753,6 +789,11 @@ fn record_fields(st: &mut OpStats, kind: BodyKind, line: &str) -> Option<String>
         f.add(value, 1);
     }
     tokens.next().map(|t| format!("disassembly has extra token `{t}`"))
+}
+
+/// Whether the opcode table's engine column (`POOL/DVE`, `ANY`, …) names this stream's engine.
+fn table_names_engine(table: &str, engine: &str) -> bool {
+    table == "ANY" || table.split('/').any(|t| t == engine)
 }
 
 fn engines_text(e: &BTreeMap<&'static str, usize>) -> String {
