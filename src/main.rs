@@ -46,6 +46,8 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Gather evidence from real programs: per generation × build × opcode × field, values, engines, and every check's agreement; errata with their support.
     Evidence(cmd::evidence::Args),
+    /// Propose layouts for opcodes the spec leaves opaque, from real bundles: per byte and word, value sets, recognised shapes, evidence.
+    Infer(cmd::infer::Args),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
         Command::Facts(a) => cmd::facts::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Evidence(a) => cmd::evidence::run(a),
+        Command::Infer(a) => cmd::infer::run(a),
     };
     ExitCode::from(code)
 }

@@ -90,7 +90,7 @@ pub fn run(a: Args) -> u8 {
 
 /// Every `*.neff` file under `dir`, depth first in name order, named relative
 /// to `root`; symlinks are not followed. An unreadable folder is reported.
-fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, String)>, code: &mut u8) {
+pub(crate) fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, String)>, code: &mut u8) {
     let entries = match std::fs::read_dir(dir).and_then(|d| d.collect::<Result<Vec<_>, _>>()) {
         Ok(e) => e,
         Err(e) => {
@@ -114,7 +114,7 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, String)>, code: &mut u8
 }
 
 /// A path as the output names it: its components joined with `/`.
-fn name(p: &Path) -> String {
+pub(crate) fn name(p: &Path) -> String {
     let parts: Vec<String> = p
         .components()
         .map(|c| match c {

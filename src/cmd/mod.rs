@@ -10,6 +10,7 @@ pub mod disasm;
 pub mod evidence;
 pub mod facts;
 pub mod header;
+pub mod infer;
 pub mod layout;
 pub mod neff;
 pub mod paths;

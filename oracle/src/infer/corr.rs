@@ -1,0 +1,161 @@
+//! Correlations between offsets of one opcode's bodies, kept simple: aligned
+//! 16-bit and 32-bit words that are equal on every bundle, and, for byte pairs
+//! less than [`WINDOW`] bytes apart, equality and functional dependence (the
+//! value of one byte decides the value of the other). Memory is fixed: one
+//! 256-entry map per ordered byte pair.
+
+use super::stats::read_le;
+use super::BODY;
+
+/// Bytes at most this far apart minus one are compared (a window of 8 bytes).
+pub const WINDOW: usize = 8;
+
+/// `y = f(x)` seen so far: `map[x]` is `y + 1`, 0 while `x` is unseen.
+#[derive(Clone, Debug)]
+struct FnMap {
+    map: [u16; 256],
+    holds: bool,
+}
+
+impl FnMap {
+    fn new() -> FnMap {
+        FnMap { map: [0; 256], holds: true }
+    }
+
+    fn add(&mut self, x: u8, y: u8) {
+        if !self.holds {
+            return;
+        }
+        let slot = &mut self.map[usize::from(x)];
+        let y1 = u16::from(y) + 1;
+        if *slot == 0 {
+            *slot = y1;
+        } else if *slot != y1 {
+            self.holds = false;
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct BytePair {
+    a: usize,
+    b: usize,
+    equal: bool,
+    /// b as a function of a.
+    ab: FnMap,
+    /// a as a function of b.
+    ba: FnMap,
+}
+
+/// A relation that held on every bundle.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Relation {
+    /// The `width`-byte words at `a` and `b` are equal.
+    Equal { width: usize, a: usize, b: usize },
+    /// The byte at `to` is a function of the byte at `from` (and not the other way round).
+    Function { from: usize, to: usize },
+    /// Each of the two bytes decides the other (a bijection, not equality).
+    OneToOne { a: usize, b: usize },
+}
+
+#[derive(Clone, Debug)]
+pub struct Corr {
+    pairs: Vec<BytePair>,
+    /// Offsets of the aligned words of each width, and whether each pair (i < j) is still equal.
+    words: Vec<(usize, Vec<usize>, Vec<bool>)>,
+}
+
+impl Default for Corr {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Corr {
+    pub fn new() -> Corr {
+        let mut pairs = Vec::new();
+        for a in BODY {
+            for b in a + 1..(a + WINDOW).min(BODY.end) {
+                pairs.push(BytePair { a, b, equal: true, ab: FnMap::new(), ba: FnMap::new() });
+            }
+        }
+        let words = [2usize, 4]
+            .into_iter()
+            .map(|w| {
+                let offs: Vec<usize> = BODY.step_by(w).collect();
+                let n = offs.len();
+                (w, offs, vec![true; n * n])
+            })
+            .collect();
+        Corr { pairs, words }
+    }
+
+    pub fn add(&mut self, raw: &[u8; 64]) {
+        for p in &mut self.pairs {
+            let (x, y) = (raw[p.a], raw[p.b]);
+            p.equal &= x == y;
+            p.ab.add(x, y);
+            p.ba.add(y, x);
+        }
+        for (w, offs, eq) in &mut self.words {
+            let vals: Vec<u32> = offs.iter().map(|&o| read_le(raw, o, *w)).collect();
+            let n = vals.len();
+            for i in 0..n {
+                for j in i + 1..n {
+                    let e = &mut eq[i * n + j];
+                    *e &= vals[i] == vals[j];
+                }
+            }
+        }
+    }
+
+    /// The relations that held, sorted. `varies(offset, width)` says whether a
+    /// field took more than one value (a constant is equal to, and a function
+    /// of, anything: never reported); `distinct(offset)` is a byte's distinct
+    /// values, and a dependence is reported only when its source repeats values
+    /// (`2 × distinct ≤ bundles`), so that it could have failed.
+    pub fn relations(&self, bundles: u64, varies: impl Fn(usize, usize) -> bool, distinct: impl Fn(usize) -> usize) -> Vec<Relation> {
+        let mut out = Vec::new();
+        let mut words_equal: Vec<(usize, usize, usize)> = Vec::new();
+        for (w, offs, eq) in self.words.iter().rev() {
+            let n = offs.len();
+            for i in 0..n {
+                for j in i + 1..n {
+                    let (a, b) = (offs[i], offs[j]);
+                    if !eq[i * n + j] || !varies(a, *w) {
+                        continue;
+                    }
+                    // Inside a wider equal pair at the same distance: already said.
+                    if words_equal.iter().any(|&(ww, wa, wb)| ww > *w && wb - wa == b - a && a >= wa && a + w <= wa + ww) {
+                        continue;
+                    }
+                    words_equal.push((*w, a, b));
+                    out.push(Relation::Equal { width: *w, a, b });
+                }
+            }
+        }
+        let covered = |a: usize, b: usize| words_equal.iter().any(|&(w, wa, wb)| b - a == wb - wa && a >= wa && a < wa + w);
+        let supported = |x: usize| (distinct(x) as u64) * 2 <= bundles;
+        for p in &self.pairs {
+            if !varies(p.a, 1) || !varies(p.b, 1) {
+                continue;
+            }
+            if p.equal {
+                if !covered(p.a, p.b) {
+                    out.push(Relation::Equal { width: 1, a: p.a, b: p.b });
+                }
+                continue;
+            }
+            let ab = p.ab.holds && supported(p.a);
+            let ba = p.ba.holds && supported(p.b);
+            match (ab, ba) {
+                (true, true) => out.push(Relation::OneToOne { a: p.a, b: p.b }),
+                (true, false) => out.push(Relation::Function { from: p.a, to: p.b }),
+                (false, true) => out.push(Relation::Function { from: p.b, to: p.a }),
+                (false, false) => {}
+            }
+        }
+        out.sort();
+        out
+    }
+}

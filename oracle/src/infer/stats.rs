@@ -1,0 +1,144 @@
+//! Per-offset statistics of one opcode's bundle bodies: value histograms of
+//! every byte (exact: 256 counters) and of every aligned 16-bit and 32-bit
+//! word (bounded: at most [`MAX_TRACKED`] distinct values counted each, the
+//! rest summed as untracked; minimum and maximum stay exact), and how often a
+//! value steps by +1 from the previous bundle of the opcode in the same stream.
+
+use std::collections::HashMap;
+
+/// Distinct values counted exactly per word offset. A new value past the cap
+/// only counts as untracked, so memory stays bounded whatever the input;
+/// `distinct` is then a lower bound and [`Values::capped`] says so.
+pub const MAX_TRACKED: usize = 4096;
+/// Values listed per offset; the rest are summed as "other".
+pub const TOP_VALUES: usize = 8;
+
+/// The values one little-endian field of 1, 2 or 4 bytes took.
+#[derive(Clone, Debug)]
+pub struct Values {
+    /// Width in bytes (1, 2 or 4).
+    pub width: usize,
+    counts: HashMap<u32, u64>,
+    untracked: u64,
+    total: u64,
+    min: u32,
+    max: u32,
+}
+
+impl Values {
+    pub fn new(width: usize) -> Values {
+        Values { width, counts: HashMap::new(), untracked: 0, total: 0, min: u32::MAX, max: 0 }
+    }
+
+    pub fn add(&mut self, v: u32) {
+        self.total += 1;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        let full = self.counts.len() >= MAX_TRACKED;
+        match self.counts.get_mut(&v) {
+            Some(c) => *c += 1,
+            None if full => self.untracked += 1,
+            None => {
+                self.counts.insert(v, 1);
+            }
+        }
+    }
+
+    /// Occurrences counted, tracked or not.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Distinct values tracked (exact unless [`Values::capped`]).
+    pub fn distinct(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Whether values arrived past the cap (`distinct` is then a lower bound).
+    pub fn capped(&self) -> bool {
+        self.untracked > 0
+    }
+
+    /// Smallest value (exact); 0 when nothing was counted.
+    pub fn min(&self) -> u32 {
+        if self.total == 0 {
+            0
+        } else {
+            self.min
+        }
+    }
+
+    /// Largest value (exact).
+    pub fn max(&self) -> u32 {
+        self.max
+    }
+
+    /// One value on every occurrence.
+    pub fn constant(&self) -> bool {
+        self.total > 0 && self.min == self.max
+    }
+
+    /// Zero on every occurrence.
+    pub fn always_zero(&self) -> bool {
+        self.total > 0 && self.max == 0
+    }
+
+    /// More than one value.
+    pub fn varies(&self) -> bool {
+        self.total > 0 && self.min != self.max
+    }
+
+    /// The [`TOP_VALUES`] most frequent values (by count, then by value) and the count of all others.
+    pub fn top(&self) -> (Vec<(u32, u64)>, u64) {
+        self.top_n(TOP_VALUES)
+    }
+
+    pub fn top_n(&self, n: usize) -> (Vec<(u32, u64)>, u64) {
+        let mut v: Vec<(u32, u64)> = self.counts.iter().map(|(&k, &c)| (k, c)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let other = v.iter().skip(n).map(|x| x.1).sum::<u64>() + self.untracked;
+        v.truncate(n);
+        (v, other)
+    }
+
+    /// Every tracked value, in value order (all values unless [`Values::capped`]).
+    pub fn tracked(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.counts.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Occurrences of values at most `bound` (exact only when not capped; untracked ones count as not).
+    pub fn at_most(&self, bound: u32) -> u64 {
+        self.counts.iter().filter(|(&k, _)| k <= bound).map(|(_, &c)| c).sum()
+    }
+}
+
+/// How often a field's value is the previous bundle's (same opcode, same stream) plus one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Steps {
+    pub plus_one: u64,
+    pub pairs: u64,
+}
+
+impl Steps {
+    pub fn add(&mut self, prev: u32, v: u32) {
+        self.pairs += 1;
+        self.plus_one += u64::from(prev.checked_add(1) == Some(v));
+    }
+
+    /// Steps by +1 between at least three quarters of the consecutive bundles (and at least two of them).
+    pub fn counts_up(&self) -> bool {
+        self.pairs >= 2 && self.plus_one * 4 >= self.pairs * 3
+    }
+}
+
+/// A little-endian read of `width` bytes at `offset` (zero past the end).
+pub fn read_le(raw: &[u8], offset: usize, width: usize) -> u32 {
+    raw.get(offset..offset + width).map_or(0, |b| b.iter().rev().fold(0u32, |v, &x| (v << 8) | u32::from(x)))
+}
+
+/// A value as hex padded to its width: `0x05`, `0x0010`, `0x00000200`.
+pub fn hex(v: u32, width: usize) -> String {
+    format!("{v:#0w$x}", w = 2 + 2 * width)
+}

@@ -1,0 +1,355 @@
+//! Recognisers and the proposal on synthetic bundles: each shape is found
+//! where it is, and not where one bundle breaks it.
+
+use super::*;
+use tpb_isa::Generation::{V2, V3};
+
+const OP: u8 = 0xC1;
+
+/// A bundle of opcode [`OP`] with the body bytes `set` writes.
+fn bundle(set: impl FnOnce(&mut Raw)) -> Raw {
+    let mut b = [0u8; BUNDLE_BYTES];
+    b[0] = OP;
+    b[1] = 0x10;
+    set(&mut b);
+    b
+}
+
+fn put(b: &mut Raw, at: usize, le: &[u8]) {
+    b[at..at + le.len()].copy_from_slice(le);
+}
+
+fn infer(bundles: &[Raw]) -> Inference {
+    let mut inf = Inference::new(&[OP]);
+    inf.add_stream("synthetic", Some("b1"), V2, &bundles.concat());
+    inf
+}
+
+fn op(inf: &Inference) -> &OpData {
+    inf.opcode(OP).expect("asked for")
+}
+
+fn field_at(fields: &[Field], offset: usize) -> &Field {
+    fields.iter().find(|f| f.offset == offset).unwrap_or_else(|| panic!("no field starts at {offset:#04x}: {fields:#?}"))
+}
+
+/// The fields tile 0x04..0x40 in order with no gap or overlap, each holding on every bundle.
+fn assert_tiles(fields: &[Field], bundles: u64) {
+    let mut at = BODY.start;
+    for f in fields {
+        assert_eq!(f.offset, at, "gap or overlap at {at:#04x}: {fields:#?}");
+        assert!(f.size > 0);
+        assert_eq!(f.bundles, bundles, "{}", f.name);
+        at += f.size;
+    }
+    assert_eq!(at, BODY.end);
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn no_spec_layout_places_an_address_in_the_sync_band() {
+    assert_eq!(shapes::first_spec_address(), 0x0C);
+    // A PSUM word at 0x08 is left to the plain readings.
+    let bundles: Vec<Raw> = (0..20u32).map(|i| bundle(|b| put(b, 0x08, &(0x0200_0000 + 0x40 * i).to_le_bytes()))).collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 20);
+    assert!(!fields.iter().any(|f| f.kind == Kind::Addr4), "{fields:#?}");
+}
+
+#[test]
+fn addr4_forms_follow_the_spec() {
+    assert_eq!(addr4_form(0x0000_1e08), Some(AddrForm::Sbuf));
+    assert_eq!(addr4_form(0x0101_4a08), Some(AddrForm::Sbuf));
+    assert_eq!(addr4_form(0x0200_3000), Some(AddrForm::Psum));
+    assert_eq!(addr4_form(0x8000_0012), Some(AddrForm::Register));
+    assert_eq!(addr4_form(0x0400_0000), None, "region bits outside the PSUM window");
+    assert_eq!(addr4_form(0x6000_0100), None, "dead mode");
+    assert_eq!(addr4_form(0x8000_0140), None, "register id over the limit");
+    assert_eq!(addr4_form(0x8000_0112), None, "register form with reserved bits");
+}
+
+fn sbuf_words(outside_at: Option<usize>) -> Vec<Raw> {
+    (0..40u32)
+        .map(|i| {
+            let w = if Some(i as usize) == outside_at { 0x0400_0000 } else { 0x0100_0000 + 0x40 * i + (i % 3) * 0x0001_0000 };
+            bundle(|b| put(b, 0x10, &w.to_le_bytes()))
+        })
+        .collect()
+}
+
+#[test]
+fn an_addr4_word_in_sbuf_is_found() {
+    let inf = infer(&sbuf_words(None));
+    let fields = op(&inf).propose();
+    assert_tiles(&fields, 40);
+    let f = field_at(&fields, 0x10);
+    assert_eq!((f.kind, f.size, f.name.as_str()), (Kind::Addr4, 4, "addr4_10"));
+    let r = f.regions.as_ref().expect("address forms");
+    assert_eq!((r.sbuf, r.psum, r.register, r.failed), (40, 0, 0, 0));
+}
+
+#[test]
+fn a_word_with_one_outside_memory_value_is_no_addr4() {
+    let inf = infer(&sbuf_words(Some(17)));
+    let fields = op(&inf).propose();
+    assert_tiles(&fields, 40);
+    let covering: Vec<&Field> = fields.iter().filter(|f| f.offset <= 0x10 && 0x10 < f.offset + f.size).collect();
+    assert_eq!(covering.len(), 1);
+    assert_ne!(covering[0].kind, Kind::Addr4, "{:#?}", covering[0]);
+    assert!(!fields.iter().any(|f| f.kind == Kind::Addr4 || matches!(f.kind, Kind::Pattern(_))), "{fields:#?}");
+}
+
+#[test]
+fn a_constant_small_word_is_no_addr4() {
+    // SBUF-like values below 0x01000000 read as plain numbers: no address is proposed.
+    let bundles: Vec<Raw> = (0..20u32).map(|i| bundle(|b| put(b, 0x10, &(0x40 * i + 0x1000 * (i % 4)).to_le_bytes()))).collect();
+    let inf = infer(&bundles);
+    let fields = op(&inf).propose();
+    assert_tiles(&fields, 20);
+    assert!(!fields.iter().any(|f| f.kind == Kind::Addr4), "{fields:#?}");
+}
+
+/// Bundles with a 3-dim pattern at 0x20 whose N = 1, 2 and 4 readings all break on some bundle.
+fn pattern3d_bundles() -> Vec<Raw> {
+    (0..50u32)
+        .map(|i| {
+            bundle(|b| {
+                put(b, 0x20, &(0x0200_0000 + 0x800 * (i % 8) + 4 * i).to_le_bytes());
+                let strides: [i16; 3] = [1 + (i % 3) as i16, if i % 5 == 0 { 0 } else { 64 }, if i % 7 == 0 { 0 } else { -2 }];
+                let nums: [u16; 3] = [1 + (i % 100) as u16 * 3, 1 + (i % 2) as u16, 1];
+                for (k, s) in strides.iter().enumerate() {
+                    put(b, 0x24 + 2 * k, &s.to_le_bytes());
+                }
+                for (k, n) in nums.iter().enumerate() {
+                    put(b, 0x2a + 2 * k, &n.to_le_bytes());
+                }
+                // 0x30.. zero: a fourth num would be 0.
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_pattern3d_is_found_at_its_offset() {
+    let inf = infer(&pattern3d_bundles());
+    let fields = op(&inf).propose();
+    assert_tiles(&fields, 50);
+    let f = field_at(&fields, 0x20);
+    assert_eq!(f.kind, Kind::Pattern(3), "{f:#?}");
+    assert_eq!((f.size, f.name.as_str(), f.ty.as_str()), (16, "pattern3d_20", "addr4+i16[3]+u16[3]"));
+    let names: Vec<(&str, usize)> = f.parts.iter().map(|p| (p.name.as_str(), p.offset)).collect();
+    assert_eq!(
+        names,
+        [("addr", 0x20), ("stride[0]", 0x24), ("stride[1]", 0x26), ("stride[2]", 0x28), ("num[0]", 0x2a), ("num[1]", 0x2c), ("num[2]", 0x2e)]
+    );
+    assert_eq!(f.parts[3].values.min, "-2", "strides read signed");
+    assert_eq!(field_at(&fields, 0x04).kind, Kind::Zero);
+    assert_eq!(field_at(&fields, 0x30).kind, Kind::Zero);
+}
+
+#[test]
+fn a_pattern_with_a_zero_num_on_one_bundle_is_not_proposed() {
+    let mut bundles = pattern3d_bundles();
+    put(&mut bundles[33], 0x2c, &0u16.to_le_bytes());
+    let inf = infer(&bundles);
+    let fields = op(&inf).propose();
+    assert_tiles(&fields, 50);
+    assert!(!fields.iter().any(|f| matches!(f.kind, Kind::Pattern(_))), "{fields:#?}");
+    // The address word is still an address (PSUM).
+    assert_eq!(field_at(&fields, 0x20).kind, Kind::Addr4);
+}
+
+#[test]
+fn a_dtype_byte_is_found_and_a_constant_tag_is_only_a_constant() {
+    let tags = [6u8, 10, 7, 6, 14];
+    let bundles: Vec<Raw> = (0..25).map(|i| bundle(|b| (b[0x20], b[0x22]) = (tags[i % tags.len()], 6))).collect();
+    let inf = infer(&bundles);
+    let fields = op(&inf).propose();
+    assert_tiles(&fields, 25);
+    let f = field_at(&fields, 0x20);
+    assert_eq!((f.kind, f.name.as_str()), (Kind::Dtype, "dtype_20"));
+    assert!(f.names.contains(&("0x06".to_string(), "bf16".to_string())), "{:?}", f.names);
+    assert_eq!(field_at(&fields, 0x22).kind, Kind::Const);
+}
+
+#[test]
+fn a_tag_out_of_its_generation_is_no_dtype() {
+    // Tag 16 (f4e2m1x4) is v4 only: on v2 the byte is no dtype.
+    let tags = [6u8, 16, 10];
+    let bundles: Vec<Raw> = (0..9).map(|i| bundle(|b| b[0x20] = tags[i % 3])).collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_ne!(field_at(&fields, 0x20).kind, Kind::Dtype);
+    let mut inf = Inference::new(&[OP]);
+    inf.add_stream("synthetic", Some("b1"), tpb_isa::Generation::V4, &bundles.concat());
+    assert_eq!(field_at(&op(&inf).propose(), 0x20).kind, Kind::Dtype);
+}
+
+#[test]
+fn a_nibble_pair_of_dtypes_is_found() {
+    let pairs = [0x66u8, 0xa6, 0x6a, 0xaa, 0x77, 0x7a];
+    let bundles: Vec<Raw> = (0..30).map(|i| bundle(|b| b[0x21] = pairs[i % pairs.len()])).collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 30);
+    let f = field_at(&fields, 0x21);
+    assert_eq!((f.kind, f.name.as_str()), (Kind::DtypePair, "dtypes_21"));
+    assert!(f.names.contains(&("0xa6".to_string(), "bf16/f32".to_string())), "{:?}", f.names);
+    assert!(dtype_pair(0xa6, V2) && !dtype_pair(0xa0, V2) && !dtype_pair(0x06, V2));
+}
+
+#[test]
+fn an_enumeration_of_the_spec_is_found_and_a_chance_match_is_weak() {
+    let subtypes = [0x11u8, 0x13, 0x19];
+    let runs = [0u8, 1, 2, 3];
+    let bundles: Vec<Raw> = (0..24).map(|i| bundle(|b| (b[0x22], b[0x28]) = (subtypes[i % 3], runs[(i * 7) % 4]))).collect();
+    let fields = op(&infer(&bundles)).propose();
+    let f = field_at(&fields, 0x22);
+    assert_eq!((f.kind, f.name.as_str()), (Kind::Enum("subtype"), "subtype_22"));
+    // 0..3 is in the branch comparator table, but a run of small numbers is what a count takes.
+    let g = field_at(&fields, 0x28);
+    assert_eq!(g.kind, Kind::Byte, "{g:#?}");
+    assert!(g.also.iter().any(|a| a.starts_with("enum comp_op (weak")), "{:?}", g.also);
+}
+
+#[test]
+fn a_constant_zero_run_is_one_field() {
+    let bundles: Vec<Raw> = (0..10u8).map(|i| bundle(|b| (b[0x30], b[0x31]) = (i, 0x5A))).collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 10);
+    let z = field_at(&fields, 0x04);
+    assert_eq!((z.kind, z.size, z.name.as_str(), z.ty.as_str()), (Kind::Zero, 0x2c, "zero_04", "u8[44]"));
+    assert_eq!(field_at(&fields, 0x31).kind, Kind::Const);
+    let tail = field_at(&fields, 0x32);
+    assert_eq!((tail.kind, tail.size), (Kind::Zero, 14));
+    // The varying byte at 0x30 counts up bundle by bundle.
+    let c = field_at(&fields, 0x30);
+    assert_eq!((c.kind, c.name.as_str()), (Kind::Counter, "count_30"));
+    assert_eq!(c.steps, Some(Steps { plus_one: 9, pairs: 9 }));
+}
+
+#[test]
+fn an_ascii_name_is_one_field() {
+    let names: [&[u8]; 3] = [b"qSPIO0", b"qDVESpillReload0", b"qPoolIO0"];
+    let bundles: Vec<Raw> = (0..9).map(|i| bundle(|b| put(b, 0x0c, names[i % 3]))).collect();
+    let inf = infer(&bundles);
+    let fields = op(&inf).propose();
+    assert_tiles(&fields, 9);
+    let f = field_at(&fields, 0x0c);
+    assert_eq!((f.kind, f.size, f.ty.as_str()), (Kind::Ascii, 16, "char[16]"));
+    assert_eq!(f.values.top[0], ("\"qDVESpillReload0\"".to_string(), 3));
+    // Characters of one name decide each other: not listed as relations.
+    assert!(op(&inf).relations(&fields).is_empty(), "{:?}", op(&inf).relations(&fields));
+}
+
+#[test]
+fn equal_words_and_functions_are_related() {
+    let bundles: Vec<Raw> = (0..64u32)
+        .map(|i| {
+            bundle(|b| {
+                let v = (i * 37 % 11) as u16 + 0x100;
+                put(b, 0x10, &v.to_le_bytes());
+                put(b, 0x30, &v.to_le_bytes());
+                b[0x20] = (i % 5) as u8 + 1;
+                b[0x22] = if i % 5 < 2 { 0x80 } else { 0x40 };
+            })
+        })
+        .collect();
+    let inf = infer(&bundles);
+    let d = op(&inf);
+    let rel = d.relations(&d.propose());
+    assert!(rel.contains(&Relation::Equal { width: 4, a: 0x10, b: 0x30 }), "{rel:?}");
+    assert!(rel.contains(&Relation::Function { from: 0x20, to: 0x22 }), "{rel:?}");
+    assert!(!rel.iter().any(|r| matches!(r, Relation::Equal { width: 1, .. })), "bytes of an equal word are not repeated: {rel:?}");
+}
+
+#[test]
+fn differences_between_builds_are_listed() {
+    // +0x08: 0 in the old build, 0 or 7 in the new; +0x0c: 1 in the old, 2 in the new; +0x09 the same in both.
+    let old: Vec<Raw> = (0..4u8).map(|i| bundle(|b| (b[0x08], b[0x09], b[0x0c]) = (0, i, 1))).collect();
+    let new: Vec<Raw> = (0..4u8).map(|i| bundle(|b| (b[0x08], b[0x09], b[0x0c]) = (7 * (i % 2), i, 2))).collect();
+    let mut inf = Inference::new(&[OP]);
+    inf.add_stream("a", Some("old"), V2, &old.concat());
+    inf.add_stream("b", Some("new"), V3, &new.concat());
+    let d = op(&inf).differences();
+    assert_eq!(d.iter().map(|x| (x.offset, x.kind)).collect::<Vec<_>>(), [(0x08, DiffKind::ZeroInSome), (0x0c, DiffKind::Disjoint)]);
+    assert_eq!(d[1].groups.iter().map(|g| (g.build.as_str(), g.values.clone())).collect::<Vec<_>>(), [("old", vec![1]), ("new", vec![2])]);
+    assert_eq!(op(&inf).builds().into_iter().collect::<Vec<_>>(), [("new", 4), ("old", 4)]);
+}
+
+#[test]
+fn any_bundles_tile_the_body_and_render_deterministically() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let bundles: Vec<Raw> = (0..300)
+        .map(|i| {
+            bundle(|b| {
+                for (k, x) in b.iter_mut().enumerate().skip(4) {
+                    // Some offsets random, some sparse, some zero.
+                    *x = match k % 5 {
+                        0 => rng.next() as u8,
+                        1 => (rng.next() % 3) as u8,
+                        2 => 0,
+                        3 => (i % 7) as u8,
+                        _ => {
+                            if rng.next().is_multiple_of(2) {
+                                0xff
+                            } else {
+                                0
+                            }
+                        }
+                    };
+                }
+            })
+        })
+        .collect();
+    let inf = infer(&bundles);
+    assert_tiles(&op(&inf).propose(), 300);
+    let again = infer(&bundles);
+    assert_eq!(inf.to_text(), again.to_text());
+    assert_eq!(inf.to_json(), again.to_json());
+}
+
+#[test]
+fn an_opcode_with_no_bundle_proposes_nothing() {
+    let mut inf = Inference::new(&[OP, 0x69]);
+    inf.add_stream("x", None, V2, &bundle(|_| {}));
+    let none = inf.opcode(0x69).expect("asked");
+    assert_eq!(none.bundles, 0);
+    assert!(none.propose().is_empty());
+    assert!(inf.to_text().contains("0x69 StreamMask: no bundles"));
+    let j = inf.to_json();
+    assert_eq!(j["opcodes"][0]["opcode"], "0x69", "opcodes in byte order");
+    assert_eq!(j["opcodes"][0]["status"], "no bundles");
+    assert_eq!(j["opcodes"][1]["fields"][0]["evidence"]["builds"]["unknown"], 1);
+}
+
+#[test]
+fn distinct_values_are_capped() {
+    let mut v = Values::new(4);
+    for x in 0..(MAX_TRACKED as u32 + 100) {
+        v.add(x * 3);
+    }
+    assert_eq!(v.distinct(), MAX_TRACKED);
+    assert!(v.capped());
+    assert_eq!((v.min(), v.max()), (0, (MAX_TRACKED as u32 + 99) * 3), "min and max stay exact");
+    assert_eq!(v.total(), MAX_TRACKED as u64 + 100);
+    let (_, other) = v.top();
+    assert_eq!(other, (MAX_TRACKED - TOP_VALUES) as u64 + 100);
+}
+
+#[test]
+fn strings_from_the_input_are_escaped_in_text() {
+    let mut inf = Inference::new(&[OP]);
+    inf.add_stream("evil\nfile", Some("build\u{1b}[31m"), V2, &bundle(|b| b[0x10] = 1));
+    let t = inf.to_text();
+    assert!(t.contains("build\\u{1b}[31m"), "{t}");
+    assert!(!t.contains('\u{1b}'));
+}
