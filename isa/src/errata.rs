@@ -119,6 +119,9 @@ impl Erratum {
 }
 
 use Generation::{V2, V3};
+/// The comparison ALU ops of §1.4 (is_gt, is_ge, is_le, is_lt, not_eq): an erratum about a
+/// comparison's result holds for the class, not only for the ops one program happened to use.
+const COMPARISONS: &[u64] = &[0x13, 0x14, 0x15, 0x16, 0x18];
 const V2_V3: &[Generation] = &[V2, V3];
 
 macro_rules! errata {
@@ -213,10 +216,10 @@ errata! {
     observed "in1 is 2 mod 4 for an f32 in1 on bundles whose output is bf16; aligned to the output dtype on every real bundle";
     resolution "on v2, TensorTensor's in1 may be aligned to the output dtype's class instead of its own";
 
-    "tensortensor-psum-u8-compare" PSUM_WRITE_DTYPE [0x41] ["dst.addr"] &[V2], Accepts::Values { all: &[at("out_dtype", &[3]), at("alu_op", &[0x13, 0x16])] }, Inferred;
+    "tensortensor-psum-u8-compare" PSUM_WRITE_DTYPE [0x41] ["dst.addr"] &[V2], Accepts::Values { all: &[at("out_dtype", &[3]), at("alu_op", COMPARISONS)] }, Inferred;
     claim "a PSUM write uses a 4-byte dtype (§2.2 / 2.10)";
-    observed "TensorTensor comparisons (is_gt 0x13, is_lt 0x16) write u8 results into PSUM";
-    resolution "on v2, a TensorTensor comparison may write a u8 destination in PSUM";
+    observed "TensorTensor comparisons (is_gt 0x13, is_lt 0x16 seen) write u8 results into PSUM";
+    resolution "on v2, a TensorTensor comparison (the §1.4 comparison ops is_gt, is_ge, is_le, is_lt, not_eq) may write a u8 destination in PSUM: a 0/1 result, not an accumulator";
 
     "unnamed-opcode-72" UNKNOWN_OPCODE [0x72] ["opcode"] &[V2], Accepts::Opcode, Strong;
     claim "the opcode byte is one of the opcode table's";
