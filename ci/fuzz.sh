@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs each cargo-fuzz target for a fixed time on stable Rust (no sanitizer:
-# `-s none`), seeded from corpus/<target>/ and corpus/regressions/<target>/.
-# New inputs go to fuzz/corpus/<target>/ (git-ignored); a finding is written to
+# `-s none`), seeded from corpus/<target>/ and corpus/regressions/<target>/
+# (fuzz/corpus/<target> links to corpus/<target>, so a plain `cargo fuzz run
+# <target>` starts from the same seeds). New inputs land in corpus/<target>/
+# under their SHA-1 names, which git ignores; a finding is written to
 # fuzz/artifacts/<target>/ and makes this script exit 1 after all targets ran.
 #   usage: ci/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 set -uo pipefail
@@ -21,10 +23,10 @@ fi
 cargo fuzz build -s none || exit 2
 failed=()
 for t in "${targets[@]}"; do
-  mkdir -p "fuzz/corpus/$t" "corpus/$t" "corpus/regressions/$t"
+  mkdir -p "corpus/$t" "corpus/regressions/$t"
   echo "== fuzz $t for ${secs}s"
   # rss/malloc limits: a target that needs more than 2 GiB or one 512 MiB allocation is a finding.
-  if ! cargo fuzz run -s none "$t" "$PWD/fuzz/corpus/$t" "$PWD/corpus/$t" "$PWD/corpus/regressions/$t" -- \
+  if ! cargo fuzz run -s none "$t" "$PWD/corpus/$t" "$PWD/corpus/regressions/$t" -- \
       -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=20 -print_final_stats=1; then
     failed+=("$t")
   fi
