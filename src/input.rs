@@ -1,9 +1,32 @@
 //! Reading the files the commands take: raw bundle streams (N × 64 bytes), or
 //! NEFF containers, which give one stream per engine stream they hold.
+//!
+//! [`open`] streams a raw file: [`RawStream::next_chunk`] hands it over a
+//! chunk of whole bundles at a time ([`CHUNK`] bytes), so memory stays bounded
+//! whatever its size. A container is read whole, within its caps. [`load`]
+//! reads either whole (for commands that need every byte at once).
 
+use crate::out::escape;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use tpb_isa::bundle::BUNDLE_BYTES;
 use tpb_isa::Generation;
 use tpb_oracle::neff;
+
+/// Bytes of a raw stream read and handed over at a time: a whole number of bundles.
+pub const CHUNK: usize = 1 << 20;
+const _: () = assert!(CHUNK.is_multiple_of(BUNDLE_BYTES));
+
+/// How far a pipe is read ahead to see the payload of a would-be container whose
+/// `header_size` points past the first chunk (a regular file is read there directly).
+const LOOKAHEAD: u64 = 16 << 20;
+
+/// Bytes after `header_size` that tell a gzip or tar payload (the tar magic is at 257).
+const PAYLOAD_SNIFF: usize = 512;
+
+/// How much of a raw file is looked at to tell `tpb disasm` text from bundles.
+const TEXT_SNIFF: usize = 4096;
 
 /// One stream of bundles and where it came from.
 pub struct Stream {
@@ -18,30 +41,274 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// `file` or `file:member`.
+    /// `file` or `file:member`, safe for a text line (control characters escaped).
     pub fn label(&self) -> String {
         if self.member.is_empty() {
-            self.file.display().to_string()
+            shown(&self.file)
         } else {
-            format!("{}:{}", self.file.display(), self.member)
+            format!("{}:{}", shown(&self.file), escape(&self.member))
         }
     }
 }
 
-/// Loads a file as bundle streams; errors are one line naming the file and offset.
-/// A `.neff` file, or any file whose header reads as a NEFF container, is
-/// opened as a container; everything else is a raw bundle stream. A file of
-/// more than `cap` bytes is refused (pipes and devices included).
+/// A path as text lines show it: control characters escaped, so a file name can
+/// never forge a line of output.
+pub fn shown(path: &Path) -> String {
+    escape(&path.display().to_string())
+}
+
+/// An opened input.
+pub enum Input {
+    /// A NEFF container, read whole: its engine streams.
+    Neff(Vec<Stream>),
+    /// A raw bundle file, handed over a chunk at a time.
+    Raw(RawStream),
+}
+
+/// Opens a file as bundle streams; errors are one line naming the file and offset.
+/// A `.neff` file, or any file whose header reads as a NEFF container, is read
+/// whole as a container; everything else is a raw bundle stream, read a chunk at
+/// a time. A file of more than `cap` bytes is refused: before anything is read
+/// when its length says so, else (pipes and devices) when the excess arrives,
+/// after the bundles before the cap have been handed over. Text in the `tpb
+/// disasm` format is refused with the command that assembles it.
+pub fn open(path: &Path, cap: u64) -> Result<Input, String> {
+    let name = shown(path);
+    let cannot = |e: io::Error| format!("{name}: cannot read: {e}");
+    let file = File::open(path).map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    let len = meta.len();
+    if len > cap {
+        return Err(format!("{name}: offset {cap:#x}: {len} bytes is over the cap of {cap} bytes"));
+    }
+    let regular = meta.is_file();
+    let mut r = Reader { file, cap, read: 0, eof: false, over: false };
+    let mut head = Vec::with_capacity(CHUNK);
+    r.fill(&mut head, CHUNK).map_err(cannot)?;
+    if is_neff_name(path) || r.sniff_neff(&mut head, regular.then_some(len)).map_err(cannot)? {
+        r.rest(&mut head, regular.then_some(len)).map_err(cannot)?;
+        if r.over {
+            return Err(over_cap(&name, cap, None));
+        }
+        return load_neff(path, &head).map(Input::Neff);
+    }
+    if head.is_empty() {
+        return Err(empty(&name));
+    }
+    if looks_like_text(&head[..head.len().min(TEXT_SNIFF)]) {
+        return Err(format!("{name}: offset 0x0: looks like bundle text: assemble it first with tpb asm FILE -o OUT"));
+    }
+    // A regular file says its length: a trailing partial bundle is refused before anything is judged.
+    if regular && !len.is_multiple_of(BUNDLE_BYTES as u64) {
+        return Err(partial(&name, len));
+    }
+    Ok(Input::Raw(RawStream { name, r, buf: head, start: 0, offset: 0, done: false }))
+}
+
+/// A raw bundle file being read: whole bundles a chunk at a time, with their offsets.
+pub struct RawStream {
+    name: String,
+    r: Reader,
+    /// Bytes read and not yet handed over: `buf[start..]`, at file offset `offset`.
+    buf: Vec<u8>,
+    start: usize,
+    offset: u64,
+    done: bool,
+}
+
+impl RawStream {
+    /// The file name for a text line (control characters escaped).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The next run of whole bundles (at most [`CHUNK`] bytes, more only for the
+    /// first chunk of a pipe read ahead) and the file offset of its first byte;
+    /// `None` after the last one or after an error. The error is one line naming
+    /// the file and the offset: a read failure, a trailing partial bundle, or
+    /// the cap (the bundles before it have been handed over).
+    pub fn next_chunk(&mut self) -> Option<Result<(u64, &[u8]), String>> {
+        if self.done {
+            return None;
+        }
+        if self.buf.len() - self.start < BUNDLE_BYTES && !self.r.eof {
+            self.buf.drain(..self.start);
+            self.start = 0;
+            if let Err(e) = self.r.fill(&mut self.buf, CHUNK) {
+                self.done = true;
+                return Some(Err(format!("{}: offset {:#x}: cannot read: {e}", self.name, self.r.read)));
+            }
+        }
+        let left = self.buf.len() - self.start;
+        let whole = left - left % BUNDLE_BYTES;
+        if whole > 0 {
+            let (at, from) = (self.offset, self.start);
+            self.start += whole;
+            self.offset += whole as u64;
+            return Some(Ok((at, &self.buf[from..from + whole])));
+        }
+        // Nothing whole is left and the file has ended.
+        self.done = true;
+        if self.r.over {
+            let bundles = self.offset / BUNDLE_BYTES as u64;
+            Some(Err(over_cap(&self.name, self.r.cap, Some(bundles))))
+        } else if left > 0 {
+            Some(Err(partial(&self.name, self.offset + left as u64)))
+        } else {
+            None
+        }
+    }
+}
+
+/// A file read up to its cap.
+struct Reader {
+    file: File,
+    cap: u64,
+    /// Bytes read so far (at most `cap`: the byte past it is dropped).
+    read: u64,
+    eof: bool,
+    /// The file holds more than `cap` bytes.
+    over: bool,
+}
+
+impl Reader {
+    /// Reads into `buf` until it holds `want` bytes, the file ends or the cap is passed.
+    fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
+        if buf.len() >= want || self.eof {
+            return Ok(());
+        }
+        // One byte past the cap tells a file over the cap; it is dropped.
+        let allowed = usize::try_from(self.cap.saturating_add(1) - self.read).unwrap_or(usize::MAX);
+        let (from, end) = (buf.len(), buf.len() + (want - buf.len()).min(allowed));
+        buf.resize(end, 0);
+        let mut filled = from;
+        let result = loop {
+            if filled == end {
+                break Ok(());
+            }
+            match self.file.read(&mut buf[filled..end]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break Ok(());
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        buf.truncate(filled);
+        self.read += (filled - from) as u64;
+        if self.read > self.cap {
+            buf.truncate(buf.len() - (self.read - self.cap) as usize);
+            self.read = self.cap;
+            self.over = true;
+            self.eof = true;
+        }
+        result
+    }
+
+    /// Reads everything up to the cap into `buf` (a container is read whole),
+    /// growing it by hand: never past the cap (read_to_end could double past it).
+    fn rest(&mut self, buf: &mut Vec<u8>, len: Option<u64>) -> io::Result<()> {
+        let limit = usize::try_from(self.cap.saturating_add(1)).unwrap_or(usize::MAX);
+        if let Some(len) = len {
+            buf.reserve_exact(usize::try_from(len).unwrap_or(0).saturating_add(1).min(limit).saturating_sub(buf.len()));
+        }
+        while !self.eof {
+            if buf.len() == buf.capacity() {
+                buf.reserve_exact(buf.capacity().max(64 << 10).min(limit.saturating_sub(buf.len()).max(1)));
+            }
+            let want = buf.capacity();
+            self.fill(buf, want)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the bytes read so far (`head`) open a NEFF container. A header
+    /// whose payload lies past them is looked at there: in a regular file directly,
+    /// in a pipe by reading ahead into `head` (at most [`LOOKAHEAD`] bytes).
+    /// `len`: the length of a regular file.
+    fn sniff_neff(&mut self, head: &mut Vec<u8>, len: Option<u64>) -> io::Result<bool> {
+        if neff::sniff(head) {
+            return Ok(true);
+        }
+        let Some(h) = neff::NeffHeader::read(head) else { return Ok(false) };
+        let hs = h.header_size.get();
+        let seen = hs.saturating_add(PAYLOAD_SNIFF as u64) <= head.len() as u64;
+        if self.eof || seen || neff::integrity::Algorithm::for_version(h.pkg_version.get()).is_none() || hs < neff::HEADER_BYTES as u64 {
+            return Ok(false);
+        }
+        if let Some(len) = len {
+            if hs >= len {
+                return Ok(false);
+            }
+            // Read there and come back: `read` is where the stream goes on.
+            use std::io::{Seek as _, SeekFrom};
+            self.file.seek(SeekFrom::Start(hs))?;
+            let mut window = Vec::with_capacity(PAYLOAD_SNIFF);
+            let got = (&mut self.file).take(PAYLOAD_SNIFF as u64).read_to_end(&mut window);
+            self.file.seek(SeekFrom::Start(self.read))?;
+            got?;
+            return Ok(neff::payload::sniff(&window).is_some());
+        }
+        match usize::try_from(hs.saturating_add(PAYLOAD_SNIFF as u64)) {
+            Ok(want) if want as u64 <= LOOKAHEAD => {
+                self.fill(head, want)?;
+                Ok(neff::sniff(head))
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
+/// Whether `sample` (the start of a file) is text in the `tpb disasm` format:
+/// printable text (UTF-8 without control characters but tab and line ends) with
+/// a line that is a comment (`#`) or starts with a bundle (`0x46:`). A bundle
+/// never is: its second byte (inst_word_len, 0x10) is a control character.
+pub fn looks_like_text(sample: &[u8]) -> bool {
+    let text = match std::str::from_utf8(sample) {
+        Ok(t) => t,
+        // The sample may end inside a character.
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&sample[..e.valid_up_to()]).unwrap_or_default(),
+        Err(_) => return false,
+    };
+    let printable = text.chars().all(|c| matches!(c, '\t' | '\n' | '\r') || !c.is_control());
+    printable
+        && text.lines().map(str::trim_start).any(|l| {
+            let hex = l.strip_prefix("0x").or_else(|| l.strip_prefix("0X")).map(|h| h.trim_start_matches(|c: char| c.is_ascii_hexdigit()));
+            l.starts_with('#') || hex.is_some_and(|rest| rest.len() + 2 < l.len() && rest.starts_with(':'))
+        })
+}
+
+fn empty(name: &str) -> String {
+    format!("{name}: offset 0x0: empty file, expected N x 64-byte bundles")
+}
+
+fn partial(name: &str, len: u64) -> String {
+    let offset = len - len % BUNDLE_BYTES as u64;
+    format!("{name}: trailing partial bundle at offset {offset:#x}: {len} bytes is not a multiple of 64")
+}
+
+/// Past the cap; `bundles`: how many whole bundles before it were handed over.
+fn over_cap(name: &str, cap: u64, bundles: Option<u64>) -> String {
+    match bundles {
+        Some(n) => format!("{name}: offset {cap:#x}: more than the cap of {cap} bytes (after {n} bundles; see --max-bytes)"),
+        None => format!("{name}: offset {cap:#x}: more than the cap of {cap} bytes"),
+    }
+}
+
+/// Loads a file as bundle streams, each read whole; errors are one line naming
+/// the file and offset. Containers as [`open`]; a raw file is one stream.
 pub fn load(path: &Path, cap: u64) -> Result<Vec<Stream>, String> {
     let bytes = neff::read_capped(path, cap).map_err(|e| match e.kind() {
-        std::io::ErrorKind::FileTooLarge => format!("{}: offset {cap:#x}: {e}", path.display()),
-        _ => format!("{}: cannot read: {e}", path.display()),
+        io::ErrorKind::FileTooLarge => format!("{}: offset {cap:#x}: {e}", shown(path)),
+        _ => format!("{}: cannot read: {e}", shown(path)),
     })?;
     if is_neff_name(path) || neff::sniff(&bytes) {
         return load_neff(path, &bytes);
     }
     if bytes.is_empty() {
-        return Err(format!("{}: offset 0x0: empty file, expected N x 64-byte bundles", path.display()));
+        return Err(empty(&shown(path)));
     }
     let stream = Stream { file: path.to_path_buf(), member: String::new(), bytes, generation: None, build: None };
     check_length(&stream)?;
@@ -53,16 +320,17 @@ fn is_neff_name(path: &Path) -> bool {
 }
 
 fn load_neff(path: &Path, bytes: &[u8]) -> Result<Vec<Stream>, String> {
-    let n = neff::parse(bytes, &path.display().to_string()).map_err(|e| e.to_string())?;
+    let name = shown(path);
+    let n = neff::parse(bytes, &name).map_err(|e| escape(&e.to_string()))?;
     // A mismatch is said here; an unknown digest is already one of the notes.
     if n.integrity.algorithm.is_some() && !n.integrity.ok() {
-        eprintln!("tpb: warning: {}: payload integrity: {}", path.display(), n.integrity.describe());
+        eprintln!("tpb: warning: {name}: payload integrity: {}", n.integrity.describe());
     }
     for note in &n.notes {
-        eprintln!("tpb: warning: {}: {note}", path.display());
+        eprintln!("tpb: warning: {name}: {}", escape(note));
     }
     if n.streams.is_empty() {
-        eprintln!("tpb: warning: {}: container holds no engine streams", path.display());
+        eprintln!("tpb: warning: {name}: container holds no engine streams");
     }
     let build = n.tool_version.clone();
     Ok(n.streams
@@ -140,7 +408,138 @@ mod tests {
         // A raw stream named .neff is still read as a container, and refused.
         std::fs::write(&p, bundles(&[0x01; 20]))?;
         let e = load(&p, neff::MAX_FILE).err().ok_or("a raw stream named .neff loaded")?;
-        assert!(e.contains("bad.neff: header: file offset 0x8: header_size"), "{e}");
+        assert!(e.starts_with(&format!("{}: header: file offset 0x", p.display())) && e.contains("not a NEFF container"), "{e}");
+        Ok(())
+    }
+
+    /// (offset, length) of each chunk, the bytes, the error.
+    type Drained = (Vec<(u64, usize)>, Vec<u8>, Option<String>);
+
+    /// Everything a raw input hands over, chunk by chunk.
+    fn drain(path: &Path, cap: u64) -> Result<Drained, String> {
+        let Input::Raw(mut raw) = open(path, cap)? else { return Err("opened as a container".into()) };
+        let (mut chunks, mut bytes, mut error) = (Vec::new(), Vec::new(), None);
+        while let Some(c) = raw.next_chunk() {
+            match c {
+                Ok((at, b)) => {
+                    chunks.push((at, b.len()));
+                    bytes.extend_from_slice(b);
+                }
+                Err(e) => error = Some(e),
+            }
+        }
+        Ok((chunks, bytes, error))
+    }
+
+    /// A path that reads `bytes` through a pipe (written by a thread).
+    fn piped(bytes: Vec<u8>) -> Result<(PathBuf, std::io::PipeReader, std::thread::JoinHandle<()>), Box<dyn std::error::Error>> {
+        use std::io::Write as _;
+        use std::os::fd::AsRawFd as _;
+        let (r, mut w) = std::io::pipe()?;
+        let path = PathBuf::from(format!("/proc/self/fd/{}", r.as_raw_fd()));
+        Ok((path, r, std::thread::spawn(move || drop(w.write_all(&bytes)))))
+    }
+
+    #[test]
+    fn a_raw_file_is_handed_over_in_chunks_of_whole_bundles() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("x.bin");
+        let all = tpb_isa::props::seeded_bytes(3, CHUNK * 2 + 64 * 5);
+        std::fs::write(&p, &all)?;
+        let (chunks, bytes, error) = drain(&p, neff::MAX_FILE)?;
+        assert_eq!(chunks, [(0, CHUNK), (CHUNK as u64, CHUNK), (2 * CHUNK as u64, 320)]);
+        assert!(bytes == all && error.is_none(), "{error:?}");
+        // Through a pipe: the same, then a partial bundle is named at its offset.
+        let mut odd = all.clone();
+        odd.extend_from_slice(&[7; 10]);
+        let (path, _r, w) = piped(odd)?;
+        let (chunks, bytes, error) = drain(&path, neff::MAX_FILE)?;
+        w.join().map_err(|_| "writer")?;
+        assert_eq!(chunks.iter().map(|c| c.1).sum::<usize>(), all.len());
+        assert!(bytes == all);
+        let e = error.ok_or("no error")?;
+        assert!(e.ends_with(&format!("trailing partial bundle at offset {:#x}: {} bytes is not a multiple of 64", all.len(), all.len() + 10)), "{e}");
+        // Over the cap: the bundles before it, then the error naming the cap.
+        let (path, r, w) = piped(all.clone())?;
+        let (_, bytes, error) = drain(&path, CHUNK as u64 + 100)?;
+        // The writer is left blocked on a full pipe: closing the read end lets it go.
+        drop(r);
+        w.join().map_err(|_| "writer")?;
+        assert!(bytes[..] == all[..CHUNK + 64]);
+        let e = error.ok_or("no error")?;
+        assert!(
+            e.contains(&format!("offset {:#x}: more than the cap of {} bytes (after {} bundles", CHUNK + 100, CHUNK + 100, CHUNK / 64 + 1)),
+            "{e}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn open_refuses_empty_partial_oversized_and_text_input_before_reading_bundles() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let cases: [(&str, Vec<u8>, &str); 4] = [
+            ("empty.bin", vec![], "offset 0x0: empty file"),
+            ("odd.bin", vec![0x46; 100], "trailing partial bundle at offset 0x40: 100 bytes"),
+            ("big.bin", bundles(&[0x46; 3]), "offset 0x80: 192 bytes is over the cap of 128 bytes"),
+            (
+                "prog.tpb",
+                b"# prog.bin\n0x46:TensorCopy src.addr=0x100 # [0] +0x0\n".to_vec(),
+                "offset 0x0: looks like bundle text: assemble it first with tpb asm FILE -o OUT",
+            ),
+        ];
+        for (name, bytes, needle) in cases {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes)?;
+            let e = open(&p, 128).err().ok_or(name)?;
+            assert!(e.starts_with(&format!("{}: {needle}", p.display())), "{name}: {e}");
+        }
+        // A name is escaped: the error stays one line.
+        let p = dir.path().join("a\nb.bin");
+        std::fs::write(&p, [])?;
+        let e = open(&p, 128).err().ok_or("empty")?;
+        assert!(e.contains("a\\nb.bin") && !e.contains('\n'), "{e}");
+        Ok(())
+    }
+
+    #[test]
+    fn bundle_text_is_told_from_bundles() {
+        for text in ["# sg00/PE.bin\n0x46:TensorCopy", "\n\n  0x02:MatMul a=1\r\n", "0xb1:unknown", "# just a comment", "# caf\u{e9}\n0x46:T"] {
+            assert!(looks_like_text(text.as_bytes()), "{text:?}");
+        }
+        for text in ["hello\n", "0x46 TensorCopy", "0x:nothing", "0xzz:x", "x0x46:TensorCopy"] {
+            assert!(!looks_like_text(text.as_bytes()), "{text:?}");
+        }
+        // Control bytes (a bundle's inst_word_len, 0x10) are never text.
+        assert!(!looks_like_text(b"#\x10\n0x46:T"));
+        assert!(!looks_like_text(&bundles(&[b'#'; 4])));
+        // A sample cut inside a character is still text.
+        assert!(looks_like_text(&"# caf\u{e9}".as_bytes()[..6]));
+    }
+
+    #[test]
+    fn a_container_whose_payload_lies_past_the_first_chunk_is_still_a_container() -> Result<(), Box<dyn std::error::Error>> {
+        // header_size moved to 2 MiB: the payload starts after the first chunk.
+        let c = neff_bytes("cayman")?;
+        let hs = 2 * CHUNK;
+        let mut moved = c[..neff::HEADER_BYTES].to_vec();
+        moved[8..16].copy_from_slice(&(hs as u64).to_le_bytes());
+        moved.resize(hs, 0);
+        moved.extend_from_slice(&c[neff::HEADER_BYTES..]);
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("moved.bin");
+        std::fs::write(&p, &moved)?;
+        let (path, _r, w) = piped(moved)?;
+        for p in [p, path] {
+            let Input::Neff(s) = open(&p, neff::MAX_FILE)? else { return Err(format!("{}: read as raw", p.display()).into()) };
+            assert_eq!(s.len(), 2);
+        }
+        w.join().map_err(|_| "writer")?;
+        // Raw streams and containers named or sniffed as such.
+        let p = dir.path().join("prog.bin");
+        std::fs::write(&p, &c)?;
+        assert!(matches!(open(&p, neff::MAX_FILE)?, Input::Neff(_)));
+        std::fs::write(&p, bundles(&[1, 2]))?;
+        assert!(matches!(open(&p, neff::MAX_FILE)?, Input::Raw(_)));
         Ok(())
     }
 }

@@ -184,3 +184,55 @@ fn layout_lists_every_field() {
     assert_eq!((f["offset"].as_u64(), f["size"].as_u64()), (Some(0x23), Some(1)));
     assert_eq!(f["confidence"], "CONFIRMED");
 }
+
+#[test]
+fn bundle_text_is_refused_with_the_command_that_assembles_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = write(dir.path(), "good.bin", &assemble(VALID_COPY));
+    let o = tpb(&["disasm", good.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0);
+    let listing = write(dir.path(), "listing.tpb", &o.stdout);
+    let hand = write(dir.path(), "hand.txt", format!("\n  {VALID_COPY}\n").as_bytes());
+    let (g, l, h) = (good.to_str().unwrap_or_default(), listing.to_str().unwrap_or_default(), hand.to_str().unwrap_or_default());
+    for cmd in ["validate", "disasm"] {
+        for (text, name) in [(l, "listing.tpb"), (h, "hand.txt")] {
+            // The text is reported, the bundle file is still read.
+            let o = tpb(&[cmd, text, g]);
+            let err = stderr(&o);
+            assert_eq!(code(&o), 2, "{cmd} {name}: {err}");
+            assert_eq!(err.lines().count(), 1, "{cmd} {name}: {err}");
+            assert!(err.contains(name) && err.contains("offset 0x0: looks like bundle text: assemble it first with tpb asm FILE -o OUT"), "{err}");
+            let expected = if cmd == "validate" { "1 bundles, 1 valid, 0 invalid" } else { "# [0] +0x0" };
+            assert!(stdout(&o).contains(expected), "{cmd} {name}: {}", stdout(&o));
+        }
+    }
+    // Other text is not bundle text: judged as bytes (here: not a whole number of bundles).
+    let prose = write(dir.path(), "notes.txt", b"just some notes\n");
+    let o = tpb(&["validate", prose.to_str().unwrap_or_default()]);
+    assert!(code(&o) == 2 && stderr(&o).contains("trailing partial bundle at offset 0x0"), "{}", stderr(&o));
+}
+
+#[test]
+fn file_and_member_names_cannot_forge_output_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let forged = "x\n0x02:MatMul y.bin";
+    let raw = write(dir.path(), forged, &assemble(VALID_COPY).repeat(2));
+    let kelf = br#"{"target": "cayman", "graphs": [{"name": "sg00"}]}"#;
+    let member = "sg\n0x02:MatMul/PE.bin";
+    let neff = tpb_oracle::neff::build::container(2, &[("kelf-0.json", kelf), (member, &assemble(VALID_COPY))]).expect("builds a NEFF");
+    let neff = write(dir.path(), "n\n0x02:MatMul.neff", &neff);
+    let empty = write(dir.path(), "e\n0x02:MatMul.bin", &[]);
+    let (r, n, e) = (raw.to_str().unwrap_or_default(), neff.to_str().unwrap_or_default(), empty.to_str().unwrap_or_default());
+    for args in [vec!["disasm", r, n, e], vec!["validate", "-v", r, n, e], vec!["validate", "-v", "--spec", "--arch", "v4", r, n, e]] {
+        let o = tpb(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(!out.lines().any(|l| l.starts_with("0x02")), "{args:?}: a forged line:\n{out}");
+        assert!(out.contains("x\\n0x02:MatMul y.bin"), "{args:?}: the name, escaped:\n{out}");
+        if args[0] == "disasm" {
+            assert_eq!(out.lines().filter(|l| l.starts_with("0x46:TensorCopy")).count(), 2 + usize::from(out.contains("sg\\n0x02")), "{out}");
+        }
+        // Errors and warnings are one line each.
+        assert!(stderr(&o).lines().all(|l| l.starts_with("tpb: ")), "{args:?}: {}", stderr(&o));
+    }
+}

@@ -1,4 +1,5 @@
 //! `tpb disasm FILE…`: one text line per bundle, with its location as a comment.
+//! A raw file is read and printed a chunk at a time (bounded memory whatever its size).
 
 use crate::input;
 use std::io::Write;
@@ -7,7 +8,8 @@ use tpb_isa::Bundle;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Refuse a file larger than this many bytes (pipes and devices included).
+    /// Refuse a file larger than this many bytes (a regular file before it is read; a pipe or
+    /// device once the excess arrives, after the bundles before the cap).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
     #[arg(required = true)]
@@ -19,35 +21,54 @@ pub fn run(a: Args) -> u8 {
     // 2 once any input could not be read; the others are still disassembled.
     let mut code = 0u8;
     for file in &a.files {
-        let streams = match input::load(file, a.max_bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                code = super::fail(e);
-                continue;
+        match input::open(file, a.max_bytes) {
+            Err(e) => code = super::fail(e),
+            Ok(input::Input::Raw(mut raw)) => {
+                let label = raw.name().to_string();
+                if let Err(c) = out.write(code, |w| writeln!(w, "# {label}")) {
+                    return c;
+                }
+                while let Some(chunk) = raw.next_chunk() {
+                    match chunk {
+                        // The bundles before the error have been printed.
+                        Err(e) => code = super::fail(e),
+                        Ok((base, bytes)) => {
+                            if let Err(c) = out.write(code, |w| write_bundles(w, "", base, bytes)) {
+                                return c;
+                            }
+                        }
+                    }
+                }
             }
-        };
-        for s in &streams {
-            let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else {
-                code = super::fail(format!("{}: not whole bundles", s.label()));
-                continue;
-            };
-            if let Err(c) = out.write(code, |w| write_stream(w, s, bundles)) {
-                return c;
+            Ok(input::Input::Neff(streams)) => {
+                for s in &streams {
+                    if let Err(e) = tpb_isa::bundle::stream(&s.bytes) {
+                        code = super::fail(format!("{}: {e}", s.label()));
+                        continue;
+                    }
+                    let member = crate::out::escape(&s.member);
+                    if let Err(c) = out.write(code, |w| writeln!(w, "# {}", s.label()).and_then(|()| write_bundles(w, &member, 0, &s.bytes))) {
+                        return c;
+                    }
+                }
             }
         }
     }
     out.finish(code)
 }
 
-fn write_stream<'a>(out: &mut impl Write, s: &input::Stream, bundles: impl Iterator<Item = (usize, &'a tpb_isa::Raw)>) -> std::io::Result<()> {
-    writeln!(out, "# {}", s.label())?;
-    for (i, (off, raw)) in bundles.enumerate() {
-        let line = tpb_isa::text::disasm(&Bundle::decode(raw));
+/// Whole bundles `bytes` at byte `base` of their stream; `member` (escaped) names a container's stream on every line.
+fn write_bundles(out: &mut impl Write, member: &str, base: u64, bytes: &[u8]) -> std::io::Result<()> {
+    let first = base / tpb_isa::bundle::BUNDLE_BYTES as u64;
+    for (i, raw) in bytes.chunks_exact(tpb_isa::bundle::BUNDLE_BYTES).enumerate() {
+        let Some(b) = Bundle::decode_slice(raw) else { break };
+        let line = tpb_isa::text::disasm(&b);
+        let (i, off) = (first + i as u64, base + (i * tpb_isa::bundle::BUNDLE_BYTES) as u64);
         // Container streams name subgraph/engine on every line (raw files keep the short form).
-        if s.member.is_empty() {
+        if member.is_empty() {
             writeln!(out, "{line} # [{i}] +{off:#x}")?;
         } else {
-            writeln!(out, "{line} # {} [{i}] +{off:#x}", s.member)?;
+            writeln!(out, "{line} # {member} [{i}] +{off:#x}")?;
         }
     }
     Ok(())

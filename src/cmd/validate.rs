@@ -3,7 +3,8 @@
 
 use crate::input;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use tpb_isa::bundle::BUNDLE_BYTES;
 use tpb_isa::{validate, Bundle, Generation, Profile};
 
 #[derive(clap::Args)]
@@ -21,7 +22,8 @@ pub struct Args {
     /// Print every bundle (text mode prints only bundles with findings, notes and warnings included).
     #[arg(long, short)]
     verbose: bool,
-    /// Refuse a file larger than this many bytes (pipes and devices included).
+    /// Refuse a file larger than this many bytes (a regular file before it is read; a pipe or
+    /// device once the excess arrives, after the bundles before the cap).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
     /// Raw bundle files (N x 64 bytes) or NEFF containers (every engine stream).
@@ -30,81 +32,156 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
-    let profile = if a.spec { Profile::Spec } else { Profile::Amended };
-    let mut any_invalid = false;
-    // The usage/I-O code once any input could not be read; it outranks the verdict.
-    let mut unreadable = 0u8;
-    let (mut total, mut invalid) = (0usize, 0usize);
-    // Once the reader leaves, validation goes on silently, so the exit code is still the verdict.
-    let mut out = crate::out::Sink::new();
-    let mut findings = Vec::new();
+    let mut v = Verdicts {
+        profile: if a.spec { Profile::Spec } else { Profile::Amended },
+        json: a.json,
+        verbose: a.verbose,
+        // Once the reader leaves, validation goes on silently, so the exit code is still the verdict.
+        out: crate::out::Sink::new(),
+        findings: Vec::new(),
+        any_invalid: false,
+        unreadable: 0,
+        total: 0,
+        invalid: 0,
+    };
     for file in &a.files {
-        // An unreadable file is reported and skipped; the others are still validated.
-        let streams = match input::load(file, a.max_bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                unreadable = super::fail(e);
-                continue;
-            }
-        };
-        // A container whose target names no generation is validated as v2: say so (its note says why).
-        if a.arch.is_none() && streams.iter().any(|s| !s.member.is_empty() && s.generation.is_none()) {
-            eprintln!("tpb: warning: {}: assuming v2 for its streams (choose one with --arch v2|v3|v4)", file.display());
-        }
-        for s in &streams {
-            let g = a.arch.or(s.generation).unwrap_or(Generation::V2);
-            let Ok(bundles) = tpb_isa::bundle::stream(&s.bytes) else {
-                unreadable = super::fail(format!("{}: not whole bundles", s.label()));
-                continue;
-            };
-            for (index, (off, raw)) in bundles.enumerate() {
-                let b = Bundle::decode(raw);
-                findings.clear();
-                validate::validate_into_as(&b, g, profile, &mut findings);
-                let ok = validate::is_valid(&findings);
-                total += 1;
-                if !ok {
-                    invalid += 1;
-                    any_invalid = true;
-                }
-                let verdict = unreadable.max(u8::from(any_invalid));
-                let written = out.write(verdict, |out| {
-                    if a.json {
-                        let v = serde_json::json!({
-                            "file": file.display().to_string(),
-                            "member": s.member,
-                            "offset": off,
-                            "index": index,
-                            "arch": g,
-                            "build": s.build,
-                            "profile": profile,
-                            "opcode": b.opcode(),
-                            "name": tpb_isa::opcode::name(b.opcode()),
-                            "valid": ok,
-                            "findings": findings,
-                        });
-                        writeln!(out, "{v}")
-                    } else if !findings.is_empty() || a.verbose {
-                        // Container streams also carry the bundle index (member = subgraph/engine).
-                        let at = if s.member.is_empty() { format!("+{off:#x}") } else { format!("+{off:#x} [{index}]") };
-                        print_text(out, &s.label(), &at, &b, ok, &findings, s.build.as_deref())
-                    } else {
-                        Ok(())
-                    }
-                });
-                if let Err(c) = written {
-                    return c;
-                }
-            }
-        }
-    }
-    let code = unreadable.max(u8::from(any_invalid));
-    if !a.json {
-        if let Err(c) = out.write(code, |out| writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid)) {
+        if let Err(c) = v.file(file, a.arch, a.max_bytes) {
             return c;
         }
     }
-    out.finish(code)
+    let code = v.code();
+    if !a.json {
+        let (total, invalid) = (v.total, v.invalid);
+        if let Err(c) = v.out.write(code, |out| writeln!(out, "{total} bundles, {} valid, {invalid} invalid", total - invalid)) {
+            return c;
+        }
+    }
+    v.out.finish(code)
+}
+
+/// The run so far: what is printed, and the verdict.
+struct Verdicts {
+    profile: Profile,
+    json: bool,
+    verbose: bool,
+    out: crate::out::Sink,
+    findings: Vec<validate::Finding>,
+    any_invalid: bool,
+    /// The usage/I-O code once any input could not be read; it outranks the verdict.
+    unreadable: u8,
+    total: u64,
+    invalid: u64,
+}
+
+/// Where the bundles being judged come from.
+struct Origin<'a> {
+    /// The path as JSON gives it.
+    file: String,
+    member: &'a str,
+    /// `file` or `file:member` for a text line (control characters escaped).
+    label: String,
+    generation: Generation,
+    build: Option<&'a str>,
+}
+
+impl Verdicts {
+    fn code(&self) -> u8 {
+        self.unreadable.max(u8::from(self.any_invalid))
+    }
+
+    /// Validates every stream of `file`: a raw file a chunk at a time, a container stream by stream.
+    /// An unreadable file is reported and the run goes on; `Err(exit code)` when stdout failed.
+    fn file(&mut self, file: &Path, arch: Option<Generation>, cap: u64) -> Result<(), u8> {
+        let json_name = file.display().to_string();
+        match input::open(file, cap) {
+            Err(e) => self.unreadable = super::fail(e),
+            Ok(input::Input::Raw(mut raw)) => {
+                let generation = arch.unwrap_or(Generation::V2);
+                let at = Origin { file: json_name, member: "", label: raw.name().to_string(), generation, build: None };
+                while let Some(chunk) = raw.next_chunk() {
+                    match chunk {
+                        Ok((base, bytes)) => self.bundles(&at, base, bytes)?,
+                        // The bundles before the error have been judged.
+                        Err(e) => self.unreadable = super::fail(e),
+                    }
+                }
+            }
+            Ok(input::Input::Neff(streams)) => {
+                // A container whose target names no generation is validated as v2: say so (its note says why).
+                if arch.is_none() && streams.iter().any(|s| s.generation.is_none()) {
+                    eprintln!("tpb: warning: {}: assuming v2 for its streams (choose one with --arch v2|v3|v4)", input::shown(file));
+                }
+                for s in &streams {
+                    let generation = arch.or(s.generation).unwrap_or(Generation::V2);
+                    let at = Origin { file: json_name.clone(), member: &s.member, label: s.label(), generation, build: s.build.as_deref() };
+                    self.bundles(&at, 0, &s.bytes)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Judges whole bundles `bytes`, at byte `base` of their stream, and prints what the mode asks for.
+    fn bundles(&mut self, at: &Origin, base: u64, bytes: &[u8]) -> Result<(), u8> {
+        // Chunks of a raw file are whole bundles; a container's stream may not be.
+        if let Err(e) = tpb_isa::bundle::stream(bytes) {
+            self.unreadable = super::fail(format!("{}: {e}", at.label));
+            return Ok(());
+        }
+        let (g, profile, json, verbose) = (at.generation, self.profile, self.json, self.verbose);
+        let Verdicts { out, findings: amended, any_invalid, unreadable, total, invalid, .. } = self;
+        let mut lost = None;
+        // The stream validator judges a batch at a time and gives the spec's findings, exactly
+        // those of `validate_into_as(.., Profile::Spec, ..)`. A bundle the spec finds nothing in
+        // has nothing to amend; the others are judged again under the errata.
+        validate::decode_stream(bytes, g, |i, b, spec| {
+            if lost.is_some() {
+                return;
+            }
+            let findings = if spec.is_empty() || profile == Profile::Spec {
+                spec
+            } else {
+                amended.clear();
+                validate::validate_into_as(b, g, profile, amended);
+                amended.as_slice()
+            };
+            let ok = validate::is_valid(findings);
+            *total += 1;
+            if !ok {
+                *invalid += 1;
+                *any_invalid = true;
+            }
+            if !json && !verbose && findings.is_empty() {
+                return;
+            }
+            let off = base + (i * BUNDLE_BYTES) as u64;
+            let index = off / BUNDLE_BYTES as u64;
+            let written = out.write((*unreadable).max(u8::from(*any_invalid)), |out| {
+                if json {
+                    let v = serde_json::json!({
+                        "file": at.file,
+                        "member": at.member,
+                        "offset": off,
+                        "index": index,
+                        "arch": g,
+                        "build": at.build,
+                        "profile": profile,
+                        "opcode": b.opcode(),
+                        "name": tpb_isa::opcode::name(b.opcode()),
+                        "valid": ok,
+                        "findings": findings,
+                    });
+                    writeln!(out, "{v}")
+                } else {
+                    // Container streams also carry the bundle index (member = subgraph/engine).
+                    let place = if at.member.is_empty() { format!("+{off:#x}") } else { format!("+{off:#x} [{index}]") };
+                    print_text(out, &at.label, &place, b, ok, findings, at.build)
+                }
+            });
+            lost = written.err();
+        });
+        lost.map_or(Ok(()), Err)
+    }
 }
 
 fn print_text(
