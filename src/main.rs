@@ -7,6 +7,7 @@ mod cmd;
 mod conform;
 mod input;
 mod out;
+mod programs;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -8,7 +8,7 @@
 //! Exit 0 (an opcode with no bundle is a warning); 2 usage/I-O (an unreadable
 //! input is reported, the others still read).
 
-use crate::input;
+use crate::programs;
 use std::path::PathBuf;
 use tpb_isa::{opcode, Generation};
 use tpb_oracle::infer::Inference;
@@ -57,33 +57,9 @@ pub fn run(a: Args) -> u8 {
     }
     ops.sort_unstable();
     ops.dedup();
-    // The usage/I-O code once any input could not be read.
-    let mut code = 0u8;
-    let mut inputs = Vec::new();
-    for p in &a.paths {
-        if p.is_dir() {
-            super::evidence::walk(p, p, &mut inputs, &mut code);
-        } else {
-            inputs.push((p.clone(), super::evidence::name(p)));
-        }
-    }
     let mut inf = Inference::new(&ops);
-    for (path, shown) in &inputs {
-        let streams = match input::load(path, a.max_bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                code = super::fail(e);
-                continue;
-            }
-        };
-        if a.arch.is_none() && streams.iter().any(|s| !s.member.is_empty() && s.generation.is_none()) {
-            eprintln!("tpb: warning: {}: assuming v2 for its streams (choose one with --arch v2|v3|v4)", input::shown(path));
-        }
-        for s in &streams {
-            let g = a.arch.or(s.generation).unwrap_or(Generation::V2);
-            inf.add_stream(shown, s.build.as_deref(), g, &s.bytes);
-        }
-    }
+    // The usage/I-O code once any input could not be read.
+    let code = programs::each_stream(&a.paths, a.arch, a.max_bytes, |shown, s, g| inf.add_stream(shown, s.build.as_deref(), g, &s.bytes));
     for op in inf.opcodes().filter(|o| o.bundles == 0) {
         eprintln!("tpb: warning: infer: no bundle of opcode {:#04x} {} in the inputs", op.opcode, opcode::name(op.opcode));
     }
