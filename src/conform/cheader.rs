@@ -88,10 +88,11 @@ impl Drop for Scratch {
     }
 }
 
-fn scratch() -> Result<Scratch, String> {
-    let dir = std::env::temp_dir().join(format!("tpb-conform-c-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+/// Inside the run's own staging folder: removed when done, and swept with that
+/// folder by the next run if this one is killed (no predictable name in /tmp).
+fn scratch(report_dir: &Path) -> Result<Scratch, String> {
+    let dir = report_dir.join(".c-scratch");
+    std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     write(&dir, c_header::FILE_NAME, &c_header::generate())?;
     Ok(Scratch(dir))
 }
@@ -167,7 +168,7 @@ pub fn section(report_dir: &Path, corpus: Option<&Path>, seed: u64) -> Section {
             return s;
         }
     };
-    let dir = match scratch() {
+    let dir = match scratch(report_dir) {
         Ok(d) => d,
         Err(e) => {
             s.cases.push(Case::fail("C11 syntax", format!("cannot prepare a scratch folder: {e}")));
