@@ -6,7 +6,8 @@
 //! any existing `<out>/<date>` to `<out>/.<date>.old-<pid>`, renames the new
 //! folder into place and removes the old one. Dropped without a commit (an
 //! error on the way), the temporary folder is removed; one left by a killed
-//! run is removed by the next run once its process is gone.
+//! run is removed by the next run once its process is gone, unless the kill
+//! came between the two renames: then the finished report is moved into place.
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +24,7 @@ impl Staging {
     /// An empty temporary folder for the report `<out>/<name>`.
     pub fn new(out: &Path, name: &str) -> Result<Staging, String> {
         std::fs::create_dir_all(out).map_err(|e| format!("{}: cannot create the reports root: {e}", out.display()))?;
-        sweep_stale(out, name);
+        sweep_stale(out);
         let tmp = out.join(format!(".{name}.tmp-{}", std::process::id()));
         // Left by an earlier process with our pid that was killed mid-run.
         if tmp.exists() {
@@ -66,23 +67,38 @@ impl Staging {
     }
 }
 
-/// Removes the `.<name>.tmp-<pid>` and `.<name>.old-<pid>` folders of runs
-/// that were killed mid-way, when `/proc` shows their process is gone. Where
-/// there is no `/proc`, or the process lives (a concurrent run), they stay.
-fn sweep_stale(out: &Path, name: &str) {
-    let proc_fs = Path::new("/proc/self");
-    if !proc_fs.exists() {
+/// Sweeps the `.<date>.tmp-<pid>` and `.<date>.old-<pid>` folders of runs
+/// killed mid-way, of any date, once `/proc` shows their process is gone
+/// (where there is no `/proc`, or the process lives, they stay). A run killed
+/// between the two renames of `commit` left no `<date>` folder: its finished
+/// report (a staging folder holding `summary.md`, written last) is moved into
+/// place, else the report it had moved aside is put back.
+fn sweep_stale(out: &Path) {
+    if !Path::new("/proc/self").exists() {
         return;
     }
     let Ok(entries) = std::fs::read_dir(out) else { return };
-    let (tmp, old) = (format!(".{name}.tmp-"), format!(".{name}.old-"));
+    // (date, finished new report?, path) of every dead run's folder.
+    let mut dead: Vec<(String, bool, PathBuf)> = Vec::new();
     for e in entries.filter_map(Result::ok) {
         let file_name = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = file_name.strip_prefix(&tmp).or_else(|| file_name.strip_prefix(&old)) else { continue };
+        let Some(rest) = file_name.strip_prefix('.') else { continue };
+        let parsed = rest.rsplit_once(".tmp-").map(|(d, p)| (d, p, true)).or_else(|| rest.rsplit_once(".old-").map(|(d, p)| (d, p, false)));
+        let Some((date, pid, is_tmp)) = parsed else { continue };
         let gone = pid.parse::<u32>().is_ok_and(|p| !Path::new(&format!("/proc/{p}")).exists());
         if gone {
-            let _ = remove_any(&e.path());
+            let finished = is_tmp && e.path().join("summary.md").is_file();
+            dead.push((date.to_string(), finished || !is_tmp, e.path()));
         }
+    }
+    // Finished new reports first, then the ones moved aside.
+    dead.sort_by_key(|(_, keep, p)| (!keep, !p.to_string_lossy().contains(".tmp-")));
+    for (date, keep, path) in &dead {
+        let dest = out.join(date);
+        if *keep && std::fs::symlink_metadata(&dest).is_err() && std::fs::rename(path, &dest).is_ok() {
+            continue;
+        }
+        let _ = remove_any(path);
     }
 }
 
@@ -145,10 +161,37 @@ mod tests {
             std::fs::create_dir(out.path().join(n))?;
         }
         std::fs::create_dir(out.path().join(".2026-01-03.tmp-1"))?;
+        std::fs::create_dir(out.path().join(format!(".2025-12-31.tmp-{dead}")))?;
         let s = Staging::new(out.path(), "2026-01-02")?;
-        // Our own pid's leftover is replaced by the fresh folder; another day's is not ours to judge.
-        assert_eq!(names(out.path())?, [".2026-01-02.tmp-".to_string() + &live.to_string(), ".2026-01-03.tmp-1".to_string()]);
+        // Our own pid's leftover is replaced by the fresh folder; a live process's stays; dead ones of any day go,
+        // but for a report a dead run had moved aside with nothing in its place: that one is put back.
+        let want = [".2026-01-02.tmp-".to_string() + &live.to_string(), ".2026-01-03.tmp-1".to_string(), "2026-01-02".to_string()];
+        assert_eq!(names(out.path())?, want);
         drop(s);
+        Ok(())
+    }
+
+    #[test]
+    fn a_run_killed_between_its_renames_keeps_its_finished_report() -> R<()> {
+        if !Path::new("/proc/self").exists() {
+            return Ok(());
+        }
+        let out = tempfile::tempdir()?;
+        let dead = u32::MAX;
+        // Killed after moving the old report aside, before moving the new one in.
+        for (n, text) in [(format!(".2026-01-02.old-{dead}"), "old"), (format!(".2026-01-02.tmp-{dead}"), "new")] {
+            std::fs::create_dir(out.path().join(&n))?;
+            std::fs::write(out.path().join(&n).join("summary.md"), text)?;
+        }
+        // Killed mid-run on another day, after moving its old report aside: the old one comes back.
+        std::fs::create_dir(out.path().join(format!(".2026-01-01.old-{dead}")))?;
+        std::fs::write(out.path().join(format!(".2026-01-01.old-{dead}/summary.md")), "older")?;
+        std::fs::create_dir(out.path().join(format!(".2026-01-01.tmp-{dead}")))?;
+        let s = Staging::new(out.path(), "2026-01-05")?;
+        drop(s);
+        assert_eq!(names(out.path())?, ["2026-01-01", "2026-01-02"]);
+        assert_eq!(std::fs::read(out.path().join("2026-01-02/summary.md"))?, b"new");
+        assert_eq!(std::fs::read(out.path().join("2026-01-01/summary.md"))?, b"older");
         Ok(())
     }
 
