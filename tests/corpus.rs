@@ -116,7 +116,12 @@ fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
             continue;
         }
         for f in files(&dir.path()) {
-            let rel = format!("{name}/{}", f.file_name().unwrap_or_default().to_string_lossy());
+            let file = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            // libFuzzer's own finds (named by SHA-1, git-ignored) are local, not seeds.
+            if file.len() == 40 && file.bytes().all(|b| b.is_ascii_hexdigit()) {
+                continue;
+            }
+            let rel = format!("{name}/{file}");
             v.push((rel, std::fs::read(&f).expect("read seed")));
         }
     }
