@@ -2,24 +2,52 @@
 //! payload integrity, members, and per engine the bundle count and opcode
 //! histogram. Exit 0 all read and intact, 1 a payload digest mismatch,
 //! 2 usage, I/O or a malformed container (the other files are still shown).
+//!
+//! Its subcommands take a container apart and put it back together:
+//! `tpb neff unpack FILE DIR`, `tpb neff pack DIR -o OUT`,
+//! `tpb neff mutate FILE -o OUT --seed S` (exit 0, or 2 with one error line).
+
+mod mutate;
+mod pack;
+mod unpack;
 
 use std::io::Write;
 use std::path::PathBuf;
 use tpb_oracle::neff;
 
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true, disable_help_subcommand = true)]
 pub struct Args {
+    #[command(subcommand)]
+    action: Option<Action>,
     /// One JSON object per file per line.
     #[arg(long)]
     json: bool,
     /// Refuse a file larger than this many bytes (pipes and devices included).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
+    /// NEFF containers to summarise (a file named like a subcommand is given as ./unpack, ./pack, ./mutate).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
 
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Write every member as a file under DIR, each engine stream also as text (sgNN/PE.tpb), and manifest.json.
+    Unpack(unpack::Args),
+    /// Pack a folder `tpb neff unpack` wrote (edited or not) back into a container.
+    Pack(pack::Args),
+    /// Apply N seeded single-fault mutations to real bundles: a new container and a JSON log.
+    Mutate(mutate::Args),
+}
+
 pub fn run(a: Args) -> u8 {
+    match a.action {
+        Some(Action::Unpack(u)) => return unpack::run(u),
+        Some(Action::Pack(p)) => return pack::run(p),
+        Some(Action::Mutate(m)) => return mutate::run(m),
+        None => {}
+    }
     let limits = neff::Limits { max_file: a.max_bytes, ..neff::Limits::default() };
     let mut out = crate::out::Sink::new();
     let mut code = 0u8;
@@ -44,4 +72,19 @@ pub fn run(a: Args) -> u8 {
         }
     }
     out.finish(code)
+}
+
+/// Reads a container's bytes under the cap, the error naming the file as `tpb neff` does.
+fn read_container(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, neff::NeffError> {
+    neff::read_capped(path, cap).map_err(|e| {
+        let at = if e.kind() == std::io::ErrorKind::FileTooLarge { cap } else { 0 };
+        neff::NeffError::new(&path.display().to_string(), "file", neff::At::File(at), format!("cannot read: {e}"))
+    })
+}
+
+/// Prints the notes of `file` as warnings, escaped.
+fn warn(file: &std::path::Path, notes: &[String]) {
+    for n in notes {
+        eprintln!("tpb: warning: {}: {}", crate::out::escape(&file.display().to_string()), crate::out::escape(n));
+    }
 }

@@ -68,3 +68,68 @@ pub fn gzip(bytes: &[u8]) -> io::Result<Vec<u8>> {
     gz.write_all(bytes)?;
     gz.finish()
 }
+
+/// One tar entry written exactly as given, for tests of hostile archives:
+/// any name (`../x`, `/abs`; the tar crate's own path rules are bypassed),
+/// any type byte (`b'2'` a symlink, `b'1'` a hard link), a link target.
+#[derive(Clone, Copy, Debug)]
+pub struct RawEntry<'a> {
+    pub name: &'a [u8],
+    pub kind: u8,
+    pub link: &'a [u8],
+    pub data: &'a [u8],
+}
+
+impl<'a> RawEntry<'a> {
+    /// A regular file.
+    pub fn file(name: &'a str, data: &'a [u8]) -> Self {
+        RawEntry { name: name.as_bytes(), kind: b'0', link: b"", data }
+    }
+
+    /// A symbolic link to `target`.
+    pub fn symlink(name: &'a str, target: &'a str) -> Self {
+        RawEntry { name: name.as_bytes(), kind: b'2', link: target.as_bytes(), data: b"" }
+    }
+}
+
+/// A tar of raw entries (GNU headers, mode 0644, names and links up to 100
+/// bytes written as they are), ended by two zero blocks.
+pub fn tar_raw(entries: &[RawEntry]) -> io::Result<Vec<u8>> {
+    let mut t = tar::Builder::new(Vec::new());
+    for e in entries {
+        let mut h = tar::Header::new_gnu();
+        if e.name.len() > 100 || e.link.len() > 100 {
+            return Err(io::Error::other("a raw entry's name and link fit in 100 bytes"));
+        }
+        h.as_old_mut().name[..e.name.len()].copy_from_slice(e.name);
+        h.as_old_mut().linkname[..e.link.len()].copy_from_slice(e.link);
+        h.as_old_mut().linkflag[0] = e.kind;
+        h.set_size(e.data.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        t.append(&h, e.data)?;
+    }
+    t.into_inner()
+}
+
+/// A container around `tar_bytes` as given: a bare tar with SHA-256 for
+/// pkg_version 1, else gzip-compressed with the MD5 in the word-reversed form.
+pub fn container_from_tar(pkg_version: u64, tar_bytes: &[u8]) -> io::Result<Vec<u8>> {
+    let (payload, alg) = if pkg_version == integrity::PKG_VERSION_SHA256 {
+        (tar_bytes.to_vec(), Some(Algorithm::Sha256))
+    } else {
+        (gzip(tar_bytes)?, Algorithm::for_version(pkg_version))
+    };
+    let mut h = NeffHeader::new_zeroed();
+    h.pkg_version.set(pkg_version);
+    h.header_size.set(HEADER_BYTES as u64);
+    h.data_size.set(payload.len() as u64);
+    if let Some(alg) = alg {
+        let form = if alg == Algorithm::Md5 { Form::WordReversed } else { Form::Plain };
+        let d = integrity::stored_digest(alg, &payload, form);
+        h.hash[..d.len()].copy_from_slice(&d);
+    }
+    let mut out = h.as_bytes().to_vec();
+    out.extend_from_slice(&payload);
+    Ok(out)
+}

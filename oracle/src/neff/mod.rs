@@ -13,6 +13,7 @@ pub mod error;
 pub mod header;
 pub mod integrity;
 pub mod meta;
+pub mod pack;
 pub mod payload;
 pub mod stream;
 pub mod summary;

@@ -1,0 +1,444 @@
+//! `tpb neff unpack` / `pack` / `mutate`: a real program taken apart into
+//! files and text, edited, and packed back. Members are compared through
+//! the oracle's own tar reader (`neff::payload::unpack`), summaries through
+//! `tpb neff --json`.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tpb_oracle::neff::{self, build, pack};
+
+type R<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tpb(args: &[&dyn AsRef<std::ffi::OsStr>]) -> R<Output> {
+    Ok(Command::new(env!("CARGO_BIN_EXE_tpb")).args(args.iter().map(|a| a.as_ref())).output()?)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn ok(o: &Output, what: &str) {
+    assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(o));
+}
+
+/// Every `*.neff` under `dir`, sorted.
+fn neffs(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "neff") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn real() -> Vec<PathBuf> {
+    let files = neffs(&root().join("corpus/neff/real"));
+    assert_eq!(files.len(), 11, "committed real programs: {files:?}");
+    files
+}
+
+/// The listing (name, kind, size, tar offset) and every file member's bytes, by the oracle's reader.
+type Members = (Vec<(String, String, u64, u64)>, Vec<(String, Vec<u8>)>);
+
+fn members(bytes: &[u8]) -> R<Members> {
+    let h = neff::NeffHeader::read(bytes).ok_or("short")?;
+    let (hs, ds) = (h.header_size.get() as usize, h.data_size.get() as usize);
+    let limits = neff::Limits::default();
+    let keep = |_: &str| Some(neff::payload::Keep { cap: limits.max_member, cap_for: "" });
+    let un = neff::payload::unpack("t", &bytes[hs..hs + ds], hs as u64, &limits, &keep)?;
+    Ok((un.members.into_iter().map(|m| (m.name, m.kind, m.size, m.tar_offset)).collect(), un.kept))
+}
+
+/// `tpb neff --json` of one file, without the fields a repack changes (its
+/// name, sizes and the payload digest).
+fn summary_modulo_payload(v: &Value) -> Value {
+    let mut v = v.clone();
+    for k in ["file", "file_len", "trailing_payload_bytes"] {
+        v.as_object_mut().map(|o| o.remove(k));
+    }
+    for k in ["data_size", "hash"] {
+        v["header"].as_object_mut().map(|o| o.remove(k));
+    }
+    for k in ["stored", "computed"] {
+        v["integrity"].as_object_mut().map(|o| o.remove(k));
+    }
+    v
+}
+
+fn neff_json(path: &Path) -> R<Value> {
+    let o = tpb(&[&"neff", &"--json", &path])?;
+    ok(&o, "tpb neff --json");
+    Ok(serde_json::from_slice(&o.stdout)?)
+}
+
+/// The original and its repack hold the same members, byte for byte, at the
+/// same tar offsets, and read the same apart from the payload's size and digest.
+fn assert_same_program(orig: &[u8], packed: &[u8], a: &Value, b: &Value, what: &str) -> R {
+    let ((la, ka), (lb, kb)) = (members(orig)?, members(packed)?);
+    assert_eq!(la, lb, "{what}: member listings (name, kind, size, tar offset) differ");
+    assert_eq!(ka.len(), kb.len(), "{what}: file members");
+    for ((name, a), (other, b)) in ka.iter().zip(&kb) {
+        assert!(name == other && a == b, "{what}: member {name} differs ({} vs {} bytes)", a.len(), b.len());
+    }
+    assert_eq!(a["integrity"]["matched"], b["integrity"]["matched"], "{what}: digest form");
+    assert_eq!(a["integrity"]["algorithm"], b["integrity"]["algorithm"], "{what}: digest algorithm");
+    assert!(b["integrity"]["matched"].is_string(), "{what}: the repack fails its digest: {}", b["integrity"]);
+    assert_eq!(summary_modulo_payload(a), summary_modulo_payload(b), "{what}: summaries differ");
+    // The gzip header's mtime, XFL and OS bytes are the original's.
+    if orig.get(1024..1026) == Some(&[0x1f, 0x8b]) {
+        assert_eq!(orig[1024 + 4..1024 + 10], packed[1024 + 4..1024 + 10], "{what}: gzip header");
+    }
+    Ok(())
+}
+
+#[test]
+fn every_committed_real_program_round_trips_through_files_and_text() -> R {
+    let dir = tempfile::tempdir()?;
+    for (i, f) in real().iter().enumerate() {
+        let (unpacked, out) = (dir.path().join(format!("u{i}")), dir.path().join(format!("p{i}.neff")));
+        ok(&tpb(&[&"neff", &"unpack", f, &unpacked])?, "unpack");
+        assert!(unpacked.join("manifest.json").is_file() && unpacked.join("sg00/PE.tpb").is_file() && unpacked.join("sg00/PE.bin").is_file());
+        let o = tpb(&[&"neff", &"pack", &unpacked, &"-o", &out])?;
+        ok(&o, "pack");
+        assert!(String::from_utf8_lossy(&o.stdout).contains(", 0 changed"), "{}", String::from_utf8_lossy(&o.stdout));
+        let (orig, packed, summary) = (std::fs::read(f)?, std::fs::read(&out)?, neff_json(f)?);
+        assert_same_program(&orig, &packed, &summary, &neff_json(&out)?, &f.display().to_string())?;
+        // The manifest names the form the input used.
+        let m: Value = serde_json::from_slice(&std::fs::read(unpacked.join("manifest.json"))?)?;
+        let want = if summary["integrity"]["matched"] == "plain" { "md5" } else { "md5-word-reversed" };
+        assert_eq!(m["digest"], want, "{}", f.display());
+        assert_eq!(m["header"].as_str().map(str::len), Some(2048));
+    }
+    Ok(())
+}
+
+#[test]
+fn shared_real_programs_round_trip() -> R {
+    let shared = root().join("../shared/neff");
+    if !shared.is_dir() {
+        // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the files fails CI.
+        assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "{} absent (TPB_REQUIRE_SHARED is set)", shared.display());
+        println!("note: {} absent; skipping", shared.display());
+        return Ok(());
+    }
+    let files = neffs(&shared);
+    assert!(files.len() >= 75, "{} files in {}", files.len(), shared.display());
+    let dir = tempfile::tempdir()?;
+    // The library calls the commands make, in process (what `tpb neff --json` prints is
+    // `summary::json`), on every core: the debug build takes about a minute of CPU.
+    let one = |i: usize, f: &Path| -> R {
+        let limits = neff::Limits::default();
+        let name = f.display().to_string();
+        let orig = std::fs::read(f)?;
+        let unpacked = dir.path().join(format!("u{i}"));
+        pack::unpack_to(&orig, &name, &unpacked, &limits)?;
+        let p = pack::pack_from(&unpacked, &limits)?;
+        assert!(p.changed.is_empty(), "{name}: {:?}", p.changed);
+        let (a, b) = (neff::summary::json(&neff::parse(&orig, &name)?), neff::summary::json(&neff::parse(&p.bytes, "packed")?));
+        assert_same_program(&orig, &p.bytes, &a, &b, &name)?;
+        std::fs::remove_dir_all(&unpacked)?;
+        Ok(())
+    };
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut failed = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(f) = files.get(i) else { break };
+                        if let Err(e) = one(i, f) {
+                            failed.push(format!("{}: {e}", f.display()));
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|_| vec!["a worker panicked".into()])).collect()
+    });
+    assert!(failures.is_empty(), "{failures:#?}");
+    Ok(())
+}
+
+/// The disassembly lines of a container, by member and index (location comments dropped).
+fn disasm(path: &Path) -> R<Vec<String>> {
+    let o = tpb(&[&"disasm", &path])?;
+    ok(&o, "disasm");
+    Ok(String::from_utf8(o.stdout)?.lines().filter(|l| !l.starts_with('#')).map(str::to_string).collect())
+}
+
+#[test]
+fn an_edited_text_line_changes_that_bundle_and_nothing_else() -> R {
+    let dir = tempfile::tempdir()?;
+    let f = root().join("corpus/neff/real/xla-2.14/MODULE_10156376263833043450.neff");
+    let u = dir.path().join("u");
+    ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
+    let text_path = u.join("sg00/PE.tpb");
+    let text = std::fs::read_to_string(&text_path)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| l.contains(" in_dtype=bf16 ")).ok_or("no bf16 line in sg00/PE.tpb")?;
+    let edited: Vec<String> =
+        lines.iter().enumerate().map(|(i, l)| if i == at { l.replace(" in_dtype=bf16 ", " in_dtype=f32 ") } else { l.to_string() }).collect();
+    std::fs::write(&text_path, edited.join("\n") + "\n")?;
+    let out = dir.path().join("edited.neff");
+    let o = tpb(&[&"neff", &"pack", &u, &"-o", &out])?;
+    ok(&o, "pack");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("changed: sg00/PE.bin (from sg00/PE.tpb)"), "{}", String::from_utf8_lossy(&o.stdout));
+
+    // The bundle is the text line's (the first line is a comment).
+    let index = at - 1;
+    let (before, after) = (disasm(&f)?, disasm(&out)?);
+    assert_eq!(before.len(), after.len());
+    let differ: Vec<usize> = (0..before.len()).filter(|i| before[*i] != after[*i]).collect();
+    assert_eq!(differ.len(), 1, "{differ:?}");
+    let line = &after[differ[0]];
+    assert!(line.contains(" in_dtype=f32 ") && line.contains(&format!("# sg00/PE.bin [{index}] ")), "{line}");
+    assert_eq!(before[differ[0]].replace(" in_dtype=bf16 ", " in_dtype=f32 "), *line);
+
+    // Byte for byte: that bundle's dtype byte, nothing else in any member.
+    let ((la, ka), (lb, kb)) = (members(&std::fs::read(&f)?)?, members(&std::fs::read(&out)?)?);
+    assert_eq!(la, lb);
+    for ((name, a), (_, b)) in ka.iter().zip(&kb) {
+        let diffs: Vec<usize> = (0..a.len()).filter(|i| a[*i] != b[*i]).collect();
+        if name == "sg00/PE.bin" {
+            assert!(!diffs.is_empty() && diffs.iter().all(|d| d / 64 == index), "{diffs:?}");
+        } else {
+            assert!(diffs.is_empty(), "{name} changed");
+        }
+    }
+    // The validator reads the new bundle where the text put it.
+    let o = tpb(&[&"validate", &"--json", &out])?;
+    let row = String::from_utf8(o.stdout)?
+        .lines()
+        .map(serde_json::from_str::<Value>)
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .find(|v| v["member"] == "sg00/PE.bin" && v["index"] == index)
+        .ok_or("no row")?;
+    assert_eq!(row["opcode"], u64::from(u8::from_str_radix(&before[differ[0]][2..4], 16)?));
+    Ok(())
+}
+
+#[test]
+fn a_bad_text_line_a_raw_edit_and_two_edits_are_told_apart() -> R {
+    let dir = tempfile::tempdir()?;
+    let f = root().join("corpus/neff/real/xla-2.14/MODULE_11790936170214357810.neff");
+    let u = dir.path().join("u");
+    ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
+    let (text_path, bin_path) = (u.join("sg00/PE.tpb"), u.join("sg00/PE.bin"));
+    let text = std::fs::read_to_string(&text_path)?;
+
+    // A field no body has: exit 2 naming the file and the line; nothing written.
+    let bad = text.replacen("inst_word_len=0x10", "no_such_field=1", 1);
+    let line = bad.lines().position(|l| l.contains("no_such_field")).ok_or("no edit")? + 1;
+    std::fs::write(&text_path, &bad)?;
+    let out = dir.path().join("out.neff");
+    let o = tpb(&[&"neff", &"pack", &u, &"-o", &out])?;
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("sg00/PE.tpb") && err.contains(&format!("line {line}:")) && err.lines().count() == 1, "{err}");
+    assert!(!out.exists());
+
+    // Only the raw file edited: its bytes are packed.
+    std::fs::write(&text_path, &text)?;
+    let mut bin = std::fs::read(&bin_path)?;
+    bin[4] ^= 0x01;
+    std::fs::write(&bin_path, &bin)?;
+    let o = tpb(&[&"neff", &"pack", &u, &"-o", &out])?;
+    ok(&o, "pack raw edit");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("changed: sg00/PE.bin (from sg00/PE.bin)"));
+    let (_, kept) = members(&std::fs::read(&out)?)?;
+    assert_eq!(kept.iter().find(|(n, _)| n == "sg00/PE.bin").map(|(_, b)| b), Some(&bin));
+
+    // Both edited, differently: refused.
+    let edited = text.replacen("inst_word_len=0x10", "inst_word_len=0x11", 1);
+    std::fs::write(&text_path, &edited)?;
+    let o = tpb(&[&"neff", &"pack", &u, &"-o", &out])?;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("both edited"), "{}", stderr(&o));
+    Ok(())
+}
+
+#[test]
+fn bare_tar_and_plain_md5_containers_round_trip_in_their_own_form() -> R {
+    let dir = tempfile::tempdir()?;
+    let pe =
+        tpb_isa::text::assemble("0x46:TensorCopy src.addr=0x100 src.num=[1,1,1,1] src_dtype=f32 dst_dtype=f32 out.addr=0x200 out.num=[1,1,1,1]\n")?;
+    let kelf: &[u8] = br#"{"target": "cayman", "graphs": [{"name": "sg00"}]}"#;
+    let files: &[(&str, &[u8])] = &[("kelf-0.json", kelf), ("sg00/PE.bin", &pe), ("notes/a.txt", b"x")];
+    let sha = build::container(1, files)?;
+    let mut plain = build::container(2, files)?;
+    let hash_at = neff::NeffHeader::LAYOUT.field_offset("hash").ok_or("hash")?;
+    let d = neff::integrity::stored_digest(neff::integrity::Algorithm::Md5, &plain[1024..], neff::integrity::Form::Plain);
+    plain[hash_at..hash_at + 16].copy_from_slice(&d);
+    for (i, (bytes, form)) in [(sha, "sha256"), (plain, "md5")].into_iter().enumerate() {
+        let f = dir.path().join(format!("in{i}.neff"));
+        std::fs::write(&f, &bytes)?;
+        let (u, out) = (dir.path().join(format!("u{i}")), dir.path().join(format!("out{i}.neff")));
+        ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
+        let m: Value = serde_json::from_slice(&std::fs::read(u.join("manifest.json"))?)?;
+        assert_eq!(m["digest"], form);
+        ok(&tpb(&[&"neff", &"pack", &u, &"-o", &out])?, "pack");
+        let packed = std::fs::read(&out)?;
+        assert_same_program(&bytes, &packed, &neff_json(&f)?, &neff_json(&out)?, form)?;
+    }
+    Ok(())
+}
+
+/// Names of everything under `dir`, recursively (links not followed).
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            out.push(p.strip_prefix(dir).map(|r| r.display().to_string()).unwrap_or_default());
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+                todo.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn hostile_member_paths_are_refused_and_nothing_is_written_outside() -> R {
+    let base = tempfile::tempdir()?;
+    let jail = base.path().join("jail");
+    std::fs::create_dir(&jail)?;
+    for name in ["../evil", "/abs", "a/../../b", "x/\n/../../y"] {
+        let tar = build::tar_raw(&[build::RawEntry::file("ok.txt", b"fine"), build::RawEntry::file(name, b"pwned")])?;
+        let f = base.path().join("hostile.neff");
+        std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+        let dir = jail.join("deep/out");
+        let o = tpb(&[&"neff", &"unpack", &f, &dir])?;
+        assert_eq!(o.status.code(), Some(2), "{name:?}");
+        let err = stderr(&o);
+        assert!(err.contains("unsafe member path") && err.lines().count() == 1, "{name:?}: {err}");
+        assert!(err.contains(&name.escape_default().to_string()) || err.contains(name), "{name:?} not named: {err}");
+        // Refused before anything is written: not even the folder.
+        assert_eq!(tree(&jail), Vec::<String>::new(), "{name:?}");
+        assert_eq!(tree(base.path()), vec!["hostile.neff".to_string(), "jail".into()], "{name:?}");
+    }
+
+    // A symlink entry is recorded, never created, and packed back as a symlink.
+    let tar = build::tar_raw(&[build::RawEntry::symlink("link", "../../outside"), build::RawEntry::file("link2/x.txt", b"data")])?;
+    let f = base.path().join("link.neff");
+    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+    let dir = jail.join("out");
+    let o = tpb(&[&"neff", &"unpack", &f, &dir])?;
+    ok(&o, "unpack with a symlink");
+    assert!(stderr(&o).contains("symlink to `../../outside`"), "{}", stderr(&o));
+    assert_eq!(tree(&dir), vec!["link2", "link2/x.txt", "manifest.json"]);
+    let m: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json"))?)?;
+    let link = &m["members"][0];
+    assert_eq!((&link["name"], &link["tar"]["type"], &link["link"]), (&Value::from("link"), &Value::from("symlink"), &Value::from("../../outside")));
+    assert!(link.get("file").is_none());
+    let out = base.path().join("link-packed.neff");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack with a symlink");
+    let packed = std::fs::read(&out)?;
+    let (listing, _) = members(&packed)?;
+    assert_eq!(listing[0].0, "link");
+    assert_eq!(listing[0].1, "symlink");
+    let (a, b) = (members(&packed)?, members(&std::fs::read(&f)?)?);
+    assert!(a == b, "the repacked symlink container differs");
+
+    // A folder that is not empty, or a symlink, is refused and left alone.
+    let o = tpb(&[&"neff", &"unpack", &f, &dir])?;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not empty"), "{}", stderr(&o));
+    assert_eq!(tree(&dir), vec!["link2", "link2/x.txt", "manifest.json"]);
+    let empty = base.path().join("empty");
+    std::fs::create_dir(&empty)?;
+    std::os::unix::fs::symlink(&empty, base.path().join("via-link"))?;
+    let o = tpb(&[&"neff", &"unpack", &f, &base.path().join("via-link")])?;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert_eq!(tree(&empty), Vec::<String>::new());
+
+    // A member file and a folder of the same name: refused, nothing written.
+    let tar = build::tar_raw(&[build::RawEntry::file("a", b"1"), build::RawEntry::file("a/b", b"2")])?;
+    std::fs::write(&f, build::container_from_tar(1, &tar)?)?;
+    let o = tpb(&[&"neff", &"unpack", &f, &base.path().join("clash")])?;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!base.path().join("clash").exists());
+    Ok(())
+}
+
+fn validate_rows(path: &Path) -> R<Vec<Value>> {
+    let o = tpb(&[&"validate", &"--spec", &"--json", &path])?;
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    Ok(String::from_utf8(o.stdout)?.lines().map(serde_json::from_str::<Value>).collect::<Result<Vec<_>, _>>()?)
+}
+
+#[test]
+fn mutate_is_deterministic_and_validate_reports_each_logged_check() -> R {
+    let dir = tempfile::tempdir()?;
+    let f = root().join("corpus/neff/real/nki-2.23/kernel-fusion_baseline_bf16_s512.neff");
+    let out = dir.path().join("m.neff");
+    let log_path = dir.path().join("m.neff.mutations.json");
+    let run = || -> R<(Vec<u8>, Vec<u8>)> {
+        ok(&tpb(&[&"neff", &"mutate", &f, &"-o", &out, &"--seed", &"0x5eed", &"--count", &"12"])?, "mutate");
+        Ok((std::fs::read(&out)?, std::fs::read(&log_path)?))
+    };
+    let first = run()?;
+    assert_eq!(first, run()?, "same seed, different output");
+    let log: Value = serde_json::from_slice(&first.1)?;
+    let muts = log["mutations"].as_array().ok_or("no mutations")?;
+    assert_eq!(muts.len(), 12);
+    assert_eq!(log["arch"], "v3");
+
+    // Every logged check at its bundle; every other bundle judged as before.
+    let (before, after) = (validate_rows(&f)?, validate_rows(&out)?);
+    assert_eq!(before.len(), after.len());
+    let key = |v: &Value| (v["member"].as_str().unwrap_or("").to_string(), v["index"].as_u64().unwrap_or(u64::MAX));
+    let mut mutated = std::collections::BTreeSet::new();
+    for m in muts {
+        let at = (m["member"].as_str().ok_or("member")?.to_string(), m["index"].as_u64().ok_or("index")?);
+        assert_eq!(m["offset"].as_u64(), Some(at.1 * 64));
+        assert!(mutated.insert(at.clone()), "bundle mutated twice: {at:?}");
+        let row = after.iter().find(|v| key(v) == at).ok_or("no row for a mutated bundle")?;
+        let codes: Vec<&str> = row["findings"].as_array().ok_or("findings")?.iter().filter_map(|x| x["code"].as_str()).collect();
+        let expect = m["expect"].as_str().ok_or("expect")?;
+        assert!(codes.contains(&expect), "{at:?}: expected {expect}, got {codes:?} ({})", m["what"]);
+        let orig = before.iter().find(|v| key(v) == at).ok_or("no original row")?;
+        assert_eq!(orig["valid"], true, "{at:?} was not valid under the spec");
+        assert_eq!(orig["opcode"], m["opcode"]);
+    }
+    for (a, b) in before.iter().zip(&after) {
+        if !mutated.contains(&key(a)) {
+            assert_eq!(a["findings"], b["findings"], "{:?} changed", key(a));
+        }
+    }
+    // The log's bytes are the file's bytes.
+    let (_, kept) = members(&first.0)?;
+    for m in muts {
+        let bytes = &kept.iter().find(|(n, _)| Some(n.as_str()) == m["member"].as_str()).ok_or("member")?.1;
+        let off = m["offset"].as_u64().ok_or("offset")? as usize;
+        let hex: String = bytes[off..off + 64].iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(Value::from(hex), m["mutated"]);
+        assert_ne!(m["original"], m["mutated"]);
+    }
+    // Another seed, other mutations; an explicit log path.
+    let other = dir.path().join("other.json");
+    ok(&tpb(&[&"neff", &"mutate", &f, &"-o", &out, &"--seed", &"1", &"--count", &"12", &"--log", &other])?, "mutate");
+    assert_ne!(std::fs::read(&other)?, first.1);
+    Ok(())
+}
