@@ -29,11 +29,17 @@ pub struct Odd {
 pub fn container_with(pkg_version: u64, members: &[(&str, &[u8])], odd: &Odd) -> io::Result<Vec<u8>> {
     let mut tar_bytes = tar(members)?;
     tar_bytes.extend_from_slice(&odd.after_tar);
+    wrap(pkg_version, &tar_bytes, &odd.after_gzip)
+}
+
+/// The header and payload around a tar: gzip (then `after_gzip`) unless
+/// pkg_version 1, and the digest in the form real compilers write.
+fn wrap(pkg_version: u64, tar_bytes: &[u8], after_gzip: &[u8]) -> io::Result<Vec<u8>> {
     let (payload, alg) = if pkg_version == integrity::PKG_VERSION_SHA256 {
-        (tar_bytes, Some(Algorithm::Sha256))
+        (tar_bytes.to_vec(), Some(Algorithm::Sha256))
     } else {
-        let mut gz = gzip(&tar_bytes)?;
-        gz.extend_from_slice(&odd.after_gzip);
+        let mut gz = gzip(tar_bytes)?;
+        gz.extend_from_slice(after_gzip);
         (gz, Algorithm::for_version(pkg_version))
     };
     let mut h = NeffHeader::new_zeroed();
@@ -115,21 +121,5 @@ pub fn tar_raw(entries: &[RawEntry]) -> io::Result<Vec<u8>> {
 /// A container around `tar_bytes` as given: a bare tar with SHA-256 for
 /// pkg_version 1, else gzip-compressed with the MD5 in the word-reversed form.
 pub fn container_from_tar(pkg_version: u64, tar_bytes: &[u8]) -> io::Result<Vec<u8>> {
-    let (payload, alg) = if pkg_version == integrity::PKG_VERSION_SHA256 {
-        (tar_bytes.to_vec(), Some(Algorithm::Sha256))
-    } else {
-        (gzip(tar_bytes)?, Algorithm::for_version(pkg_version))
-    };
-    let mut h = NeffHeader::new_zeroed();
-    h.pkg_version.set(pkg_version);
-    h.header_size.set(HEADER_BYTES as u64);
-    h.data_size.set(payload.len() as u64);
-    if let Some(alg) = alg {
-        let form = if alg == Algorithm::Md5 { Form::WordReversed } else { Form::Plain };
-        let d = integrity::stored_digest(alg, &payload, form);
-        h.hash[..d.len()].copy_from_slice(&d);
-    }
-    let mut out = h.as_bytes().to_vec();
-    out.extend_from_slice(&payload);
-    Ok(out)
+    wrap(pkg_version, tar_bytes, &[])
 }
