@@ -12,6 +12,7 @@ pub struct Args {
     /// device once the excess arrives, after the bundles before the cap).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
+    /// Raw bundle files (N x 64 bytes) or NEFF containers (every engine stream).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
