@@ -26,7 +26,8 @@ fn infer(bundles: &[Raw]) -> Inference {
 }
 
 fn op(inf: &Inference) -> &OpData {
-    inf.opcode(OP).expect("asked for")
+    let Some(d) = inf.opcode(OP) else { panic!("opcode {OP:#04x} was asked for") };
+    d
 }
 
 fn field_at(fields: &[Field], offset: usize) -> &Field {
@@ -94,7 +95,7 @@ fn an_addr4_word_in_sbuf_is_found() {
     assert_tiles(&fields, 40);
     let f = field_at(&fields, 0x10);
     assert_eq!((f.kind, f.size, f.name.as_str()), (Kind::Addr4, 4, "addr4_10"));
-    let r = f.regions.as_ref().expect("address forms");
+    let Some(r) = f.regions.as_ref() else { panic!("no address forms for {}", f.name) };
     assert_eq!((r.sbuf, r.psum, r.register, r.failed), (40, 0, 0, 0));
 }
 
@@ -321,7 +322,7 @@ fn any_bundles_tile_the_body_and_render_deterministically() {
 fn an_opcode_with_no_bundle_proposes_nothing() {
     let mut inf = Inference::new(&[OP, 0x69]);
     inf.add_stream("x", None, V2, &bundle(|_| {}));
-    let none = inf.opcode(0x69).expect("asked");
+    let Some(none) = inf.opcode(0x69) else { panic!("0x69 was asked for") };
     assert_eq!(none.bundles, 0);
     assert!(none.propose().is_empty());
     assert!(inf.to_text().contains("0x69 StreamMask: no bundles"));
