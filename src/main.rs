@@ -2,6 +2,7 @@
 //! Each subcommand lives in `cmd/<name>.rs`; exit codes are part of the contract.
 #![forbid(unsafe_code)]
 
+mod ahead;
 mod bench;
 mod cmd;
 mod conform;
@@ -60,6 +61,10 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // A kernel chosen for the process that this CPU cannot run is a usage error, not a silent fallback.
+    if let Err(e) = tpb_isa::validate::Kernel::from_env() {
+        return ExitCode::from(cmd::fail(e));
+    }
     let code = match cli.command {
         Command::Validate(a) => cmd::validate::run(a),
         Command::Disasm(a) => cmd::disasm::run(a),

@@ -31,7 +31,9 @@ fn codec(c: &mut Criterion) {
     group.bench_function("encode", |b| b.iter(|| workload::encode(&typed, &mut out)));
     group.bench_function("decode+encode", |b| b.iter(|| workload::roundtrip(&stream, &mut out)));
     group.bench_function("decode+validate", |b| b.iter(|| workload::decode_validate(&stream, g)));
-    group.bench_function("decode+validate-portable", |b| b.iter(|| workload::decode_validate_on(Kernel::Portable, &stream, g)));
+    for k in Kernel::available_kernels() {
+        group.bench_function(format!("decode+validate-{}", k.label()), |b| b.iter(|| workload::decode_validate_on(k, &stream, g)));
+    }
     group.bench_function("decode+validate-each", |b| b.iter(|| workload::decode_validate_each(&stream, g)));
     group.bench_function("validate_stream", |b| b.iter(|| workload::validate_stream(&stream, g)));
     for threads in [1, 2] {

@@ -77,8 +77,8 @@ pub fn structured(data: &[u8]) -> Outcome {
 
 /// `validate` (arbitrary bytes): never panics, every finding names a real
 /// field at its real offset, and the fast path (bundle by bundle, and a
-/// batch at a time over the whole bundles of `data`, on either validator
-/// kernel) finds exactly what the full checks find, for every generation.
+/// batch at a time over the whole bundles of `data`, on every validator
+/// kernel this CPU runs) finds exactly what the full checks find, for every generation.
 pub fn validate_any(data: &[u8]) -> Outcome {
     for raw in chunks(data) {
         let b = Bundle::decode(&raw);
@@ -108,15 +108,18 @@ pub fn validate_any(data: &[u8]) -> Outcome {
         if streamed != one_by_one {
             return Err(format!("{g}: validate_stream found {} findings, bundle by bundle {}", streamed.len(), one_by_one.len()));
         }
-        // So does the portable kernel (validate_stream above ran the one this CPU runs by default).
-        let mut portable = Vec::new();
-        validate::decode_stream_with(validate::Kernel::Portable, data, g, |i, _, fs| portable.extend(fs.iter().map(|f| (i, f.clone()))));
-        if portable != one_by_one {
-            return Err(format!(
-                "{g}: decode_stream on the portable kernel found {} findings, bundle by bundle {}",
-                portable.len(),
-                one_by_one.len()
-            ));
+        // So does every kernel this CPU runs (validate_stream above ran the default one).
+        for kernel in validate::Kernel::available_kernels() {
+            let mut found = Vec::new();
+            validate::decode_stream_with(kernel, data, g, |i, _, fs| found.extend(fs.iter().map(|f| (i, f.clone()))));
+            if found != one_by_one {
+                return Err(format!(
+                    "{g}: decode_stream on the {} kernel found {} findings, bundle by bundle {}",
+                    kernel.label(),
+                    found.len(),
+                    one_by_one.len()
+                ));
+            }
         }
     }
     Ok(())

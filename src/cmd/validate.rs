@@ -44,10 +44,12 @@ pub fn run(a: Args) -> u8 {
         total: 0,
         invalid: 0,
     };
-    for file in &a.files {
-        if let Err(c) = v.file(file, a.arch, a.max_bytes) {
-            return c;
-        }
+    // Files load (and NEFFs decompress) on every core, a window ahead; they are judged and printed in order.
+    let cap = a.max_bytes;
+    if let Err(c) =
+        crate::ahead::in_order(&a.files, crate::ahead::threads(), |f| input::open(f, cap), |i, opened| v.file(&a.files[i], opened, a.arch))
+    {
+        return c;
     }
     let code = v.code();
     if !a.json {
@@ -89,11 +91,12 @@ impl Verdicts {
         self.unreadable.max(u8::from(self.any_invalid))
     }
 
-    /// Validates every stream of `file`: a raw file a chunk at a time, a container stream by stream.
-    /// An unreadable file is reported and the run goes on; `Err(exit code)` when stdout failed.
-    fn file(&mut self, file: &Path, arch: Option<Generation>, cap: u64) -> Result<(), u8> {
+    /// Validates every stream of `file` (as `input::open` opened it): a raw file a chunk at a time,
+    /// a container stream by stream. An unreadable file is reported and the run goes on;
+    /// `Err(exit code)` when stdout failed.
+    fn file(&mut self, file: &Path, opened: Result<input::Input, String>, arch: Option<Generation>) -> Result<(), u8> {
         let json_name = file.display().to_string();
-        match input::open(file, cap) {
+        match opened {
             Err(e) => self.unreadable = super::fail(e),
             Ok(input::Input::Raw(mut raw)) => {
                 let generation = arch.unwrap_or(Generation::V2);

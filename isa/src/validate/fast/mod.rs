@@ -20,9 +20,9 @@
 //! the layout descriptions, the dtype table, [`crate::addr4`] and the band's
 //! rules; nothing is restated here.
 
-#[cfg(target_arch = "x86_64")]
-mod avx512;
 mod classes;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 mod mx;
 mod tied;
 
@@ -514,68 +514,139 @@ fn push<const K: usize, const W: usize>(work: &mut [u32; W], len: &mut usize, en
     *len = at + usize::from(n).min(K);
 }
 
-/// Which kernel judges the batches of a stream. Both give the same
-/// verdicts (the tests compare them); they differ in speed only.
+/// Which kernel judges the batches of a stream. All give the same
+/// verdicts (the tests compare each with the scalar one); they differ in
+/// speed only.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Kernel {
-    /// The fastest this CPU runs: AVX-512 (with VBMI) where it has it,
-    /// unless [`ENV_PORTABLE`] is set; else [`Kernel::Portable`].
+    /// The one [`ENV_KERNEL`] names, if set and this CPU runs it; else
+    /// the fastest this CPU runs.
     #[default]
     Auto,
-    /// Scalar code, on every CPU.
+    /// Scalar code, on every CPU and architecture.
     Portable,
+    /// The lanes kernel on AVX2 (x86-64).
+    Avx2,
+    /// The lanes kernel on AVX-512 with VBMI (x86-64).
+    Avx512,
 }
 
-/// Set to any value but `0` to make [`Kernel::Auto`] the portable kernel
-/// on every CPU (to compare the two, or rule the vector one out); read
-/// once per process.
-pub const ENV_PORTABLE: &str = "TPB_ISA_PORTABLE";
+/// Names the kernel [`Kernel::Auto`] runs for a whole process (`portable`,
+/// `avx2`, `avx512` or `auto`), to measure or test one on any CPU that has
+/// its instructions; read once per process.
+pub const ENV_KERNEL: &str = "TPB_ISA_KERNEL";
+
+/// A kernel ready to run: the proof that the CPU has its features.
+#[derive(Clone, Copy)]
+enum Ready {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(&'static lanes::avx2::Kernel),
+    #[cfg(target_arch = "x86_64")]
+    Avx512(&'static lanes::avx512::Kernel),
+}
 
 impl Kernel {
-    /// What this kernel runs on this CPU: `"avx512"` or `"portable"`.
-    pub fn name(self) -> &'static str {
-        #[cfg(target_arch = "x86_64")]
-        if self.avx512().is_some() {
-            return "avx512";
-        }
-        "portable"
-    }
+    /// The kernels that are not [`Kernel::Auto`].
+    pub const CONCRETE: [Kernel; 3] = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
+    /// What [`Kernel::Auto`] tries, fastest first as measured
+    /// (`reports/profiling.md`): the AVX2 kernel ran slower than the
+    /// scalar one, so it runs only when named.
+    const AUTO_ORDER: [Kernel; 2] = [Kernel::Avx512, Kernel::Portable];
 
-    /// The AVX-512 kernel when this one runs it.
-    #[cfg(target_arch = "x86_64")]
-    #[inline]
-    fn avx512(self) -> Option<&'static avx512::Kernel> {
-        static PORTABLE: OnceLock<bool> = OnceLock::new();
-        let portable = *PORTABLE.get_or_init(portable_forced);
+    /// The kernel's own name, as [`ENV_KERNEL`] takes it.
+    pub fn label(self) -> &'static str {
         match self {
-            Kernel::Auto if !portable => avx512::kernel(tables()),
-            _ => None,
+            Kernel::Auto => "auto",
+            Kernel::Portable => "portable",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// The kernel a name (as [`Kernel::label`] gives it) stands for.
+    pub fn from_label(name: &str) -> Option<Kernel> {
+        [Kernel::Auto].into_iter().chain(Kernel::CONCRETE).find(|k| k.label() == name)
+    }
+
+    /// Whether this CPU runs this kernel (Auto always runs one).
+    pub fn available(self) -> bool {
+        match self {
+            Kernel::Auto | Kernel::Portable => true,
+            _ => self.ready().is_some(),
+        }
+    }
+
+    /// The kernels this CPU runs.
+    pub fn available_kernels() -> Vec<Kernel> {
+        Kernel::CONCRETE.into_iter().filter(|k| k.available()).collect()
+    }
+
+    /// The concrete kernel this one runs on this CPU: Auto resolves to
+    /// [`ENV_KERNEL`]'s choice or the fastest; a kernel the CPU lacks runs
+    /// the portable one.
+    pub fn runs(self) -> Kernel {
+        match self {
+            Kernel::Auto => auto(),
+            k if k.available() => k,
+            _ => Kernel::Portable,
+        }
+    }
+
+    /// The name of the kernel this one runs on this CPU: `"avx512"`, `"avx2"` or `"portable"`.
+    pub fn name(self) -> &'static str {
+        self.runs().label()
+    }
+
+    /// The kernel [`ENV_KERNEL`] asks for (Auto when unset), checked: an error names a
+    /// kernel this CPU lacks, or an unknown name, and lists the kernels it runs.
+    pub fn from_env() -> Result<Kernel, String> {
+        let Some(v) = std::env::var_os(ENV_KERNEL) else { return Ok(Kernel::Auto) };
+        let runs = Kernel::available_kernels().iter().map(|k| k.label()).collect::<Vec<_>>().join(", ");
+        let name = v.to_string_lossy();
+        match Kernel::from_label(&name) {
+            Some(k) if k.available() => Ok(k),
+            Some(k) => Err(format!("{ENV_KERNEL}={}: this CPU lacks the instructions of the {} kernel (it runs: {runs})", k.label(), k.label())),
+            None => Err(format!("{ENV_KERNEL}={:?}: not a kernel (this CPU runs: {runs}; or auto)", name)),
+        }
+    }
+
+    #[inline]
+    fn ready(self) -> Option<Ready> {
+        match self {
+            Kernel::Auto => auto().ready(),
+            Kernel::Portable => Some(Ready::Portable),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => lanes::avx2::kernel().map(Ready::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => lanes::avx512::kernel().map(Ready::Avx512),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Avx2 | Kernel::Avx512 => None,
         }
     }
 }
 
-/// Whether [`ENV_PORTABLE`] asks for the portable kernel.
-fn portable_forced() -> bool {
-    std::env::var_os(ENV_PORTABLE).is_some_and(|v| v != "0")
-}
-
-/// Whether this CPU and environment should run the vector kernel (for the tests).
-#[cfg(test)]
-fn vector_kernel_expected() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if avx512::cpu_has_features() {
-        return !portable_forced();
-    }
-    false
+/// What [`Kernel::Auto`] runs in this process.
+fn auto() -> Kernel {
+    static AUTO: OnceLock<Kernel> = OnceLock::new();
+    *AUTO.get_or_init(|| match Kernel::from_env() {
+        Ok(k) if k != Kernel::Auto => k,
+        _ => Kernel::AUTO_ORDER.into_iter().find(|k| k.ready().is_some()).unwrap_or(Kernel::Portable),
+    })
 }
 
 /// [`verdict_raw`] of every bundle of a batch, on `kernel`.
+#[allow(unsafe_code)]
 pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel) -> [Verdict; BATCH] {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(k) = kernel.avx512() {
-        return avx512::verdicts(k, batch, g);
+    match kernel.ready().unwrap_or(Ready::Portable) {
+        Ready::Portable => verdicts_scalar(batch, g),
+        // SAFETY: a backend's `Kernel` exists only where its `kernel()` found every feature its `judge` enables.
+        #[cfg(target_arch = "x86_64")]
+        Ready::Avx2(k) => unsafe { lanes::avx2::judge(k, batch, g) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Ready::Avx512(k) => unsafe { lanes::avx512::judge(k, batch, g) },
     }
-    verdicts_scalar(batch, g)
 }
 
 /// [`verdicts`] on any CPU, in passes with no data-dependent branch: the
@@ -693,8 +764,8 @@ mod tests {
             random.copy_from_slice(&props::seeded_bytes(seed ^ 0x5eed, BUNDLE_BYTES));
             pool.push(random);
         }
-        // Each kernel (the portable one, and the vector one where this CPU has it).
-        for kernel in [Kernel::Portable, Kernel::Auto] {
+        // Each kernel this CPU runs.
+        for kernel in Kernel::available_kernels() {
             let mut checked = [0usize; 3];
             for chunk in pool.chunks_exact(BATCH) {
                 let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
@@ -712,14 +783,23 @@ mod tests {
     }
 
     #[test]
-    fn both_kernels_agree_on_every_byte_of_every_body_set_to_telling_values() {
+    fn every_kernel_the_cpu_has_is_built() {
+        use super::{lanes, Kernel};
+        // Where the CPU has a backend's features, the description must have fitted it.
+        assert_eq!(Kernel::Avx512.available(), lanes::avx512::cpu_has_features());
+        assert_eq!(Kernel::Avx2.available(), lanes::avx2::cpu_has_features());
+        assert_eq!(Kernel::Auto.runs(), Kernel::from_env().unwrap_or(Kernel::Auto).runs());
+        assert!(Kernel::available_kernels().contains(&Kernel::Portable));
+    }
+
+    #[test]
+    fn every_kernel_agrees_with_the_scalar_one_on_every_byte_of_every_body_set_to_telling_values() {
         use super::{verdicts, Batch, Kernel, BATCH};
-        if !super::vector_kernel_expected() {
-            eprintln!("this CPU (or {}) runs only the portable kernel: nothing to compare", super::ENV_PORTABLE);
+        let vector: Vec<Kernel> = Kernel::available_kernels().into_iter().filter(|&k| k != Kernel::Portable).collect();
+        if vector.is_empty() {
+            eprintln!("this CPU runs only the portable kernel: nothing to compare");
             return;
         }
-        // Where the CPU has the features, the kernel must have been built.
-        assert_eq!(Kernel::Auto.name(), "avx512");
         // Two clean bundles of each body kind and generation, then every body byte set to values
         // that move an address word across modes and regions, a dtype across tags, a band byte across its set;
         // and every pair of bytes zeroed (a zero num).
@@ -760,17 +840,19 @@ mod tests {
             let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
             batch.iter_mut().zip(chunk).for_each(|(d, s)| *d = *s);
             for g in Generation::ALL {
-                let (portable, vector) = (verdicts(&batch, g, Kernel::Portable), verdicts(&batch, g, Kernel::Auto));
-                for ((raw, p), v) in batch.iter().zip(portable).zip(vector) {
-                    if p != v {
-                        differ += 1;
-                        eprintln!("{g}: portable {p:?}, {} {v:?}: {raw:02x?}", Kernel::Auto.name());
+                let portable = verdicts(&batch, g, Kernel::Portable);
+                for &k in &vector {
+                    for ((raw, p), v) in batch.iter().zip(portable).zip(verdicts(&batch, g, k)) {
+                        if p != v {
+                            differ += 1;
+                            eprintln!("{g}: portable {p:?}, {} {v:?}: {raw:02x?}", k.name());
+                        }
+                        verdicts_seen[v as usize] += 1;
                     }
-                    verdicts_seen[v as usize] += 1;
                 }
             }
         }
-        assert_eq!(differ, 0, "bundles judged differently by the two kernels");
+        assert_eq!(differ, 0, "bundles judged differently by a vector kernel and the scalar one");
         assert!(verdicts_seen.iter().all(|&n| n > 1000), "verdicts seen: {verdicts_seen:?}");
     }
 

@@ -1,38 +1,31 @@
-//! [`super::verdicts`] in AVX-512 lanes (x86-64 with VBMI, e.g. Zen 4,
-//! Ice Lake and later): each bundle judged whole in one pass, all its
-//! pattern slots and band tests at once, with no work lists. One byte
-//! permute per bundle, planned per opcode, lays the slots' address words,
-//! gathered words and nums out in lanes, another its dtype and band bytes;
-//! the classes of [`super::classes`] and the band sets become 128-entry
-//! byte tables looked up with two-source byte permutes.
+//! [`super::verdicts`] in vector lanes, described once. Each bundle is
+//! judged whole in one pass: one permute per bundle, planned per opcode,
+//! lays its slots' address words, gathered words and nums out in lanes,
+//! another its dtype and band bytes; the classes of [`super::classes`]
+//! and the band sets become 128-entry byte tables looked up in lanes.
 //!
-//! Nothing here restates a rule: every table is filled by calling the
-//! scalar path's functions ([`mode_class`], [`dtype_class`], [`need`]) and
-//! is then checked against them over every input it stands for, and every
-//! plan is built from the scalar [`Plan`]'s slots. If a check fails (a
-//! future layout the lanes cannot express) the tables are not built and
-//! the scalar kernel runs. The tests compare both kernels on batches of
-//! generated, corrupted and random bundles.
+//! This module holds what every instruction set shares: the lane layout,
+//! the plans and tables ([`Lanes`], built from the scalar path's functions
+//! and checked against them over every input they stand for, on any CPU),
+//! and the kernel itself, written once in [`lanes_kernel!`]. A backend
+//! (`avx512`, `avx2`) supplies only three primitives: `fields` (the
+//! permutes), `lookup` (a 128-entry byte table) and `gathered_clear` (a
+//! 16-word table), and the types its tables take in registers. A kernel
+//! for a new instruction set is a new backend of the same description.
 //!
-//! The intrinsics used are safe to call inside a `#[target_feature]`
-//! function; the one `unsafe` is the call into that function, right after
-//! the run-time check that the CPU has the features.
+//! The intrinsics are safe to call inside `#[target_feature]` functions;
+//! the one `unsafe` is [`super::verdicts`]'s call into a backend's `judge`,
+//! after the run-time check that the CPU has its features.
+
+pub(super) mod avx2;
+pub(super) mod avx512;
 
 use super::classes::*;
-use super::tied::TiedBand;
-use super::{Batch, Plan, Planned, Raw, SlotPlan, Tables, Verdict, BAND_CLEAN, BATCH, MAX_BAND, SLOT_ENTRIES};
+use super::{Plan, SlotPlan, Tables, MAX_BAND, SLOT_ENTRIES};
 use crate::addr4::{Addr4, Region};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
-use std::arch::x86_64::*;
 use std::sync::OnceLock;
-
-/// The CPU features the kernel needs, as `is_x86_feature_detected!` names them.
-macro_rules! features {
-    ($m:ident) => {
-        $m!("avx512f") && $m!("avx512bw") && $m!("avx512vl") && $m!("avx512dq") && $m!("avx512vbmi")
-    };
-}
 
 /// Lanes of vector `a` (a bundle after its opcode's permute): the slots'
 /// address words in u32 lanes 0..4, the words after them (a gather's data
@@ -84,10 +77,10 @@ const _: () = assert!(GATHERED_WIDE == 8 && GATHERED_MUST_BE_CLEAR.len() == 16 &
 
 /// One opcode's slots on one generation as the kernel reads them: two
 /// cache lines. Each index byte of a permute picks a byte of the bundle
-/// (0..64) or of [`Kernel::fill`] ([`ZERO`], or [`ONES`] below a slot's
-/// nums and in an unused slot's, so only a real zero num reads as one).
-/// An unused lane reads as a slot that passes (checked when the tables are
-/// built), so no lane needs masking.
+/// (0..64) or of the fill ([`ZERO`], or [`ONES`] below a slot's nums and
+/// in an unused slot's, so only a real zero num reads as one). An unused
+/// lane reads as a slot that passes (checked when the tables are built),
+/// so no lane needs masking.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct SlotVectors {
@@ -96,7 +89,7 @@ struct SlotVectors {
     /// Permute index of `b` (its low 16 bytes) and the per-lane constants.
     b: [u8; BUNDLE_BYTES],
 }
-/// Index bytes that read [`Kernel::fill`]: its first half is zero, its second all ones.
+/// Index bytes that read the fill: zero, or all ones.
 const ZERO: u8 = 0x40;
 const ONES: u8 = 0x60;
 const _: () = assert!(BUNDLE_BYTES == ZERO as usize);
@@ -115,68 +108,49 @@ impl Default for SlotVectors {
     }
 }
 
-/// A 128-entry byte table, as the two sources of a byte permute.
-type Table128 = [__m512i; 2];
-
-pub(super) struct Kernel {
-    plans: [Box<[SlotVectors; 0x100]>; 3],
-    dtypes: [Table128; 3],
-    regions: Table128,
-    modes: Table128,
-    needs: Table128,
-    word_clear: __m256i,
-    /// By byte value, the band sets (bit per set) that allow it: four quarters of 64.
-    band_sets: [__m512i; 4],
-    gathered: __m512i,
-    /// What index bytes [`ZERO`] and [`ONES`] read.
-    fill: __m512i,
-}
-
-fn table128(t: &[u8; 128]) -> Table128 {
-    let (lo, hi) = t.split_at(64);
-    let half = |h: &[u8]| -> __m512i {
-        let mut v = [0u8; 64];
-        v.copy_from_slice(h);
-        zerocopy::transmute!(v)
-    };
-    [half(lo), half(hi)]
-}
-
-fn words16(t: &[u32; 16]) -> __m512i {
-    zerocopy::transmute!(*t)
-}
-
 fn put_u32(v: &mut [u8; BUNDLE_BYTES], at: usize, x: u32) {
     v[at..at + 4].copy_from_slice(&x.to_le_bytes());
 }
 
-/// The kernel for this CPU, or `None` (not x86-64 with AVX-512 VBMI, or
-/// the layouts have something the lanes cannot express).
-pub(super) fn kernel(t: &Tables) -> Option<&'static Kernel> {
-    static K: OnceLock<Option<Kernel>> = OnceLock::new();
-    K.get_or_init(|| Kernel::build(t)).as_ref()
+/// Everything a backend's kernel holds, as bytes: the same on every CPU.
+struct Lanes {
+    /// By generation index, then opcode byte.
+    plans: [Box<[SlotVectors; 0x100]>; 3],
+    /// By generation index: dtype classes by slot kind and tag.
+    dtypes: [[u8; 128]; 3],
+    /// Regions by the address bits of the mode key.
+    regions: [u8; 128],
+    /// Mode classes by section, register-and-mode bits and region.
+    modes: [u8; 128],
+    /// Need bytes by mode class and dtype class.
+    needs: [u8; 128],
+    /// The address-word bits that must be clear, by the need byte's top nibble.
+    word_clear: [u32; 8],
+    /// By byte value, the band sets (bit per set) that allow it.
+    band_sets: [u8; 256],
+    /// [`GATHERED_MUST_BE_CLEAR`].
+    gathered: [u32; 16],
+    /// What index bytes [`ZERO`] and [`ONES`] read.
+    fill: [u8; BUNDLE_BYTES],
 }
 
-/// Whether this CPU has every feature the kernel uses.
-pub(super) fn cpu_has_features() -> bool {
-    features!(is_x86_feature_detected)
+/// The lanes' tables, or `None` when the layouts have something the lanes
+/// cannot express (then only the scalar kernel runs).
+fn lanes() -> Option<&'static Lanes> {
+    static L: OnceLock<Option<Lanes>> = OnceLock::new();
+    L.get_or_init(|| Lanes::build(super::tables())).as_ref()
 }
 
-impl Kernel {
-    /// The only constructor: `None` on a CPU without the features (so a
-    /// `Kernel` is proof that [`judge`] may run), or when a check fails.
-    fn build(tables: &Tables) -> Option<Kernel> {
-        if !cpu_has_features() {
-            return None;
-        }
-        let plans = &tables.plans;
-        // Regions by the address bits of the mode key.
+impl Lanes {
+    /// Every table from the scalar path's functions, each checked over
+    /// every input it stands for.
+    fn build(tables: &Tables) -> Option<Lanes> {
         let region_of = |a: u32| Addr4::new(a << MODE_KEY_SHIFT).region();
         let mut regions = [0u8; 128];
         for (a, r) in regions.iter_mut().enumerate().take(1 << ADDR_KEY_BITS) {
             *r = u8::try_from(REGIONS.iter().position(|&x| x == region_of(a as u32))?).ok()?;
         }
-        // Mode classes by section, register-and-mode bits and region, from one key of each region.
+        // Mode classes from one key of each region.
         let mut modes = [0u8; 128];
         for (s, &section) in MODE_SECTIONS.iter().enumerate() {
             for top in 0..8u32 {
@@ -234,9 +208,8 @@ impl Kernel {
         let mut word_clear = [0u32; 8];
         word_clear.iter_mut().zip(&clears).for_each(|(w, &c)| *w = c);
         // Dtype classes by slot kind and tag, per generation.
-        let mut dtypes = Vec::new();
-        for g in Generation::ALL {
-            let mut t = [0u8; 128];
+        let mut dtypes = [[0u8; 128]; 3];
+        for (t, g) in dtypes.iter_mut().zip(Generation::ALL) {
             for (k, &kind) in PSUM_KINDS.iter().enumerate() {
                 for tag in 0..TAG_ROWS {
                     t[k * TAG_ROWS + tag] = dtype_class(Some(tag as u8), kind, g);
@@ -255,7 +228,6 @@ impl Kernel {
                     }
                 }
             }
-            dtypes.push(table128(&t));
         }
         // By value, a bit per band set that allows it (a set a plan uses must have a bit).
         let mut band_sets = [0u8; 256];
@@ -264,12 +236,6 @@ impl Kernel {
                 *bits |= tables.allowed[set << 8 | v] << set;
             }
         }
-        let mut quarters = band_sets.chunks_exact(64).map(|q| {
-            let mut v = [0u8; 64];
-            v.copy_from_slice(q);
-            zerocopy::transmute!(v)
-        });
-        let band_sets = [quarters.next()?, quarters.next()?, quarters.next()?, quarters.next()?];
         let mut fill = [0u8; BUNDLE_BYTES];
         fill[usize::from(ONES - ZERO)..].fill(0xFF);
         // An unused lane (word 0 in an operand section, no dtype field) must pass.
@@ -278,26 +244,15 @@ impl Kernel {
             return None;
         }
         let mut vectors = Vec::new();
-        for per_gen in plans {
+        for per_gen in &tables.plans {
             let mut per_op = Box::new([SlotVectors::default(); 0x100]);
             for (v, p) in per_op.iter_mut().zip(per_gen.iter()) {
                 *v = SlotVectors::of(p)?;
             }
             vectors.push(per_op);
         }
-        let [v2, v3, v4]: [Box<[SlotVectors; 0x100]>; 3] = vectors.try_into().ok()?;
-        let [d2, d3, d4]: [Table128; 3] = dtypes.try_into().ok()?;
-        Some(Kernel {
-            plans: [v2, v3, v4],
-            dtypes: [d2, d3, d4],
-            regions: table128(&regions),
-            modes: table128(&modes),
-            needs: table128(&needs),
-            word_clear: zerocopy::transmute!(word_clear),
-            band_sets,
-            gathered: words16(&GATHERED_MUST_BE_CLEAR),
-            fill: zerocopy::transmute!(fill),
-        })
+        let plans: [Box<[SlotVectors; 0x100]>; 3] = vectors.try_into().ok()?;
+        Some(Lanes { plans, dtypes, regions, modes, needs, word_clear, band_sets, gathered: GATHERED_MUST_BE_CLEAR, fill })
     }
 }
 
@@ -337,7 +292,7 @@ impl SlotVectors {
         take(&mut self.a, NUMS_AT + 8 * lane + below, usize::from(s.nums.read_at) + below, 8 - below);
         // The slot's dtype section: which slot kind, and how its tag is read.
         let sections = PSUM_KINDS.iter().enumerate().flat_map(|(k, &kind)| TAG_READS.iter().map(move |&r| (k, kind, r)));
-        let (dtype_row, (shift, mask)) = match sections.into_iter().find(|&(_, kind, r)| dtype_base(Some(r), kind) == s.dtype_base) {
+        let (dtype_row, (shift, mask)) = match sections.clone().find(|&(_, kind, r)| dtype_base(Some(r), kind) == s.dtype_base) {
             Some((k, _, read)) => {
                 take(&mut self.b, DTYPE_AT + 4 * lane, usize::from(s.dtype_at), 1);
                 (k * TAG_ROWS, read.shift_mask())
@@ -353,99 +308,108 @@ impl SlotVectors {
     }
 }
 
-/// Looks up the low byte of each u32 lane of `idx` (0..128) in `t`, into
-/// the low byte of the lane. The lane's other bytes are those of other
-/// lookups, which nothing reads: every use of a class or need below
-/// either adds, ORs or shifts it left (carries move up, never into the low
-/// byte), or tests bits of its low byte.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-#[inline]
-fn lookup(idx: __m128i, t: &Table128) -> __m128i {
-    _mm512_castsi512_si128(_mm512_permutex2var_epi8(t[0], _mm512_castsi128_si512(idx), t[1]))
+/// A bundle's fields in lanes, as a backend's `fields` lays them out.
+#[cfg(target_arch = "x86_64")]
+struct Fields {
+    /// The slots' address words (u32 lanes).
+    words: std::arch::x86_64::__m128i,
+    /// The words after them.
+    gathered: std::arch::x86_64::__m128i,
+    /// The 8 bytes ending with each slot's nums (u64 lanes).
+    nums: std::arch::x86_64::__m256i,
+    /// Each lane's dtype byte, and band byte above it.
+    b: std::arch::x86_64::__m128i,
+    /// Per lane: the tag's shift and mask, and the bases word.
+    shift: std::arch::x86_64::__m128i,
+    mask: std::arch::x86_64::__m128i,
+    bases: std::arch::x86_64::__m128i,
 }
 
-/// The state bits the bundle's slots and band tests clear: the scalar
-/// `slot_clean` of each used slot and `band_clean` of each band test, at
-/// once. No mask registers: on Zen 4 a mask's trip to a general register
-/// costs more than a few vector operations.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-#[inline]
-fn failed(k: &Kernel, dtypes: &Table128, v: &SlotVectors, raw: &[u8; BUNDLE_BYTES]) -> u8 {
-    let bundle: __m512i = zerocopy::transmute!(*raw);
-    let (pa, pb): (__m512i, __m512i) = (zerocopy::transmute!(v.a), zerocopy::transmute!(v.b));
-    let a = _mm512_permutex2var_epi8(bundle, pa, k.fill);
-    let b = _mm512_castsi512_si128(_mm512_permutex2var_epi8(bundle, pb, k.fill));
-    let words = _mm512_castsi512_si128(a);
-    let gathered = _mm512_extracti32x4_epi32::<1>(a);
-    let nums = _mm512_extracti64x4_epi64::<1>(a);
-    let bases = _mm512_extracti32x4_epi32::<3>(pb);
-    // The dtype's class.
-    let tag = _mm_and_si128(_mm_srlv_epi32(b, _mm512_extracti32x4_epi32::<1>(pb)), _mm512_extracti32x4_epi32::<2>(pb));
-    let tag = _mm_min_epu32(tag, _mm_set1_epi32(i32::from(TAG_LIMIT)));
-    let dclass = lookup(_mm_add_epi32(tag, bases), dtypes);
-    // The address word's class: its region, then its section, register and mode bits.
-    let region = lookup(_mm_srli_epi32::<{ MODE_KEY_SHIFT as i32 }>(words), &k.regions);
-    let top = _mm_slli_epi32::<2>(_mm_srli_epi32::<{ (MODE_KEY_SHIFT + ADDR_KEY_BITS) as i32 }>(words));
-    let class = lookup(_mm_add_epi32(_mm_add_epi32(_mm_srli_epi32::<8>(bases), top), region), &k.modes);
-    let need = lookup(_mm_or_si128(_mm_slli_epi32::<{ DTYPE_CLASS_BITS as i32 }>(class), dclass), &k.needs);
-    // What must be clear in the address word and the gathered word, and the outright failure.
-    let clear = _mm256_permutevar8x32_epi32(k.word_clear, _mm256_castsi128_si256(_mm_srli_epi32::<{ WORD_CLEAR_SHIFT as i32 }>(need)));
-    let word_bad = _mm_and_si128(words, _mm256_castsi256_si128(clear));
-    let gidx = _mm_or_si128(_mm_and_si128(need, _mm_set1_epi32(i32::from(GATHERED_WIDE))), _mm_srli_epi32::<29>(gathered));
-    let gathered_bad = _mm_and_si128(gathered, _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_castsi128_si512(gidx), k.gathered)));
-    let bad = _mm_or_si128(_mm_or_si128(word_bad, gathered_bad), _mm_and_si128(need, _mm_set1_epi32(i32::from(NEED_FAIL))));
-    // A zero num where the nums are checked: a slot's need widened to its 8 bytes of nums.
-    let wide_need = _mm256_cvtepu32_epi64(need);
-    let nums_off = _mm256_cmpeq_epi64(_mm256_and_si256(wide_need, _mm256_set1_epi64x(i64::from(NEED_NUMS))), _mm256_setzero_si256());
-    let zero_nums = _mm256_cmpeq_epi16(_mm256_or_si256(nums, nums_off), _mm256_setzero_si256());
-    let slots_bad = _mm256_or_si256(zero_nums, _mm256_zextsi128_si256(bad));
-    // Band tests: the byte's sets (by the value's top bit, from one half of the table or the other) against the test's set.
-    let value = _mm_srli_epi32::<{ 8 * BAND_BYTE_AT as i32 }>(b);
-    let low = lookup(value, &[k.band_sets[0], k.band_sets[1]]);
-    let high = lookup(value, &[k.band_sets[2], k.band_sets[3]]);
-    let sets = _mm_blendv_epi8(low, high, value);
-    let set = _mm_srli_epi32::<{ 8 * BAND_SET_AT as i32 }>(bases);
-    let band_bad = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(sets, set), _mm_setzero_si128()), set);
-    (u8::from(_mm256_testz_si256(slots_bad, slots_bad) == 0) * !0) | (u8::from(_mm_testz_si128(band_bad, band_bad) == 0) * BAND_CLEAN)
-}
-
-/// [`super::verdicts`] with the slots and band tests checked in lanes, in
-/// one pass. The rarer MX operands and tied bands (a tenth of a mixed
-/// stream) are checked in the same pass behind a branch: cheaper than
-/// listing every bundle's for later passes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-fn judge(k: &Kernel, batch: &Batch, g: Generation) -> [Verdict; BATCH] {
-    let t = Planned::get(g);
-    let (vectors, dtypes) = (&k.plans[g.index()], &k.dtypes[g.index()]);
-    let mut state = [0u8; BATCH];
-    for (raw, st) in batch.iter().zip(state.iter_mut()) {
-        let op = raw[0];
-        let plan = &t.plans[usize::from(op)];
-        let mut s = t.head(plan, Raw(raw)) & !failed(k, dtypes, &vectors[usize::from(op)], raw);
-        if plan.mx_used != 0 {
-            s &= !u8::from(!t.mx_clean(Raw(raw), &plan.mx));
+/// The kernel, written once. Expanded inside a backend module, whose
+/// `Kernel` (with the fields named below), `Plan`, `Table128`, and
+/// `fields`, `lookup` and `gathered_clear` it calls; `$features` are the
+/// target features those need. Defines `judge`, the backend's
+/// [`super::verdicts`].
+///
+/// `lookup` reads the low byte of each u32 lane (0..128) and returns the
+/// entry in the lane's low byte; the lane's other bytes are undefined.
+/// Nothing reads them: every use of a class or need below either adds,
+/// ORs or shifts it left (carries move up, never into the low byte), or
+/// tests bits of its low byte.
+macro_rules! lanes_kernel {
+    ($features:literal) => {
+        /// The state bits the bundle's slots and band tests clear: the
+        /// scalar `slot_clean` of each used slot and `band_clean` of each
+        /// band test, at once. No mask registers: on Zen 4 a mask's trip
+        /// to a general register costs more than a few vector operations.
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn failed(k: &Kernel, dtypes: &Table128, v: &Plan, raw: &[u8; BUNDLE_BYTES]) -> u8 {
+            use super::*;
+            use std::arch::x86_64::*;
+            let Fields { words, gathered, nums, b, shift, mask, bases } = fields(k, v, raw);
+            // The dtype's class.
+            let tag = _mm_and_si128(_mm_srlv_epi32(b, shift), mask);
+            let tag = _mm_min_epu32(tag, _mm_set1_epi32(i32::from(TAG_LIMIT)));
+            let dclass = lookup(_mm_add_epi32(tag, bases), dtypes);
+            // The address word's class: its region, then its section, register and mode bits.
+            let region = lookup(_mm_srli_epi32::<{ MODE_KEY_SHIFT as i32 }>(words), &k.regions);
+            let top = _mm_slli_epi32::<2>(_mm_srli_epi32::<{ (MODE_KEY_SHIFT + ADDR_KEY_BITS) as i32 }>(words));
+            let class = lookup(_mm_add_epi32(_mm_add_epi32(_mm_srli_epi32::<8>(bases), top), region), &k.modes);
+            let need = lookup(_mm_or_si128(_mm_slli_epi32::<{ DTYPE_CLASS_BITS as i32 }>(class), dclass), &k.needs);
+            // What must be clear in the address word and the gathered word, and the outright failure.
+            let clear = _mm256_permutevar8x32_epi32(k.word_clear, _mm256_castsi128_si256(_mm_srli_epi32::<{ WORD_CLEAR_SHIFT as i32 }>(need)));
+            let word_bad = _mm_and_si128(words, _mm256_castsi256_si128(clear));
+            let gidx = _mm_or_si128(_mm_and_si128(need, _mm_set1_epi32(i32::from(GATHERED_WIDE))), _mm_srli_epi32::<29>(gathered));
+            let gathered_bad = _mm_and_si128(gathered, gathered_clear(k, gidx));
+            let bad = _mm_or_si128(_mm_or_si128(word_bad, gathered_bad), _mm_and_si128(need, _mm_set1_epi32(i32::from(NEED_FAIL))));
+            // A zero num where the nums are checked: a slot's need widened to its 8 bytes of nums.
+            let wide_need = _mm256_cvtepu32_epi64(need);
+            let nums_off = _mm256_cmpeq_epi64(_mm256_and_si256(wide_need, _mm256_set1_epi64x(i64::from(NEED_NUMS))), _mm256_setzero_si256());
+            let zero_nums = _mm256_cmpeq_epi16(_mm256_or_si256(nums, nums_off), _mm256_setzero_si256());
+            let slots_bad = _mm256_or_si256(zero_nums, _mm256_zextsi128_si256(bad));
+            // Band tests: the byte's sets (by the value's top bit, from one half of the table or the other) against the test's set.
+            let value = _mm_srli_epi32::<{ 8 * BAND_BYTE_AT as i32 }>(b);
+            let low = lookup(value, &k.band_sets[0]);
+            let high = lookup(value, &k.band_sets[1]);
+            let sets = _mm_blendv_epi8(low, high, value);
+            let set = _mm_srli_epi32::<{ 8 * BAND_SET_AT as i32 }>(bases);
+            let band_bad = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(sets, set), _mm_setzero_si128()), set);
+            (u8::from(_mm256_testz_si256(slots_bad, slots_bad) == 0) * !0) | (u8::from(_mm_testz_si128(band_bad, band_bad) == 0) * BAND_CLEAN)
         }
-        if plan.tied != TiedBand::None {
-            s &= !(u8::from(!t.tied_clean(Raw(raw), plan.tied)) * BAND_CLEAN);
-        }
-        *st = s;
-    }
-    state.map(super::verdict_of)
-}
 
-/// [`super::verdicts`] in lanes, when this CPU has them.
-#[allow(unsafe_code)]
-pub(super) fn verdicts(k: &Kernel, batch: &Batch, g: Generation) -> [Verdict; BATCH] {
-    // SAFETY: a `Kernel` exists only where `Kernel::build` found every feature `judge` enables.
-    unsafe { judge(k, batch, g) }
+        /// [`super::super::verdicts`] with the slots and band tests checked
+        /// in lanes, in one pass. The rarer MX operands and tied bands (a
+        /// tenth of a mixed stream) are checked in the same pass behind a
+        /// branch: cheaper than listing every bundle's for later passes.
+        #[target_feature(enable = $features)]
+        pub(in super::super) fn judge(k: &Kernel, batch: &Batch, g: Generation) -> [Verdict; BATCH] {
+            let t = Planned::get(g);
+            let (plans, dtypes) = (&k.plans[g.index()], &k.dtypes[g.index()]);
+            let mut state = [0u8; BATCH];
+            for (raw, st) in batch.iter().zip(state.iter_mut()) {
+                let op = raw[0];
+                let plan = &t.plans[usize::from(op)];
+                let mut s = t.head(plan, Raw(raw)) & !failed(k, dtypes, &plans[usize::from(op)], raw);
+                if plan.mx_used != 0 {
+                    s &= !u8::from(!t.mx_clean(Raw(raw), &plan.mx));
+                }
+                if plan.tied != TiedBand::None {
+                    s &= !(u8::from(!t.tied_clean(Raw(raw), plan.tied)) * BAND_CLEAN);
+                }
+                *st = s;
+            }
+            state.map(verdict_of)
+        }
+    };
 }
+use lanes_kernel;
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn builds_where_the_cpu_has_the_features() {
-        if super::cpu_has_features() {
-            assert!(super::Kernel::build(super::super::tables()).is_some());
-        }
+    fn the_tables_hold_on_every_cpu() {
+        // The description must be expressible in lanes whatever the CPU: every backend derives from it.
+        assert!(super::lanes().is_some());
     }
 }

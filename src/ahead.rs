@@ -1,0 +1,101 @@
+//! Work over a list of inputs on every core, with results taken in input
+//! order: while the caller consumes one window of results (as many as
+//! there are threads), the next window loads on the other threads. Output
+//! stays in input order and memory holds at most two windows of results.
+//! (For NEFF programs the load is the expensive part: decompression.)
+
+use std::thread::ScopedJoinHandle;
+
+/// Threads to load with: every core this process may use, or
+/// [`ENV_THREADS`] when set to a positive number.
+pub fn threads() -> usize {
+    std::env::var(ENV_THREADS)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Sets how many threads [`threads`] gives (e.g. 1 to compare).
+pub const ENV_THREADS: &str = "TPB_THREADS";
+
+/// Calls `consume(index, load(item))` for every item in order, loading up
+/// to `threads` items ahead on their own threads; stops at the first
+/// `Err` of `consume` and returns it.
+pub fn in_order<I: Sync, T: Send, E>(
+    items: &[I],
+    threads: usize,
+    load: impl Fn(&I) -> T + Sync,
+    mut consume: impl FnMut(usize, T) -> Result<(), E>,
+) -> Result<(), E> {
+    let window = threads.max(1);
+    if window == 1 {
+        return items.iter().enumerate().try_for_each(|(i, item)| consume(i, load(item)));
+    }
+    let load = &load;
+    std::thread::scope(|s| {
+        let spawn =
+            |from: usize| -> Vec<ScopedJoinHandle<'_, T>> { items.iter().skip(from).take(window).map(|item| s.spawn(move || load(item))).collect() };
+        let mut next = spawn(0);
+        let mut at = 0;
+        while !next.is_empty() {
+            let ready: Vec<T> = next.drain(..).map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect();
+            let n = ready.len();
+            next = spawn(at + n);
+            for (k, t) in ready.into_iter().enumerate() {
+                consume(at + k, t)?;
+            }
+            at += n;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_order;
+
+    #[test]
+    fn results_come_in_input_order_on_any_number_of_threads() {
+        let items: Vec<u64> = (0..37).collect();
+        for threads in [1, 2, 3, 8, 64] {
+            let mut seen = Vec::new();
+            let r: Result<(), ()> = in_order(
+                &items,
+                threads,
+                |&x| {
+                    // Later items finish first, so order comes from the consumer, not from timing.
+                    std::thread::sleep(std::time::Duration::from_micros(200 * (37 - x) % 900));
+                    x * x
+                },
+                |i, y| {
+                    seen.push((i, y));
+                    Ok(())
+                },
+            );
+            assert!(r.is_ok());
+            assert_eq!(seen, items.iter().map(|&x| (x as usize, x * x)).collect::<Vec<_>>(), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn the_first_error_stops_the_run() {
+        let items: Vec<usize> = (0..20).collect();
+        let mut consumed = 0;
+        let r = in_order(
+            &items,
+            4,
+            |&x| x,
+            |i, _| {
+                if i == 6 {
+                    Err(i)
+                } else {
+                    consumed += 1;
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(r, Err(6));
+        assert_eq!(consumed, 6);
+    }
+}
