@@ -107,14 +107,22 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
         s.cases.push(Case::skip("NEFF files", "no --neff given: pass compiled programs with --neff FILE (CI uses ../shared/neff/*.neff)"));
         return (s, artifacts);
     }
-    for (i, f) in files.iter().enumerate() {
+    // Each container is read, decompressed and judged on its own core, a window ahead; cases are recorded in order.
+    let judge = |f: &PathBuf| {
         let start = Instant::now();
+        let judged = neff::read_file(f).map(|mut n| {
+            let total = bound(&mut n, max_bundles);
+            let c = neff::conform::conform(&n, None);
+            (n, total, c)
+        });
+        (judged, start.elapsed())
+    };
+    let Ok(()) = crate::ahead::in_order(files, crate::ahead::threads(), judge, |i, (judged, took)| -> Result<(), std::convert::Infallible> {
+        let f = &files[i];
         let name = f.display().to_string();
-        let case = match neff::read_file(f) {
+        let case = match judged {
             Err(e) => Case::fail(&name, format!("cannot read the container: {e}")),
-            Ok(mut n) => {
-                let total = bound(&mut n, max_bundles);
-                let c = neff::conform::conform(&n, None);
+            Ok((n, total, c)) => {
                 let json = c.to_json();
                 let base = format!("neff/{}", stem(f, i));
                 artifacts.push((format!("{base}.md"), c.to_markdown().into_bytes()));
@@ -150,8 +158,9 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
                 case
             }
         };
-        s.cases.push(case.with_time(start.elapsed()));
-    }
+        s.cases.push(case.with_time(took));
+        Ok(())
+    });
     if all.bundles() > 0 {
         s.appendix = Some(("Errata", all.errata_markdown()));
         s.data = Some(all.errata_json());
