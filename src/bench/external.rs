@@ -19,8 +19,14 @@ fn shown(program: &Path, args: &[&str]) -> String {
 /// Runs `program args` with stdout and stderr discarded; its wall time, or
 /// why it failed (cannot start, or an exit code outside `ok_codes`).
 pub fn timed(program: &Path, args: &[&str], ok_codes: &[i32]) -> Result<Duration, String> {
-    let (d, status) =
-        super::timing::time(|| Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status());
+    timed_env(program, args, &[], ok_codes)
+}
+
+/// [`timed`] with variables added to the child's environment.
+pub fn timed_env(program: &Path, args: &[&str], env: &[(&str, &str)], ok_codes: &[i32]) -> Result<Duration, String> {
+    let (d, status) = super::timing::time(|| {
+        Command::new(program).args(args).envs(env.iter().copied()).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status()
+    });
     let status = status.map_err(|e| format!("cannot run `{}`: {e}", shown(program, args)))?;
     match status.code() {
         Some(c) if ok_codes.contains(&c) => Ok(d),

@@ -9,6 +9,7 @@
 pub mod check;
 pub mod codec;
 pub mod external;
+pub mod folder;
 pub mod fuzz;
 pub mod machine;
 pub mod neff;

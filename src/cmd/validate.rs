@@ -1,4 +1,4 @@
-//! `tpb validate [--arch v2|v3|v4] [--spec] [--json] FILE…`: exit 0 all valid, 1 any invalid, 2 usage/I-O.
+//! `tpb validate [--arch v2|v3|v4] [--spec] [--json] [-v | -q] FILE…`: exit 0 all valid, 1 any invalid, 2 usage/I-O.
 //! By default the spec is amended by the errata real programs establish; `--spec` judges by the spec alone.
 
 use crate::input;
@@ -20,8 +20,11 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Print every bundle (text mode prints only bundles with findings, notes and warnings included).
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "quiet")]
     verbose: bool,
+    /// Print only the closing count line (the exit code is the verdict); with --json, nothing.
+    #[arg(long, short, conflicts_with = "verbose")]
+    quiet: bool,
     /// Refuse a file larger than this many bytes (a regular file before it is read; a pipe or
     /// device once the excess arrives, after the bundles before the cap).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
@@ -36,6 +39,7 @@ pub fn run(a: Args) -> u8 {
         profile: if a.spec { Profile::Spec } else { Profile::Amended },
         json: a.json,
         verbose: a.verbose,
+        quiet: a.quiet,
         // Once the reader leaves, validation goes on silently, so the exit code is still the verdict.
         out: crate::out::Sink::new(),
         findings: Vec::new(),
@@ -66,6 +70,7 @@ struct Verdicts {
     profile: Profile,
     json: bool,
     verbose: bool,
+    quiet: bool,
     out: crate::out::Sink,
     findings: Vec<validate::Finding>,
     any_invalid: bool,
@@ -131,7 +136,7 @@ impl Verdicts {
             self.unreadable = super::fail(format!("{}: {e}", at.label));
             return Ok(());
         }
-        let (g, profile, json, verbose) = (at.generation, self.profile, self.json, self.verbose);
+        let (g, profile, json, verbose, quiet) = (at.generation, self.profile, self.json, self.verbose, self.quiet);
         let Verdicts { out, findings: amended, any_invalid, unreadable, total, invalid, .. } = self;
         let mut lost = None;
         // The stream validator judges a batch at a time and gives the spec's findings, exactly
@@ -154,7 +159,7 @@ impl Verdicts {
                 *invalid += 1;
                 *any_invalid = true;
             }
-            if !json && !verbose && findings.is_empty() {
+            if quiet || (!json && !verbose && findings.is_empty()) {
                 return;
             }
             let off = base + (i * BUNDLE_BYTES) as u64;

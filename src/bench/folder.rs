@@ -1,0 +1,161 @@
+//! A folder of NEFF programs, as users validate them: `tpb validate -q` on
+//! every file, on every core and on one, against `gzip -dc` of the same
+//! payloads (the physical floor of NEFF work is decompression) split over
+//! as many processes. The baseline's own speedup on all cores is what
+//! this machine allows for such work; the validator's must reach a share
+//! of it. Everything runs as child processes, interleaved.
+
+use super::codec::SCALING_EFFICIENCY;
+use super::external::{timed, timed_env, which, Scratch};
+use super::report::{Row, Target};
+use super::timing::ms;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tpb_oracle::neff::{self, NeffHeader};
+
+/// Validating a folder may take at most this many times the decompression of its payloads.
+pub const TARGET: Target = Target::AtMost(1.5);
+const AREA: &str = "neff";
+
+/// Every `.neff` under `dir`, sorted.
+fn neffs_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            neffs_under(&p, out);
+        } else if p.extension().is_some_and(|x| x == "neff") {
+            out.push(p);
+        }
+    }
+}
+
+/// The team's real programs (`../shared/neff/`, every build), else the committed ones.
+fn folder() -> Option<(PathBuf, Vec<PathBuf>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [root.join("../shared/neff"), root.join("corpus/neff/real")].into_iter().find_map(|d| {
+        let mut v = Vec::new();
+        neffs_under(&d, &mut v);
+        v.sort();
+        (!v.is_empty()).then_some((d, v))
+    })
+}
+
+/// Writes each container's payload to `dir`; the payload paths and the bundles they hold.
+fn payloads(files: &[PathBuf], dir: &Path) -> Result<(Vec<String>, usize), String> {
+    let mut out = Vec::new();
+    let mut bundles = 0;
+    for (i, f) in files.iter().enumerate() {
+        let bytes = std::fs::read(f).map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
+        let h = NeffHeader::read(&bytes).ok_or_else(|| format!("{}: shorter than a NEFF header", f.display()))?;
+        let (start, len) = (usize::try_from(h.header_size.get()), usize::try_from(h.data_size.get()));
+        let payload = start.ok().zip(len.ok()).and_then(|(s, l)| bytes.get(s..s.checked_add(l)?));
+        let payload = payload.ok_or_else(|| format!("{}: payload runs past the file", f.display()))?;
+        if neff::payload::sniff(payload) != Some(neff::payload::Compression::Gzip) {
+            return Err(format!("{}: payload is not gzip: the baseline needs gzip payloads", f.display()));
+        }
+        bundles += neff::read_file(f).map_err(|e| format!("{}: {e}", f.display()))?.bundles();
+        let p = dir.join(format!("payload-{i:04}.gz"));
+        std::fs::write(&p, payload).map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
+        out.push(p.display().to_string());
+    }
+    Ok((out, bundles))
+}
+
+/// A shell script running `gzip -dc` over the files in `groups` processes at once.
+fn gzip_script(files: &[String], groups: usize) -> String {
+    let per = files.len().div_ceil(groups.max(1)).max(1);
+    let jobs: Vec<String> = files.chunks(per).map(|c| format!("gzip -dc {} >/dev/null &", c.join(" "))).collect();
+    format!("{} wait", jobs.join(" "))
+}
+
+pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let name = format!("validate a folder of NEFFs, {cores} thread(s), vs gzip -dc of the payloads");
+    let scaling = format!("validate a folder of NEFFs, {cores} vs 1 thread(s)");
+    let skip = |why: String| vec![Row::skipped(AREA, name.clone(), Some(TARGET), why.clone()), Row::skipped(AREA, scaling.clone(), None, why)];
+    let Some((dir, files)) = folder() else { return skip("no NEFF programs in ../shared/neff or corpus/neff/real".into()) };
+    let (Some(sh), Some(_)) = (which("sh"), which("gzip")) else { return skip("sh or gzip is not installed".into()) };
+    let tpb = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => return skip(format!("cannot locate the tpb executable: {e}")),
+    };
+    let (gz, bundles) = match payloads(&files, &scratch.0) {
+        Ok(x) => x,
+        Err(e) => return skip(e),
+    };
+    let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let mut args = vec!["validate", "-q"];
+    args.extend(paths.iter().map(String::as_str));
+    let (script_all, script_one) = (gzip_script(&gz, cores), gzip_script(&gz, 1));
+    let threads = cores.to_string();
+    // Best of each, the four commands interleaved round by round.
+    let mut best = [Duration::MAX; 4];
+    for _ in 0..rounds.max(1) {
+        let round = [
+            timed_env(&tpb, &args, &[(crate::ahead::ENV_THREADS, threads.as_str())], &[0, 1]),
+            timed_env(&tpb, &args, &[(crate::ahead::ENV_THREADS, "1")], &[0, 1]),
+            timed(&sh, &["-c", &script_all], &[0]),
+            timed(&sh, &["-c", &script_one], &[0]),
+        ];
+        for (b, r) in best.iter_mut().zip(round) {
+            match r {
+                Ok(d) => *b = (*b).min(d),
+                Err(e) => return skip(e),
+            }
+        }
+    }
+    let [ours, ours_one, base, base_one] = best.map(|d| d.as_secs_f64().max(f64::MIN_POSITIVE));
+    notes.push(format!(
+        "NEFF folder: {} ({} files, {bundles} bundles), validated by `tpb validate -q`; the baseline runs `gzip -dc` on their payloads \
+         (extracted to files), split over {cores} process(es) or one",
+        dir.display(),
+        files.len()
+    ));
+    let rate = |secs: f64| format!("{:.0} files/s, {:.2} M bundles/s", files.len() as f64 / secs, bundles as f64 / secs / 1e6);
+    let limit = (base_one / base).clamp(1.0, cores as f64);
+    vec![
+        Row::measured(
+            AREA,
+            name,
+            format!("{} ({})", ms(Duration::from_secs_f64(ours)), rate(ours)),
+            format!("gzip -dc × {cores} {}", ms(Duration::from_secs_f64(base))),
+            "time / baseline time",
+            ours / base,
+            Some(TARGET),
+        ),
+        Row::measured(
+            AREA,
+            format!("machine: gzip -dc of the payloads, {cores} vs 1 process(es)"),
+            ms(Duration::from_secs_f64(base)),
+            format!("1 process {}", ms(Duration::from_secs_f64(base_one))),
+            "speedup over 1 process (the limit)",
+            base_one / base,
+            None,
+        ),
+        Row::measured(
+            AREA,
+            scaling,
+            format!("{} ({})", ms(Duration::from_secs_f64(ours)), rate(ours)),
+            format!("1 thread {} ({})", ms(Duration::from_secs_f64(ours_one)), rate(ours_one)),
+            "speedup over 1 thread",
+            ours_one / ours,
+            (cores > 1).then(|| Target::AtLeast(((SCALING_EFFICIENCY * limit) * 100.0).round() / 100.0)),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn gzip_groups_cover_every_file_once() {
+        let files: Vec<String> = (0..7).map(|i| format!("p{i}")).collect();
+        for groups in [1, 2, 3, 7, 9] {
+            let s = super::gzip_script(&files, groups);
+            for f in &files {
+                assert_eq!(s.matches(&format!(" {f} ")).count() + s.matches(&format!(" {f}>")).count(), 1, "{groups}: {s}");
+            }
+            assert!(s.matches("gzip -dc").count() <= groups && s.ends_with("wait"), "{groups}: {s}");
+        }
+    }
+}
