@@ -746,7 +746,7 @@ mod tests {
     #[test]
     fn a_batch_is_judged_like_its_bundles_one_by_one() {
         use super::{verdict_raw, verdicts, Batch, Kernel, BATCH};
-        // Generated bundles, each also with one byte corrupted, and random bytes, mixed.
+        // Generated bundles, each also with one byte corrupted and mutated, and random bytes, mixed.
         let mut pool = Vec::new();
         for seed in 0..1500u64 {
             let bytes = props::seeded_bytes(seed, 512);
@@ -758,6 +758,10 @@ mod tests {
                 if let (Ok(at), Ok(v)) = (u.int_in_range(0..=BUNDLE_BYTES - 1), u.arbitrary::<u8>()) {
                     raw[at] = v;
                     pool.push(raw);
+                }
+                // One invariant broken by the mutator.
+                if let Ok(Some(m)) = smith::mutate(&mut u, &b, g) {
+                    pool.push(m.bundle.encode());
                 }
             }
             let mut random = [0u8; BUNDLE_BYTES];
