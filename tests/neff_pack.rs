@@ -442,3 +442,52 @@ fn mutate_is_deterministic_and_validate_reports_each_logged_check() -> R {
     assert_ne!(std::fs::read(&other)?, first.1);
     Ok(())
 }
+
+/// A tar header block (ustar, GNU flavour) for `name` of `size` bytes and type `ty`; sizes past
+/// the octal field use GNU base-256, as a hostile archive may.
+fn raw_header(name: &[u8], size: u64, ty: u8) -> Vec<u8> {
+    let mut h = vec![0u8; 512];
+    h[..name.len()].copy_from_slice(name);
+    h[100..108].copy_from_slice(b"0000644\0");
+    h[108..116].copy_from_slice(b"0000000\0");
+    h[116..124].copy_from_slice(b"0000000\0");
+    if size < 8u64.pow(11) {
+        h[124..136].copy_from_slice(format!("{size:011o}\0").as_bytes());
+    } else {
+        h[124] = 0x80;
+        h[128..136].copy_from_slice(&size.to_be_bytes());
+    }
+    h[136..148].copy_from_slice(b"00000000000\0");
+    h[156] = ty;
+    h[257..265].copy_from_slice(b"ustar  \0");
+    h[148..156].fill(b' ');
+    let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    h
+}
+
+#[test]
+fn a_long_name_or_pax_record_claiming_terabytes_is_an_error_not_an_allocation() -> R {
+    let base = tempfile::tempdir()?;
+    for (ty, what) in [(b'L', "GNU long name"), (b'K', "GNU long link"), (b'x', "pax header")] {
+        let mut tar = raw_header(b"././@LongLink", 1 << 40, ty);
+        tar.extend_from_slice(&[b'x'; 512]);
+        tar.extend(raw_header(b"sg00/PE.bin", 64, b'0'));
+        tar.extend_from_slice(&[0; 512]);
+        tar.extend_from_slice(&[0; 1024]);
+        let f = base.path().join("long.neff");
+        std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+        for args in [vec!["neff"], vec!["validate"], vec!["disasm"]] {
+            let mut a: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|s| s as &dyn AsRef<std::ffi::OsStr>).collect();
+            a.push(&f);
+            let o = tpb(&a)?;
+            // Refused with a reason (never a crash, never an abort on a huge allocation).
+            assert_eq!(o.status.code(), Some(2), "{what}, tpb {args:?}: {}", stderr(&o));
+            let err = stderr(&o);
+            assert!(err.contains("long.neff") && err.contains("tar offset") && err.lines().count() == 1, "{what}, tpb {args:?}: {err}");
+        }
+        let o = tpb(&[&"neff", &"unpack", &f, &base.path().join("out")])?;
+        assert_eq!(o.status.code(), Some(2), "{what}, unpack: {}", stderr(&o));
+    }
+    Ok(())
+}
