@@ -387,10 +387,13 @@ macro_rules! lanes_kernel {
             let t = Planned::get(g);
             let (plans, dtypes) = (&k.plans[g.index()], &k.dtypes[g.index()]);
             let mut state = [0u8; BATCH];
-            for (raw, st) in batch.iter().zip(state.iter_mut()) {
+            // Only bundles with slots or band tests need the lanes: listed in the first pass.
+            let mut work = [0u8; BATCH];
+            let mut n = 0usize;
+            for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
                 let op = raw[0];
                 let plan = &t.plans[usize::from(op)];
-                let mut s = t.head(plan, Raw(raw)) & !failed(k, dtypes, &plans[usize::from(op)], raw);
+                let mut s = t.head(plan, Raw(raw));
                 if plan.mx_used != 0 {
                     s &= !u8::from(!t.mx_clean(Raw(raw), &plan.mx));
                 }
@@ -398,6 +401,13 @@ macro_rules! lanes_kernel {
                     s &= !(u8::from(!t.tied_clean(Raw(raw), plan.tied)) * BAND_CLEAN);
                 }
                 *st = s;
+                work[n.min(BATCH - 1)] = i as u8;
+                n += usize::from((plan.used | plan.band_used) != 0);
+            }
+            for &i in &work[..n.min(BATCH)] {
+                let i = usize::from(i) & (BATCH - 1);
+                let raw = &batch[i];
+                state[i] &= !failed(k, dtypes, &plans[usize::from(raw[0])], raw);
             }
             state.map(verdict_of)
         }
