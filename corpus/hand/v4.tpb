@@ -58,3 +58,19 @@
 0xD4:Dma addr8_10=0x0000000100000000 word_18=0x00001000 word_1c=0x00000001 word_20=0x00010080 addr8_28=0x0000000200000000 word_30=0x00001000 word_34=0x00000001 word_38=0x00010080
 0xCE:TensorLoad word_0c=0x01010009 word_14=0x00010100 word_18=0x00000001 word_1c=0x00000008 word_20=0x0000003d
 0xDA:CollectiveComputeCoarse byte_0f=0x10
+
+# More bodies recovered from real programs (R, INFERRED): constant runs as every real bundle holds them,
+# the other fields set by hand. The validator checks only their header.
+0x74:TensorScalarAddr pattern2d_0c.addr=0x00001040 pattern2d_0c.stride=[1,1] pattern2d_0c.num=[8,1] addr4_18=0x00002080 word_20=0x00000010 pattern1d_28.addr=0x00001180 pattern1d_28.stride0=1 pattern1d_28.num0=8 pattern2d_34.addr=0x00001200 pattern2d_34.stride=[1,1] pattern2d_34.num=[8,1]
+0x86:CustomOpArg pattern1d_0c.addr=0x00001040 pattern1d_0c.stride0=1 pattern1d_0c.num0=8 byte_18=0x02 byte_1a=0x8e byte_1c=0x8e addr4_28=0x00002240 byte_2c=0x8e byte_2d=0x01 const_2e=000001000000 byte_34=0x8e byte_35=0x01
+0x24:ReadActivationAccumulator const_0c=00000000000000000000000000000000010000000a00 byte_22=0x40 addr4_2c=0x00002100 const_30=01000100000000000000000000000000
+0xD6:IndirectDma addr4_0c=0x00002040 const_10=0100010001000100 addr4_18=0x000020c0 byte_20=0xc0 byte_21=0x02 byte_22=0x29 const_23=0000000000113101000000 byte_2e=0x09 count_30=1 word_34=0x00000010 const_38=0100010001000100
+0xC4:IndirectDmaChecked addr4_0c=0x00002040 const_10=010000000000040001000000 byte_1c=0x09 addr4_20=0x00002140 dtype_24=i16 const_25=0000000000040001000000 byte_30=0x09 byte_34=0x40 byte_35=0x01 addr4_38=0x00002340 byte_3c=0x01
+0x63:BNGradients const_0c=08008000 word_10=0x00000010 const_14=01000100 pattern3d_18.addr=0x00001100 pattern3d_18.stride=[1,1,1] pattern3d_18.num=[8,1,1] addr4_28=0x00002140 const_2c=01000100 half_30=0x0010 const_32=810001000300 addr4_38=0x00002240 addr4_3c=0x00002280
+0x64:BNBackprop const_0c=000000000000000001000100030001000000c8460a0020000000000000000000 addr4_2c=0x00002080 const_30=01000000000000000000000000000000
+0x65:BNBackpropParamLoad pattern1d_0c.addr=0x00001040 pattern1d_0c.stride0=1 pattern1d_0c.num0=8 const_14=01000100 pattern3d_18.addr=0x000010c0 pattern3d_18.stride=[1,1,1] pattern3d_18.num=[8,1,1] pattern3d_28.addr=0x00001100 pattern3d_28.stride=[1,1,1] pattern3d_28.num=[8,1,1] addr4_38=0x00002140 const_3c=01000100
+0x85:CustomOpHeader const_0c=0500 byte_0e=0x00 const_0f=04000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000
+0x6D:MaxIndexValues addr4_10=0x00002080 const_14=0100010008000100000000000a00 byte_22=0x1f
+0x6F:MatchReplace8 pattern3d_0c.addr=0x00001040 pattern3d_0c.stride=[1,1,1] pattern3d_0c.num=[8,1,1] const_1c=010001000a0a byte_22=0x1f const_23=0000000000000080ff pattern3d_2c.addr=0x00001140 pattern3d_2c.stride=[1,1,1] pattern3d_2c.num=[8,1,1] const_3c=01000100
+0x92:TensorScalarAffineSelect const_0c=0x80 const_0e=033d0000000001000100010001008000010001000100 byte_24=0xa8 byte_25=0x6a const_26=00000100010080000100 byte_30=0xa8 byte_31=0x6a const_32=00000100010080000100ffffffff
+0xA7:RegisterMove const_0c=0109010000000000000000003d000000000000000000803f00000000000000000000000000000000000000000000000000000000

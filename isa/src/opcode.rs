@@ -111,7 +111,21 @@ const fn body_section(b: BodyKind) -> &'static str {
         | BodyKind::DmaTrigger
         | BodyKind::Dma
         | BodyKind::TensorLoad
-        | BodyKind::CollectiveCoarse => "R (recovered from real programs)",
+        | BodyKind::CollectiveCoarse
+        | BodyKind::TensorScalarAddr
+        | BodyKind::CustomOpArg
+        | BodyKind::ReadActAccumulator
+        | BodyKind::IndirectDma
+        | BodyKind::IndirectDmaChecked
+        | BodyKind::BnGradients
+        | BodyKind::BnBackprop
+        | BodyKind::BnBackpropParamLoad
+        | BodyKind::CustomOpHeader
+        | BodyKind::MaxIndexValues
+        | BodyKind::MatchReplace8
+        | BodyKind::TensorScalarAffineSelect
+        | BodyKind::PoolBufferLoad
+        | BodyKind::RegisterMove => "R (recovered from real programs)",
         BodyKind::Opaque => "G3 (no body layout given)",
     }
 }
@@ -125,7 +139,7 @@ opcodes! {
     0x0A MatMulMx "PE" [- - y] MatmulMx(io) Confirmed "MatmultMx part 2";
     0x21 Activation "ACT" [y y -] Activation(io) Confirmed "renumbered to 0x25 on v4";
     0x23 LoadActFuncSet "ACT" [y y y] LoadActFuncSet(none) Inferred "activation table load";
-    0x24 ReadActivationAccumulator "ACT" [y y y] Opaque(none) Confirmed "two BIR ops share it";
+    0x24 ReadActivationAccumulator "ACT" [y y y] ReadActAccumulator(none) Inferred "two BIR ops share it";
     0x25 Activation "ACT" [- - y] Activation(io) Confirmed "v4 Activate2";
     0x30 Exponential "ACT" [- - y] Opaque(none) Confirmed "fused exp+sum";
     0x41 TensorTensor "DVE" [y y y] TensorTensor(io) Confirmed "v3 widens fields only";
@@ -142,19 +156,19 @@ opcodes! {
     0x53 TensorScalar "DVE" [y y y] TensorScalar(io) Strong "OrPtr variant";
     0x61 BNStats "POOL" [y y y] BnStats(io) Confirmed "";
     0x62 BNStatsAggregate "POOL" [y y y] Opaque(none) Confirmed "";
-    0x63 BNGradients "POOL" [y y y] Opaque(none) Confirmed "AP coefficients";
-    0x64 BNBackprop "POOL" [y y y] Opaque(none) Confirmed "may be followed by 0x65 or 0x8E";
-    0x65 BNBackpropParamLoad "POOL" [y y y] Opaque(none) Confirmed "";
-    0x67 PoolBufferLoad "POOL" [y y c] Opaque(none) Confirmed "Gather part 1";
+    0x63 BNGradients "POOL" [y y y] BnGradients(none) Inferred "AP coefficients";
+    0x64 BNBackprop "POOL" [y y y] BnBackprop(none) Inferred "may be followed by 0x65 or 0x8E";
+    0x65 BNBackpropParamLoad "POOL" [y y y] BnBackpropParamLoad(none) Inferred "";
+    0x67 PoolBufferLoad "POOL" [y y c] PoolBufferLoad(none) Inferred "Gather part 1";
     0x68 Gather "POOL" [y y c] PoolCopy(io) Strong "Gather part 2";
     0x69 StreamMask "DVE" [y y y] StreamMask(none) Inferred "StreamShuffle/StreamTranspose part 1";
     0x6A StreamShuffle "DVE" [y y y] PoolCopy(io) Strong "part 2";
     0x6B StreamTranspose "DVE" [y y y] PoolCopy(io) Strong "part 2";
     0x6C Max8 "DVE" [y y y] PoolCopy(io) Strong "";
-    0x6D MaxIndexValues "DVE" [y y y] Opaque(none) Confirmed "pairs with 0x6E";
+    0x6D MaxIndexValues "DVE" [y y y] MaxIndexValues(none) Inferred "pairs with 0x6E";
     0x6E MaxIndexIndices "DVE" [y y y] Opaque(none) Confirmed "";
-    0x6F MatchReplace8 "DVE" [y y y] Opaque(none) Confirmed "";
-    0x74 TensorScalarAddr "DVE" [y y y] Opaque(none) Confirmed "TensorScalarPtr address variant";
+    0x6F MatchReplace8 "DVE" [y y y] MatchReplace8(none) Inferred "";
+    0x74 TensorScalarAddr "DVE" [y y y] TensorScalarAddr(none) Inferred "TensorScalarPtr address variant";
     0x77 GetRandState "POOL/DVE" [y y y] Opaque(none) Confirmed "also RandGetState (v3+)";
     0x78 RandSetState "POOL/DVE" [- y y] Opaque(none) Confirmed "also SetRandState Pool arm (v3+)";
     0x7C TensorReduce "POOL/DVE" [y y y] PoolCopy(io) Strong "tensor-reduce variant";
@@ -164,11 +178,11 @@ opcodes! {
     0x82 BNStatsTranspose "POOL" [y y y] BnStats(io) Strong "BNStats with transpose";
     0x83 TensorReduce "POOL/DVE" [y y y] PoolCopy(io) Strong "channel-reduce variant";
     0x84 TensorReduce "POOL/DVE" [y y y] PoolCopy(io) Strong "channel-reduce variant";
-    0x85 CustomOpHeader "ANY" [y y y] Opaque(none) Confirmed "followed by 0x86 x (1+num_args)";
-    0x86 CustomOpArg "ANY" [y y y] Opaque(none) Confirmed "";
+    0x85 CustomOpHeader "ANY" [y y y] CustomOpHeader(none) Inferred "followed by 0x86 x (1+num_args)";
+    0x86 CustomOpArg "ANY" [y y y] CustomOpArg(none) Inferred "";
     0x8A TensorTensorGpsimdInt32 "POOL" [y y y] Opaque(none) Confirmed "GPSIMD int32 re-stamp of TensorTensor";
     0x8E BNBackprop2ParamLoad "POOL" [y y y] Opaque(none) Confirmed "";
-    0x92 TensorScalarAffineSelect "DVE" [y y y] Opaque(none) Confirmed "";
+    0x92 TensorScalarAffineSelect "DVE" [y y y] TensorScalarAffineSelect(none) Inferred "";
     0x93 TensorScalar "DVE" [y y y] TensorScalar(io) Strong "OrPtr variant";
     0x94 BNGradientsReg "POOL" [y y y] Opaque(none) Confirmed "register coefficients";
     0x9A TensorScalarReduce "DVE" [y y y] TensorScalar(io) Strong "TensorScalar / TensorScalarCache reduce";
@@ -179,7 +193,7 @@ opcodes! {
     0xA1 Halt "SP" [y y y] Opaque(none) Confirmed "";
     0xA2 Drain "SP" [y y y] Opaque(none) Confirmed "";
     0xA4 NoOp "SP" [y y y] NoOp(none) Inferred "";
-    0xA7 RegisterMove "SP" [y y y] Opaque(none) Confirmed "";
+    0xA7 RegisterMove "SP" [y y y] RegisterMove(none) Inferred "";
     0xA8 RegisterAlu "SP" [y y y] RegisterAlu(none) Inferred "";
     0xA9 Branch "SP" [y y y] Branch(none) Confirmed "CompareAndBranch and UnconditionalBranch share it";
     0xAA TensorLoadReg "SCALAR" [y y y] Opaque(none) Confirmed "register-mode address";
@@ -191,7 +205,7 @@ opcodes! {
     0xBF Sb2sbCollective "POOL" [- y y] Opaque(none) Confirmed "GPSIMD SB-to-SB";
     0xC1 DMATrigger "DMA" [y y y] DmaTrigger(none) Inferred "";
     0xC2 ResetQueueInstance "DMA" [y y y] Opaque(none) Confirmed "";
-    0xC4 IndirectDmaChecked "DMA" [y y y] Opaque(none) Confirmed "IndirectLoad/Save, bound-checked (Pool only)";
+    0xC4 IndirectDmaChecked "DMA" [y y y] IndirectDmaChecked(none) Inferred "IndirectLoad/Save, bound-checked (Pool only)";
     0xCA IndirectSaveAccumulate "DMA/POOL/ACT" [y y y] Opaque(none) Confirmed "scatter-add";
     0xCB Collective "POOL" [y y y] Opaque(none) Confirmed "CollectiveSend and CollectiveRecv share it";
     0xCD TensorSaveReg "SCALAR" [y y y] Opaque(none) Confirmed "register-mode address";
@@ -202,7 +216,7 @@ opcodes! {
     0xD3 Call "SP" [y y y] Opaque(none) Confirmed "one per active engine";
     0xD4 Dma "DMA" [y y y] Dma(none) Inferred "Load, Save and DMACopy share it (ADDR8 descriptors)";
     0xD5 AllEngineBarrier "SP" [y y y] Opaque(none) Confirmed "";
-    0xD6 IndirectDma "DMA" [y y y] Opaque(none) Confirmed "IndirectLoad/Save, plain";
+    0xD6 IndirectDma "DMA" [y y y] IndirectDma(none) Inferred "IndirectLoad/Save, plain";
     0xD8 CoreBarrier "SP" [- y y] Opaque(none) Confirmed "";
     0xD9 CollectiveComputeFine "POOL" [y y y] Opaque(none) Confirmed "";
     0xDA CollectiveComputeCoarse "POOL" [y y y] CollectiveCoarse(none) Inferred "also a DMACopy variant";

@@ -142,7 +142,21 @@ pub fn slots(kind: BodyKind) -> &'static [Slot] {
         | BodyKind::DmaTrigger
         | BodyKind::Dma
         | BodyKind::TensorLoad
-        | BodyKind::CollectiveCoarse => &[],
+        | BodyKind::CollectiveCoarse
+        | BodyKind::TensorScalarAddr
+        | BodyKind::CustomOpArg
+        | BodyKind::ReadActAccumulator
+        | BodyKind::IndirectDma
+        | BodyKind::IndirectDmaChecked
+        | BodyKind::BnGradients
+        | BodyKind::BnBackprop
+        | BodyKind::BnBackpropParamLoad
+        | BodyKind::CustomOpHeader
+        | BodyKind::MaxIndexValues
+        | BodyKind::MatchReplace8
+        | BodyKind::TensorScalarAffineSelect
+        | BodyKind::PoolBufferLoad
+        | BodyKind::RegisterMove => &[],
     }
 }
 

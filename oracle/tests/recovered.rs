@@ -10,8 +10,9 @@ use tpb_isa::{opcode, text, BodyKind, Bundle};
 mod common;
 use common::{bundles, corpus, shared, R};
 
-/// `max_opaque`: the share of real bundles allowed to stay opaque (the target is set on the full set).
-fn check(files: &[std::path::PathBuf], what: &str, max_opaque: f64) -> R<()> {
+/// `max_opaque`: the share of real bundles allowed to stay opaque (the target is set on the full set);
+/// `require_all`: every claim must be held, not only those of opcodes the set has.
+fn check(files: &[std::path::PathBuf], what: &str, max_opaque: f64, require_all: bool) -> R<()> {
     if files.is_empty() {
         return Ok(());
     }
@@ -35,7 +36,10 @@ fn check(files: &[std::path::PathBuf], what: &str, max_opaque: f64) -> R<()> {
         let line = text::disasm(&b);
         assert_eq!(text::asm_line(&line)?, Some(*raw), "{line}");
     }
-    for &(op, field, _) in CLAIMS {
+    // A claim must be held by some bundle of its opcode, where the set has that opcode at all
+    // (the committed subset lacks a few opcodes; ../shared/neff must hold every claim).
+    let present: std::collections::BTreeSet<u8> = all.iter().map(|(_, raw)| raw[0]).collect();
+    for &(op, field, _) in CLAIMS.iter().filter(|c| require_all || present.contains(&c.0)) {
         assert!(held.contains_key(&(op, field)), "{what}: no real {:#04x} {} bundle to hold {field}", op, opcode::name(op));
     }
     let share = opaque as f64 / all.len() as f64;
@@ -47,10 +51,10 @@ fn check(files: &[std::path::PathBuf], what: &str, max_opaque: f64) -> R<()> {
 #[test]
 fn recovered_fields_hold_on_every_committed_real_bundle() -> R<()> {
     // The committed subset was chosen for its rare opcodes, so its opaque share is higher.
-    check(&corpus(), "corpus/neff/real", 0.01)
+    check(&corpus(), "corpus/neff/real", 0.01, false)
 }
 
 #[test]
 fn recovered_fields_hold_on_every_shared_real_bundle() -> R<()> {
-    check(&shared(), "../shared/neff", 0.005)
+    check(&shared(), "../shared/neff", 0.005, true)
 }

@@ -15,7 +15,10 @@ pub use family_b::TensorTensorBundle;
 pub use family_c::{BnStatsBundle, PoolCopyBundle};
 pub use header::{Header, BUNDLE_BYTES, INST_WORD_LEN};
 pub use recovered::{
-    CollectiveCoarseBundle, DmaBundle, DmaTriggerBundle, LoadActFuncSetBundle, NoOpBundle, RegisterAluBundle, StreamMaskBundle, TensorLoadBundle,
+    BnBackpropBundle, BnBackpropParamLoadBundle, BnGradientsBundle, CollectiveCoarseBundle, CustomOpArgBundle, CustomOpHeaderBundle, DmaBundle,
+    DmaTriggerBundle, IndirectDmaBundle, IndirectDmaCheckedBundle, LoadActFuncSetBundle, MatchReplace8Bundle, MaxIndexValuesBundle, NoOpBundle,
+    PoolBufferLoadBundle, ReadActAccumulatorBundle, RegisterAluBundle, RegisterMoveBundle, StreamMaskBundle, TensorLoadBundle,
+    TensorScalarAddrBundle, TensorScalarAffineSelectBundle,
 };
 
 use crate::layout::Layout;
@@ -89,6 +92,20 @@ bodies! {
     Dma(DmaBundle) "Dma (DMA_DIRECT2D), recovered from real programs";
     TensorLoad(TensorLoadBundle) "TensorLoad, recovered from real programs";
     CollectiveCoarse(CollectiveCoarseBundle) "CollectiveComputeCoarse, recovered from real programs";
+    TensorScalarAddr(TensorScalarAddrBundle) "TensorScalarAddr, recovered from real programs";
+    CustomOpArg(CustomOpArgBundle) "CustomOpArg, recovered from real programs";
+    ReadActAccumulator(ReadActAccumulatorBundle) "ReadActivationAccumulator, recovered from real programs";
+    IndirectDma(IndirectDmaBundle) "IndirectDma, recovered from real programs";
+    IndirectDmaChecked(IndirectDmaCheckedBundle) "IndirectDmaChecked, recovered from real programs";
+    BnGradients(BnGradientsBundle) "BNGradients, recovered from real programs";
+    BnBackprop(BnBackpropBundle) "BNBackprop, recovered from real programs";
+    BnBackpropParamLoad(BnBackpropParamLoadBundle) "BNBackpropParamLoad, recovered from real programs";
+    CustomOpHeader(CustomOpHeaderBundle) "CustomOpHeader, recovered from real programs";
+    MaxIndexValues(MaxIndexValuesBundle) "MaxIndexValues, recovered from real programs";
+    MatchReplace8(MatchReplace8Bundle) "MatchReplace8, recovered from real programs";
+    TensorScalarAffineSelect(TensorScalarAffineSelectBundle) "TensorScalarAffineSelect, recovered from real programs";
+    PoolBufferLoad(PoolBufferLoadBundle) "PoolBufferLoad, recovered from real programs";
+    RegisterMove(RegisterMoveBundle) "RegisterMove, recovered from real programs";
     Opaque(OpaqueBundle) "no body layout: header plus 60 raw bytes";
 }
 

@@ -6,13 +6,17 @@
 //! names its role; meanings are not invented. What each field is claimed to
 //! hold is stated once, in [`CLAIMS`], and a test checks every claim on every
 //! real bundle of the opcode (`oracle/tests/recovered.rs`). The validator
-//! checks none of these fields: an INFERRED fact never makes an error.
+//! checks none of these fields: an INFERRED fact never makes an error (no
+//! recovered body has operand slots, so a field that reads as an access
+//! pattern or an ADDR4 word is shown typed but never checked by the spec's rules).
 
 use super::header::Header;
+use crate::addr4::Addr4;
+use crate::descriptor::{Tensor1d, Tensor2d, Tensor3d};
 use crate::enums::ALU_OP;
 use crate::layout::Fmt::*;
 use crate::wire_struct;
-use zerocopy::little_endian::{U32, U64};
+use zerocopy::little_endian::{U16, U32, U64};
 
 wire_struct! {
     /// DMATrigger (0xC1): starts a DMA queue, named in ASCII.
@@ -168,6 +172,350 @@ wire_struct! {
     }
 }
 
+wire_struct! {
+    /// TensorScalarAddr (0x74): 348 real bundles in 27 files of ../shared/neff.
+    struct TensorScalarAddrBundle as "NEURON_ISA_TPB_BUNDLE_TENSOR_SCALAR_ADDR", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Reads as a 2-D access pattern (ADDR4, 2 strides, 2 counts).
+        pattern2d_0c: Tensor2d => Nested, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (45 values).
+        addr4_18: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_1c: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A word that varies (39 values, 0x00000000..0xffffffff).
+        word_20: U32 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes each 0x00 or 0xFF in real programs.
+        mask_24: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a 1-D access pattern (ADDR4, 1 strides, 1 counts).
+        pattern1d_28: Tensor1d => Nested, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_30: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a 2-D access pattern (ADDR4, 2 strides, 2 counts).
+        pattern2d_34: Tensor2d => Nested, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// CustomOpArg (0x86): 180 real bundles in 1 file of ../shared/neff.
+    struct CustomOpArgBundle as "NEURON_ISA_TPB_BUNDLE_CUSTOM_OP_ARG", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Reads as a 1-D access pattern (ADDR4, 1 strides, 1 counts).
+        pattern1d_0c: Tensor1d => Nested, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_14: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x01, 0x02).
+        byte_18: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_19: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (3 values: 0x00, 0x01, 0x8e).
+        byte_1a: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_1b: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x00, 0x8e).
+        byte_1c: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_1d: [u8; 11] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (95 values).
+        addr4_28: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (3 values: 0x01, 0x1c, 0x8e).
+        byte_2c: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x00, 0x01).
+        byte_2d: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `000001000000` in every real bundle.
+        const_2e: [u8; 6] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (3 values: 0x01, 0x1c, 0x8e).
+        byte_34: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x00, 0x01).
+        byte_35: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_36: [u8; 10] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// ReadActivationAccumulator (0x24): 150 real bundles in 23 files of ../shared/neff.
+    struct ReadActAccumulatorBundle as "NEURON_ISA_TPB_BUNDLE_READ_ACT_ACCUMULATOR", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Bytes `00000000000000000000000000000000010000000a00` in every real bundle.
+        const_0c: [u8; 22] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x80, 0x40).
+        byte_22: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_23: [u8; 9] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (44 values).
+        addr4_2c: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `01000100000000000000000000000000` in every real bundle.
+        const_30: [u8; 16] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// IndirectDma (0xD6): 138 real bundles in 25 files of ../shared/neff.
+    struct IndirectDmaBundle as "NEURON_ISA_TPB_BUNDLE_INDIRECT_DMA", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Reads as a static SBUF ADDR4 word (61 values).
+        addr4_0c: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `0100010001000100` in every real bundle.
+        const_10: [u8; 8] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (35 values).
+        addr4_18: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_1c: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (8 values, 0x00..0xfe).
+        byte_20: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (10 values, 0x00..0x83).
+        byte_21: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (4 values: 0x02, 0x00, 0x01, 0x29).
+        byte_22: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `0000000000113101000000` in every real bundle.
+        const_23: [u8; 11] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (13 values, 0x01..0x80).
+        byte_2e: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_2f: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte that counts up along the stream (49 values, 0x00..0x30).
+        count_30: u8 => Dec, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_31: [u8; 3] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A word that varies (61 values, 0x00000010..0x0082fff0).
+        word_34: U32 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `0100010001000100` in every real bundle.
+        const_38: [u8; 8] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// IndirectDmaChecked (0xC4): 138 real bundles in 25 files of ../shared/neff.
+    struct IndirectDmaCheckedBundle as "NEURON_ISA_TPB_BUNDLE_INDIRECT_DMA_CHECKED", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Reads as a static SBUF ADDR4 word (61 values).
+        addr4_0c: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `010000000000040001000000` in every real bundle.
+        const_10: [u8; 12] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (13 values, 0x01..0x80).
+        byte_1c: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_1d: [u8; 3] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (54 values).
+        addr4_20: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Values that read as dtype wire tags (0x04, 0x01).
+        dtype_24: u8 => Dtype, "R (recovered from real programs)", Inferred;
+        /// Bytes `0000000000040001000000` in every real bundle.
+        const_25: [u8; 11] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (13 values, 0x01..0x80).
+        byte_30: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_31: [u8; 3] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (4 values: 0x10, 0x01, 0x04, 0x40).
+        byte_34: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x00, 0x01).
+        byte_35: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_36: [u8; 2] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (49 values).
+        addr4_38: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x00, 0x01).
+        byte_3c: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_3d: [u8; 3] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// BNGradients (0x63): 54 real bundles in 1 file of ../shared/neff.
+    struct BnGradientsBundle as "NEURON_ISA_TPB_BUNDLE_BN_GRADIENTS", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Bytes `08008000` in every real bundle.
+        const_0c: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A word that varies (36 values, 0x00018000..0x0002f880).
+        word_10: U32 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `01000100` in every real bundle.
+        const_14: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a 3-D access pattern (ADDR4, 3 strides, 3 counts).
+        pattern3d_18: Tensor3d => Nested, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (2 values).
+        addr4_28: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `01000100` in every real bundle.
+        const_2c: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A half-word that varies (54 values, 0xf200..0xf47c).
+        half_30: U16 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `810001000300` in every real bundle.
+        const_32: [u8; 6] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (1 values).
+        addr4_38: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Reads as an ADDR4 word (1 values).
+        addr4_3c: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// BNBackprop (0x64): 54 real bundles in 1 file of ../shared/neff.
+    struct BnBackpropBundle as "NEURON_ISA_TPB_BUNDLE_BN_BACKPROP", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Bytes `000000000000000001000100030001000000c8460a0020000000000000000000` in every real bundle.
+        const_0c: [u8; 32] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (1 values).
+        addr4_2c: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `01000000000000000000000000000000` in every real bundle.
+        const_30: [u8; 16] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// BNBackpropParamLoad (0x65): 54 real bundles in 1 file of ../shared/neff.
+    struct BnBackpropParamLoadBundle as "NEURON_ISA_TPB_BUNDLE_BN_BACKPROP_PARAM_LOAD", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Reads as a 1-D access pattern (ADDR4, 1 strides, 1 counts).
+        pattern1d_0c: Tensor1d => Nested, "R (recovered from real programs)", Inferred;
+        /// Bytes `01000100` in every real bundle.
+        const_14: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a 3-D access pattern (ADDR4, 3 strides, 3 counts).
+        pattern3d_18: Tensor3d => Nested, "R (recovered from real programs)", Inferred;
+        /// Reads as a 3-D access pattern (ADDR4, 3 strides, 3 counts).
+        pattern3d_28: Tensor3d => Nested, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (2 values).
+        addr4_38: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `01000100` in every real bundle.
+        const_3c: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// CustomOpHeader (0x85): 36 real bundles in 1 file of ../shared/neff.
+    struct CustomOpHeaderBundle as "NEURON_ISA_TPB_BUNDLE_CUSTOM_OP_HEADER", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Bytes `0500` in every real bundle.
+        const_0c: [u8; 2] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x01, 0x00).
+        byte_0e: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `04000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000` in every real bundle.
+        const_0f: [u8; 49] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// MaxIndexValues (0x6D): 15 real bundles in 15 files of ../shared/neff.
+    struct MaxIndexValuesBundle as "NEURON_ISA_TPB_BUNDLE_MAX_INDEX_VALUES", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Always zero in real programs.
+        zero_0c: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a static SBUF ADDR4 word (8 values).
+        addr4_10: Addr4 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `0100010008000100000000000a00` in every real bundle.
+        const_14: [u8; 14] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (7 values, 0x04..0x3b).
+        byte_22: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Always zero in real programs.
+        zero_23: [u8; 29] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// MatchReplace8 (0x6F): 15 real bundles in 15 files of ../shared/neff.
+    struct MatchReplace8Bundle as "NEURON_ISA_TPB_BUNDLE_MATCH_REPLACE8", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Reads as a 3-D access pattern (ADDR4, 3 strides, 3 counts).
+        pattern3d_0c: Tensor3d => Nested, "R (recovered from real programs)", Inferred;
+        /// Bytes `010001000a0a` in every real bundle.
+        const_1c: [u8; 6] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (7 values, 0x04..0x3b).
+        byte_22: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `0000000000000080ff` in every real bundle.
+        const_23: [u8; 9] => Bytes, "R (recovered from real programs)", Inferred;
+        /// Reads as a 3-D access pattern (ADDR4, 3 strides, 3 counts).
+        pattern3d_2c: Tensor3d => Nested, "R (recovered from real programs)", Inferred;
+        /// Bytes `01000100` in every real bundle.
+        const_3c: [u8; 4] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// TensorScalarAffineSelect (0x92): 2 real bundles in 1 file of ../shared/neff; too few to say more than what each byte held.
+    struct TensorScalarAffineSelectBundle as "NEURON_ISA_TPB_BUNDLE_TENSOR_SCALAR_AFFINE_SELECT", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Bytes `80` in every real bundle.
+        const_0c: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Two nibbles that read as dtype wire tags.
+        dtypes_0d: u8 => DtypeNibbles, "R (recovered from real programs)", Inferred;
+        /// Bytes `033d0000000001000100010001008000010001000100` in every real bundle.
+        const_0e: [u8; 22] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x10, 0xa8).
+        byte_24: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x58, 0x6a).
+        byte_25: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `00000100010080000100` in every real bundle.
+        const_26: [u8; 10] => Bytes, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x10, 0xa8).
+        byte_30: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// A byte (2 values: 0x58, 0x6a).
+        byte_31: u8 => Hex, "R (recovered from real programs)", Inferred;
+        /// Bytes `00000100010080000100ffffffff` in every real bundle.
+        const_32: [u8; 14] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// PoolBufferLoad (0x67): 2 real bundles in 1 file of ../shared/neff; too few to say more than what each byte held.
+    struct PoolBufferLoadBundle as "NEURON_ISA_TPB_BUNDLE_POOL_BUFFER_LOAD", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Reads as a 3-D access pattern (ADDR4, 3 strides, 3 counts).
+        pattern3d_0c: Tensor3d => Nested, "R (recovered from real programs)", Inferred;
+        /// Bytes `010001000a0002000000000000000000ff01000000000000000000000000000000000000` in every real bundle.
+        const_1c: [u8; 36] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
+wire_struct! {
+    /// RegisterMove (0xA7): 1 real bundle in 1 file of ../shared/neff; too few to say more than what each byte held.
+    struct RegisterMoveBundle as "NEURON_ISA_TPB_BUNDLE_REGISTER_MOVE", size 64, ["R (recovered from real programs)", Inferred] {
+        /// Opcode, length, reserved.
+        header: Header => Inline, "2.1", Confirmed;
+        /// Sync band.
+        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        /// Bytes `0109010000000000000000003d000000000000000000803f00000000000000000000000000000000000000000000000000000000` in every real bundle.
+        const_0c: [u8; 52] => Bytes, "R (recovered from real programs)", Inferred;
+    }
+}
+
 /// What a recovered field is claimed to hold on every real bundle of its opcode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Claim {
@@ -181,6 +529,10 @@ pub enum Claim {
     AluOp,
     /// The value is below this bound.
     Below(u64),
+    /// Exactly these bytes.
+    Bytes(&'static [u8]),
+    /// The byte is a dtype wire tag of §1.1.
+    Dtype,
 }
 
 /// Each recovered field's claim, by opcode and field name; fields not listed claim nothing.
@@ -204,6 +556,68 @@ pub static CLAIMS: &[(u8, &str, Claim)] = &[
     (0xCE, "zero_24", Claim::Zero),
     (0xDA, "zero_04", Claim::Zero),
     (0xDA, "zero_10", Claim::Zero),
+    (0x74, "zero_1c", Claim::Zero),
+    (0x74, "mask_24", Claim::Mask),
+    (0x74, "zero_30", Claim::Zero),
+    (0x86, "zero_14", Claim::Zero),
+    (0x86, "zero_19", Claim::Zero),
+    (0x86, "zero_1b", Claim::Zero),
+    (0x86, "zero_1d", Claim::Zero),
+    (0x86, "const_2e", Claim::Bytes(&[0x00, 0x00, 0x01, 0x00, 0x00, 0x00])),
+    (0x86, "zero_36", Claim::Zero),
+    (
+        0x24,
+        "const_0c",
+        Claim::Bytes(&[
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x0A, 0x00,
+        ]),
+    ),
+    (0x24, "zero_23", Claim::Zero),
+    (0x24, "const_30", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00])),
+    (0xD6, "const_10", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00])),
+    (0xD6, "zero_1c", Claim::Zero),
+    (0xD6, "const_23", Claim::Bytes(&[0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x31, 0x01, 0x00, 0x00, 0x00])),
+    (0xD6, "zero_2f", Claim::Zero),
+    (0xD6, "zero_31", Claim::Zero),
+    (0xD6, "const_38", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00])),
+    (0xC4, "const_10", Claim::Bytes(&[0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x01, 0x00, 0x00, 0x00])),
+    (0xC4, "zero_1d", Claim::Zero),
+    (0xC4, "dtype_24", Claim::Dtype),
+    (0xC4, "const_25", Claim::Bytes(&[0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x01, 0x00, 0x00, 0x00])),
+    (0xC4, "zero_31", Claim::Zero),
+    (0xC4, "zero_36", Claim::Zero),
+    (0xC4, "zero_3d", Claim::Zero),
+    (0x63, "const_0c", Claim::Bytes(&[0x08, 0x00, 0x80, 0x00])),
+    (0x63, "const_14", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00])),
+    (0x63, "const_2c", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00])),
+    (0x63, "const_32", Claim::Bytes(&[0x81, 0x00, 0x01, 0x00, 0x03, 0x00])),
+    (
+        0x64,
+        "const_0c",
+        Claim::Bytes(&[
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0xC8, 0x46, 0x0A, 0x00, 0x20,
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        ]),
+    ),
+    (0x64, "const_30", Claim::Bytes(&[0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00])),
+    (0x65, "const_14", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00])),
+    (0x65, "const_3c", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00])),
+    (0x85, "const_0c", Claim::Bytes(&[0x05, 0x00])),
+    (
+        0x85,
+        "const_0f",
+        Claim::Bytes(&[
+            0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+            0x00, 0x00, 0x00,
+        ]),
+    ),
+    (0x6D, "zero_0c", Claim::Zero),
+    (0x6D, "const_14", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0A, 0x00])),
+    (0x6D, "zero_23", Claim::Zero),
+    (0x6F, "const_1c", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00, 0x0A, 0x0A])),
+    (0x6F, "const_23", Claim::Bytes(&[0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0xFF])),
+    (0x6F, "const_3c", Claim::Bytes(&[0x01, 0x00, 0x01, 0x00])),
 ];
 
 impl Claim {
@@ -219,6 +633,8 @@ impl Claim {
             Claim::Mask => bytes.iter().all(|&b| b == 0 || b == 0xFF),
             Claim::AluOp => bytes.len() == 1 && ALU_OP.contains(bytes[0]),
             Claim::Below(n) => value() < n,
+            Claim::Bytes(b) => bytes == b,
+            Claim::Dtype => bytes.len() == 1 && crate::dtype::info(bytes[0]).is_some(),
         }
     }
 }
