@@ -40,8 +40,9 @@ fn bench_writes_a_report_with_every_row() {
         "| codec | decode | ",
         "| codec | encode | ",
         "| codec | decode+encode | ",
-        "| codec | decode+validate (decode_stream, ",
-        "- validator kernel: ",
+        "| codec | decode+validate (decode_stream, portable kernel",
+        "kernel, auto) | ",
+        "- validator kernels this CPU runs: ",
         "| codec | decode+validate one at a time (validate_into) | ",
         "| codec | validate_stream (decodes only on findings) | ",
         "memcpy ",
@@ -55,6 +56,17 @@ fn bench_writes_a_report_with_every_row() {
     // With two cores or more, the scaling rows are measured, the memory-read limit among them.
     if std::thread::available_parallelism().map_or(1, usize::from) >= 2 {
         assert!(md.contains("| codec | machine: memory read, ") && md.contains("| codec | parallel validate, "), "{md}");
+    }
+    // decode+validate has a row per kernel this CPU runs, and only the one `auto` picks has the target.
+    let kernels = tpb_isa::validate::Kernel::available_kernels();
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| codec | decode+validate (decode_stream, ")).collect();
+    assert_eq!(rows.len(), kernels.len(), "{md}");
+    assert_eq!(rows.iter().filter(|l| l.contains("≥ 0.5×")).count(), 1, "{md}");
+    let auto = tpb_isa::validate::Kernel::Auto.name();
+    assert!(rows.iter().any(|l| l.contains(&format!("{auto} kernel, auto)")) && l.contains("≥ 0.5×")), "{md}");
+    // The folder rows: measured against gzip, or skipped with a reason.
+    for want in ["| neff | validate a folder of NEFFs, ", "vs gzip -dc of the payloads |", "| neff | validate a folder of NEFFs, "] {
+        assert!(md.contains(want), "report lacks `{want}`:\n{md}");
     }
     // The NEFF row measured (sh, gzip and tar are on every machine this runs on) or says why not.
     let neff_row = md.lines().find(|l| l.starts_with("| neff |")).expect("neff row");

@@ -236,3 +236,36 @@ fn file_and_member_names_cannot_forge_output_lines() {
         assert!(stderr(&o).lines().all(|l| l.starts_with("tpb: ")), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn the_process_kernel_is_chosen_by_name_and_an_unusable_one_is_refused() {
+    use tpb_isa::validate::Kernel;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut bytes = assemble(VALID_COPY);
+    bytes.extend(assemble("0x00:unknown"));
+    let f = write(dir.path(), "two.bin", &bytes);
+    let run = |kernel: &str, extra: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tpb"));
+        c.env("TPB_ISA_KERNEL", kernel).arg("validate").args(extra).arg(&f);
+        c.output().expect("runs tpb")
+    };
+    // Every kernel this CPU runs gives the same verdicts and output.
+    let want = run("portable", &["-v"]);
+    assert_eq!(code(&want), 1, "{}", stderr(&want));
+    for k in Kernel::available_kernels().into_iter().map(Kernel::label).chain(["auto"]) {
+        let o = run(k, &["-v"]);
+        assert_eq!((code(&o), stdout(&o)), (1, stdout(&want)), "{k}: {}", stderr(&o));
+    }
+    // A kernel this CPU lacks, or no kernel at all: a usage error naming the kernels it runs, before any work.
+    let lacking = Kernel::CONCRETE.into_iter().find(|k| !k.available()).map(Kernel::label);
+    for bad in lacking.into_iter().chain(["avx1024", "x\ny"]) {
+        let o = run(bad, &[]);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{bad:?}: {err}");
+        assert!(err.contains("TPB_ISA_KERNEL") && err.contains("portable") && err.lines().count() == 1, "{bad:?}: {err}");
+        assert!(stdout(&o).is_empty(), "{bad:?}");
+    }
+    // -q: only the count line.
+    let o = run("auto", &["-q"]);
+    assert_eq!((code(&o), stdout(&o)), (1, "2 bundles, 1 valid, 1 invalid\n".to_string()));
+}
