@@ -11,7 +11,8 @@
 # and coverage flags. Anywhere else (stable Rust, no $SANITIZER) it runs
 # `cargo fuzz build -s none`, the build ci/fuzz.sh uses, so it can be tested
 # without Docker:  SRC=/tmp/s OUT=/tmp/o WORK=/tmp/w .clusterfuzzlite/build.sh
-set -o pipefail
+# Explicit too: OSS-Fuzz runs `bash -eux build.sh`, which ignores the #! flags.
+set -eu -o pipefail
 
 # The project: this script's repository when run from .clusterfuzzlite/,
 # else $SRC/tpb (the Dockerfile copies the script to $SRC/build.sh).
