@@ -36,7 +36,7 @@ enum Command {
     Header(cmd::header::Args),
     /// The nightly conformance run: description, property campaign, corpus replay, C header, --lib and --neff checks (default: corpus/neff/real).
     Conform(cmd::conform::Args),
-    /// Regenerate the seed corpus (corpus/<target>/) from the hand files and the generator.
+    /// Regenerate the seed corpus (corpus/<target>/) from the hand files, the generator and the real programs.
     Corpus(cmd::corpus::Args),
     /// Check libwalrus.so (or a wheel) against isa: exit 0 all hold, 4 a fact differs, 1 error.
     Check(cmd::check::Args),

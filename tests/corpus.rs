@@ -152,6 +152,15 @@ fn tpb_corpus_is_deterministic_and_prunes_stale_seeds() {
     let first = tree(tmp.path());
     assert!(first.iter().any(|(n, _)| n.starts_with("structured/gen-")));
     assert!(first.iter().any(|(n, _)| n == "roundtrip/hand-v4-matmul_mx.bin"));
+    // Real bundles from corpus/neff/real/: one 64-byte seed per generation × opcode, for every bundle target.
+    for t in ["roundtrip", "validate", "text", "c_layout"] {
+        let real: Vec<_> = first.iter().filter(|(n, _)| n.starts_with(&format!("{t}/real-"))).collect();
+        assert!(real.len() >= 40, "{t}: only {} real-bundle seeds", real.len());
+        assert!(
+            real.iter().all(|(n, b)| b.len() == 64 && n.ends_with(&format!("-{:02x}.bin", b[0]))),
+            "{t}: a real seed is not one bundle of its opcode"
+        );
+    }
     std::fs::write(tmp.path().join("roundtrip/stale.bin"), b"x").expect("write stale");
     std::fs::create_dir_all(tmp.path().join("regressions/roundtrip")).expect("mkdir");
     std::fs::write(tmp.path().join("regressions/roundtrip/kept.bin"), b"y").expect("write regression");
@@ -163,4 +172,34 @@ fn tpb_corpus_is_deterministic_and_prunes_stale_seeds() {
     let other = tempfile::tempdir().expect("tempdir");
     assert!(tpb(&["corpus", "--out", &other.path().display().to_string(), "--count", "1", "--seed", "99"]).status.success());
     assert_ne!(tree(other.path()), first);
+}
+
+#[test]
+fn tpb_corpus_without_real_programs_says_where_it_looked() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let empty = tmp.path().join("no-neffs");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    let out = tpb(&["corpus", "--out", &tmp.path().join("out").display().to_string(), "--real", &empty.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-neffs"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// `fuzz/dict/bundle.dict` (the dictionary of every bundle target) has the
+/// header bytes of every opcode in the table, and every options file names a
+/// dictionary that exists.
+#[test]
+fn fuzz_dictionaries_cover_the_opcode_table() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let dict = std::fs::read_to_string(fuzz.join("dict/bundle.dict")).expect("fuzz/dict/bundle.dict");
+    for op in tpb_isa::opcode::OPCODES {
+        let entry = format!("=\"\\x{:02X}\\x10\"", op.byte);
+        assert!(dict.lines().any(|l| l.ends_with(&entry)), "bundle.dict lacks opcode {:#04x} ({entry})", op.byte);
+    }
+    for t in TARGETS.iter().map(|t| t.name).chain([targets::C_LAYOUT]) {
+        let opts = std::fs::read_to_string(fuzz.join(format!("options/{t}.options"))).unwrap_or_else(|e| panic!("fuzz/options/{t}.options: {e}"));
+        assert!(opts.lines().any(|l| l.starts_with("max_len = ")), "{t}.options sets no max_len");
+        if let Some(d) = opts.lines().find_map(|l| l.strip_prefix("dict = ")) {
+            assert!(fuzz.join("dict").join(d).is_file(), "{t}.options names fuzz/dict/{d}, which is missing");
+        }
+    }
 }

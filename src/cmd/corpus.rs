@@ -1,6 +1,7 @@
-//! `tpb corpus [--out DIR] [--count N] [--seed S]`: regenerates the seed corpus
-//! (`DIR/<target>/*.bin`) from the hand files and the generator, deterministically
-//! for a seed. `corpus/hand/` and `corpus/regressions/` are never touched.
+//! `tpb corpus [--out DIR] [--count N] [--seed S] [--real DIR]`: regenerates the
+//! seed corpus (`DIR/<target>/*.bin`) from the hand files, the generator and
+//! the bundles of the real programs in `--real`, deterministically for a seed.
+//! `corpus/hand/`, `corpus/regressions/` and `corpus/neff/real/` are never touched.
 //! Exit 0 on success, 2 on an I/O error.
 
 use crate::conform::seeds::{self, DEFAULT_COUNT, DEFAULT_SEED};
@@ -18,6 +19,10 @@ pub struct Args {
     /// Generator seed (decimal or 0x hex); the default reproduces the checked-in corpus.
     #[arg(long, value_parser = parse_seed, default_value_t = DEFAULT_SEED)]
     seed: u64,
+    /// Real compiled programs (`**/*.neff`) whose bundles become seeds, one per
+    /// generation × opcode. Default: `corpus/neff/real` (here, else the source tree's).
+    #[arg(long)]
+    real: Option<PathBuf>,
 }
 
 pub fn parse_seed(s: &str) -> Result<u64, String> {
@@ -29,7 +34,16 @@ pub fn parse_seed(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(a: Args) -> u8 {
-    let files = match seeds::generate(a.count, a.seed) {
+    let real = match a.real {
+        Some(dir) => dir,
+        None => crate::conform::find_corpus(None).unwrap_or_else(|| PathBuf::from("corpus")).join("neff").join("real"),
+    };
+    // default_neffs walks `<corpus>/neff/real`; --real names that folder itself.
+    let neffs = crate::conform::real_neffs(&real);
+    if neffs.is_empty() {
+        return super::fail(format!("{}: no .neff files (real-bundle seeds need them; pass --real DIR)", real.display()));
+    }
+    let files = match seeds::generate(a.count, a.seed, &neffs) {
         Ok(f) => f,
         Err(e) => return super::fail(e),
     };

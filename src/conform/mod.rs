@@ -16,6 +16,7 @@ pub mod junit;
 pub mod neff_seed;
 pub mod panics;
 pub mod progress;
+pub mod real_seed;
 pub mod replay;
 pub mod report;
 pub mod seeds;
@@ -53,7 +54,7 @@ pub struct Outcome {
 }
 
 /// `corpus/` in the working directory, else the source tree's.
-fn find_corpus(given: Option<&Path>) -> Option<PathBuf> {
+pub fn find_corpus(given: Option<&Path>) -> Option<PathBuf> {
     if let Some(p) = given {
         return Some(p.to_path_buf());
     }
@@ -62,6 +63,11 @@ fn find_corpus(given: Option<&Path>) -> Option<PathBuf> {
 
 /// The real programs committed with the corpus (`corpus/neff/real/**/*.neff`), sorted.
 pub fn default_neffs(corpus: &Path) -> Vec<PathBuf> {
+    real_neffs(&corpus.join("neff").join("real"))
+}
+
+/// Every `*.neff` under `dir`, sorted.
+pub fn real_neffs(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for e in entries.filter_map(Result::ok) {
@@ -74,7 +80,7 @@ pub fn default_neffs(corpus: &Path) -> Vec<PathBuf> {
         }
     }
     let mut out = Vec::new();
-    walk(&corpus.join("neff").join("real"), &mut out);
+    walk(dir, &mut out);
     out.sort();
     out
 }

@@ -4,9 +4,10 @@
 //! checked-in `corpus/` equals what this produces for the default seed.
 
 use super::hand;
-use super::{elf_seed, neff_seed};
+use super::{elf_seed, neff_seed, real_seed};
 use arbitrary::Unstructured;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use tpb_isa::bundle::{BodyKind, Bundle};
 use tpb_isa::opcode::{OpcodeInfo, OPCODES};
 use tpb_isa::props::seeded_bytes;
@@ -46,8 +47,9 @@ fn ops(k: BodyKind, g: Generation) -> Vec<&'static OpcodeInfo> {
     OPCODES.iter().filter(|o| o.body == k && o.available(g)).collect()
 }
 
-/// The whole seed corpus for `seed`, `count` generated inputs per family × generation.
-pub fn generate(count: usize, seed: u64) -> Result<Vec<SeedFile>, String> {
+/// The whole seed corpus for `seed`, `count` generated inputs per family ×
+/// generation, plus one real bundle per generation × opcode of `neffs`.
+pub fn generate(count: usize, seed: u64, neffs: &[PathBuf]) -> Result<Vec<SeedFile>, String> {
     let mut streams: Vec<(String, Vec<u8>)> = Vec::new();
     // Hand bundles, grouped by generation and family.
     let mut by_group: BTreeMap<String, Vec<u8>> = BTreeMap::new();
@@ -55,6 +57,7 @@ pub fn generate(count: usize, seed: u64) -> Result<Vec<SeedFile>, String> {
         by_group.entry(format!("hand-{}-{}.bin", b.generation, family_name(b.kind()))).or_default().extend_from_slice(&b.raw);
     }
     streams.extend(by_group);
+    streams.extend(real_seed::seeds(neffs)?);
     // Generated bundles: every family with an opcode on the generation.
     let mut n = seed;
     for g in Generation::ALL {

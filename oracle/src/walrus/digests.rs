@@ -17,6 +17,9 @@ const CHUNK: usize = 1 << 20;
 const LAG: usize = 16;
 
 /// The hex digests of one file's bytes.
+/// Below this many bytes both digests take less time than starting a thread.
+const PARALLEL_MIN: usize = 1 << 20;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Digests {
     pub md5: String,
@@ -24,8 +27,12 @@ pub struct Digests {
 }
 
 impl Digests {
-    /// Hashes bytes already in memory, MD5 and SHA-256 on two threads.
+    /// Hashes bytes already in memory, MD5 and SHA-256 on two threads when
+    /// there are enough bytes to pay for a thread (a fuzz input never is).
     pub fn of(bytes: &[u8]) -> Digests {
+        if bytes.len() < PARALLEL_MIN {
+            return Digests { md5: hex(&Md5::digest(bytes)), sha256: hex(&Sha256::digest(bytes)) };
+        }
         std::thread::scope(|s| {
             let md5 = s.spawn(|| hex(&Md5::digest(bytes)));
             let sha256 = hex(&Sha256::digest(bytes));
