@@ -99,3 +99,22 @@ fn one_broken_claimed_byte_is_one_info_finding() -> R<()> {
     assert!(!seen.is_empty(), "no real bundle of a recovered family with claims");
     Ok(())
 }
+
+/// `tpb evidence` counts, per opcode and claimed field, the bundles that break
+/// the claim: on the committed real programs every count is 0.
+#[test]
+fn evidence_counts_no_broken_claim_on_real_programs() -> R<()> {
+    let mut ev = tpb_oracle::evidence::Evidence::new();
+    for f in corpus() {
+        let n = tpb_oracle::neff::read_file(&f)?;
+        let g = n.generation().ok_or_else(|| format!("{}: no generation", f.display()))?;
+        for s in &n.streams {
+            ev.add_stream(&f.display().to_string(), None, g, "", &s.bytes);
+        }
+    }
+    let rows = ev.claims_broken();
+    assert!(!rows.is_empty(), "no recovered family with claims in corpus/neff/real");
+    let broken: Vec<_> = rows.iter().filter(|r| r.4 > 0).collect();
+    assert!(broken.is_empty(), "{broken:?}");
+    Ok(())
+}
