@@ -269,3 +269,43 @@ fn the_process_kernel_is_chosen_by_name_and_an_unusable_one_is_refused() {
     let o = run("auto", &["-q"]);
     assert_eq!((code(&o), stdout(&o)), (1, "2 bundles, 1 valid, 1 invalid\n".to_string()));
 }
+
+/// `--recovered` adds a recovered field that breaks its claim as one `info` line; the bundle stays valid, exit 0.
+#[test]
+fn validate_recovered_reports_a_broken_claim_as_info() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // NoOp (0xA4): the sync band, then zeros in every real bundle; one byte of zero_0c set.
+    let mut noop = [0u8; 64];
+    noop[0] = 0xA4;
+    noop[1] = 0x10;
+    let clean = write(dir.path(), "clean.bin", &noop);
+    noop[0x20] = 0x01;
+    let broken = write(dir.path(), "broken.bin", &noop);
+    let o = tpb(&["validate", "--recovered", broken.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("valid") && !out.contains("INVALID"), "{out}");
+    let info: Vec<&str> = out.lines().filter(|l| l.contains("info: recovered-claim")).collect();
+    assert_eq!(info.len(), 1, "{out}");
+    assert!(info[0].contains("[zero_0c @ 0x0c, §R]") && info[0].contains("zeros") && info[0].contains("0100"), "{out}");
+    assert!(out.contains("1 bundles, 1 valid, 0 invalid"), "{out}");
+    // Without the flag the spec's validator says nothing about a recovered field.
+    let o = tpb(&["validate", broken.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0);
+    assert!(!stdout(&o).contains("recovered-claim"), "{}", stdout(&o));
+    // A bundle that holds every claim gets nothing from the layer.
+    let o = tpb(&["validate", "--recovered", clean.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0);
+    assert!(!stdout(&o).contains("recovered-claim"), "{}", stdout(&o));
+    // JSON: the finding is in the bundle's findings, and the bundle is valid.
+    let o = tpb(&["validate", "--recovered", "--json", broken.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON line");
+    assert_eq!(v["valid"], true);
+    let f = &v["findings"][0];
+    assert_eq!(
+        (f["code"].as_str(), f["severity"].as_str(), f["field"].as_str(), f["offset"].as_u64()),
+        (Some("recovered-claim"), Some("info"), Some("zero_0c"), Some(12))
+    );
+    assert_eq!(v["findings"].as_array().map(Vec::len), Some(1));
+}

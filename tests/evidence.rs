@@ -35,6 +35,11 @@ fn assert_supported(j: &serde_json::Value, what: &str) {
     assert_eq!(j["totals"]["invalid_amended"], 0, "{what}: real bundles invalid by default");
     assert!(j["totals"]["invalid_spec"].as_u64().is_some_and(|n| n > 0), "{what}: nothing invalid under the spec alone: {}", j["totals"]);
     assert_eq!(j["contradictions"].as_array().map(Vec::len), Some(0), "{what}: contradictions: {:#}", j["contradictions"]);
+    // No real bundle breaks a claim of a recovered field, and some group has claims to count.
+    let groups = j["groups"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let claims: Vec<&serde_json::Value> = groups.iter().flat_map(|g| g["claims"].as_array().map(Vec::as_slice).unwrap_or_default()).collect();
+    assert!(!claims.is_empty(), "{what}: no recovered claims counted");
+    assert!(claims.iter().all(|c| c["broken"] == 0), "{what}: a real bundle breaks a recovered claim");
     let errata = j["errata"].as_array().map(Vec::as_slice).unwrap_or_default();
     let ids: Vec<&str> = errata.iter().filter_map(|e| e["id"].as_str()).collect();
     assert_eq!(ids, ERRATA.iter().map(|e| e.id).collect::<Vec<_>>(), "{what}: errata not in table order");

@@ -1,5 +1,6 @@
-//! `tpb validate [--arch v2|v3|v4] [--spec] [--json] [-v | -q] FILE…`: exit 0 all valid, 1 any invalid, 2 usage/I-O.
+//! `tpb validate [--arch v2|v3|v4] [--spec] [--recovered] [--json] [-v | -q] FILE…`: exit 0 all valid, 1 any invalid, 2 usage/I-O.
 //! By default the spec is amended by the errata real programs establish; `--spec` judges by the spec alone.
+//! `--recovered` adds, as `info`, each recovered field that breaks what every real bundle holds there.
 
 use crate::input;
 use std::io::Write;
@@ -16,6 +17,10 @@ pub struct Args {
     /// and real programs write is reported as a `note` naming the erratum).
     #[arg(long)]
     spec: bool,
+    /// Also report, as `info` (never invalid), a field of a body recovered from real programs
+    /// that holds what no real bundle of its opcode holds there (`recovered-claim`).
+    #[arg(long)]
+    recovered: bool,
     /// One JSON object per bundle per line.
     #[arg(long)]
     json: bool,
@@ -37,6 +42,7 @@ pub struct Args {
 pub fn run(a: Args) -> u8 {
     let mut v = Verdicts {
         profile: if a.spec { Profile::Spec } else { Profile::Amended },
+        recovered: a.recovered,
         json: a.json,
         verbose: a.verbose,
         quiet: a.quiet,
@@ -68,6 +74,8 @@ pub fn run(a: Args) -> u8 {
 /// The run so far: what is printed, and the verdict.
 struct Verdicts {
     profile: Profile,
+    /// Whether the recovered layer's `info` findings are added.
+    recovered: bool,
     json: bool,
     verbose: bool,
     quiet: bool,
@@ -136,7 +144,7 @@ impl Verdicts {
             self.unreadable = super::fail(format!("{}: {e}", at.label));
             return Ok(());
         }
-        let (g, profile, json, verbose, quiet) = (at.generation, self.profile, self.json, self.verbose, self.quiet);
+        let (g, profile, recovered, json, verbose, quiet) = (at.generation, self.profile, self.recovered, self.json, self.verbose, self.quiet);
         let Verdicts { out, findings: amended, any_invalid, unreadable, total, invalid, .. } = self;
         let mut lost = None;
         // The stream validator judges a batch at a time and gives the spec's findings, exactly
@@ -146,7 +154,17 @@ impl Verdicts {
             if lost.is_some() {
                 return;
             }
-            let findings = if spec.is_empty() || profile == Profile::Spec {
+            let findings = if recovered {
+                // The recovered layer is never part of the stream validator's findings: it is added here.
+                amended.clear();
+                if spec.is_empty() || profile == Profile::Spec {
+                    amended.extend_from_slice(spec);
+                } else {
+                    validate::validate_into_as(b, g, profile, amended);
+                }
+                validate::recovered_claims(b, g, amended);
+                amended.as_slice()
+            } else if spec.is_empty() || profile == Profile::Spec {
                 spec
             } else {
                 amended.clear();

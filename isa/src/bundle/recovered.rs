@@ -5,17 +5,23 @@
 //! looks like (`word_18`, `addr8_10`, `zero_20`) unless the opcode table
 //! names its role; meanings are not invented. What each field is claimed to
 //! hold is stated once, in [`CLAIMS`], and a test checks every claim on every
-//! real bundle of the opcode (`oracle/tests/recovered.rs`). The validator
+//! real bundle of the opcode (`oracle/tests/recovered.rs`); the generator
+//! fills each claimed field with a value that holds it. The spec's validator
 //! checks none of these fields: an INFERRED fact never makes an error (no
 //! recovered body has operand slots, so a field that reads as an access
-//! pattern or an ADDR4 word is shown typed but never checked by the spec's rules).
+//! pattern or an ADDR4 word is shown typed but never checked by the spec's
+//! rules); a broken claim is only `info`, from the separate layer
+//! [`crate::validate::recovered_claims`].
 
 use super::header::Header;
 use crate::addr4::Addr4;
 use crate::descriptor::{Tensor1d, Tensor2d, Tensor3d};
+use crate::dtype::DTYPES;
 use crate::enums::ALU_OP;
+use crate::generation::Generation;
 use crate::layout::Fmt::*;
 use crate::wire_struct;
+use arbitrary::Unstructured;
 use zerocopy::little_endian::{U16, U32, U64};
 
 wire_struct! {
@@ -621,8 +627,10 @@ pub static CLAIMS: &[(u8, &str, Claim)] = &[
 ];
 
 impl Claim {
-    /// Whether the field's bytes (little-endian) satisfy the claim.
-    pub fn holds(self, bytes: &[u8]) -> bool {
+    /// Whether the field's bytes (little-endian) satisfy the claim on `g`; the
+    /// one predicate the real-program test, the generator and the validator's
+    /// recovered layer all use.
+    pub fn holds(self, bytes: &[u8], g: Generation) -> bool {
         let value = || bytes.iter().take(8).rev().fold(0u64, |v, &b| (v << 8) | u64::from(b));
         match self {
             Claim::Zero => bytes.iter().all(|&b| b == 0),
@@ -632,9 +640,69 @@ impl Claim {
             }
             Claim::Mask => bytes.iter().all(|&b| b == 0 || b == 0xFF),
             Claim::AluOp => bytes.len() == 1 && ALU_OP.contains(bytes[0]),
-            Claim::Below(n) => value() < n,
+            // Bytes past the eighth would be dropped by `value`; they must be zero too.
+            Claim::Below(n) => value() < n && bytes.iter().skip(8).all(|&b| b == 0),
             Claim::Bytes(b) => bytes == b,
-            Claim::Dtype => bytes.len() == 1 && crate::dtype::info(bytes[0]).is_some(),
+            Claim::Dtype => bytes.len() == 1 && crate::dtype::info(bytes[0]).is_some_and(|d| d.since <= g),
         }
     }
+
+    /// Arbitrary bytes for a field of `len` bytes that hold the claim on `g`
+    /// (`len` is the field's size in the layout, which [`CLAIMS`] fits).
+    pub fn arbitrary(self, u: &mut Unstructured, len: usize, g: Generation) -> arbitrary::Result<Vec<u8>> {
+        let mut out = vec![0u8; len];
+        match self {
+            Claim::Zero => {}
+            Claim::Ascii => {
+                let text = u.int_in_range(1..=len.max(1))?.min(len);
+                for b in &mut out[..text] {
+                    *b = u.int_in_range(0x21..=0x7E)?;
+                }
+            }
+            Claim::Mask => {
+                for b in &mut out {
+                    *b = if u.arbitrary()? { 0xFF } else { 0 };
+                }
+            }
+            Claim::AluOp => {
+                if let Some(b) = out.first_mut() {
+                    *b = u.choose(ALU_OP.entries)?.0;
+                }
+            }
+            Claim::Below(n) => {
+                // The largest value below `n` that `len` bytes can hold.
+                let cap = if len >= 8 { u64::MAX } else { (1u64 << (8 * len)) - 1 };
+                let v = u.int_in_range(0..=n.saturating_sub(1).min(cap))?;
+                for (dst, src) in out.iter_mut().zip(v.to_le_bytes()) {
+                    *dst = src;
+                }
+            }
+            Claim::Bytes(b) => out = b.to_vec(),
+            Claim::Dtype => {
+                let tags: Vec<u8> = DTYPES.iter().filter(|d| d.since <= g).map(|d| d.tag).collect();
+                if let Some(b) = out.first_mut() {
+                    *b = *u.choose(&tags)?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// What every real bundle holds in a field with this claim, for messages.
+    pub fn describe(self) -> String {
+        match self {
+            Claim::Zero => "zeros".to_string(),
+            Claim::Ascii => "printable ASCII then NUL padding".to_string(),
+            Claim::Mask => "bytes each 0x00 or 0xFF".to_string(),
+            Claim::AluOp => "an ALU op of §1.4".to_string(),
+            Claim::Below(n) => format!("a value below {n:#x}"),
+            Claim::Bytes(b) => format!("the bytes {}", b.iter().map(|x| format!("{x:02x}")).collect::<String>()),
+            Claim::Dtype => "a dtype wire tag of §1.1".to_string(),
+        }
+    }
+}
+
+/// The claims on `opcode`'s recovered fields.
+pub fn claims(opcode: u8) -> impl Iterator<Item = (&'static str, Claim)> {
+    CLAIMS.iter().filter(move |c| c.0 == opcode).map(|&(_, field, claim)| (field, claim))
 }

@@ -2,6 +2,7 @@
 
 use super::{put, put_at};
 use crate::addr4::{MODE_ACTIVE, MODE_INDIRECT, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT};
+use crate::bundle::recovered::claims;
 use crate::bundle::{header, BodyKind, Bundle, Raw, BUNDLE_BYTES};
 use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
 use crate::dtype::{DtypeInfo, BF16, DTYPES};
@@ -42,6 +43,7 @@ pub fn bundle_for(u: &mut Unstructured, g: Generation, op: &OpcodeInfo) -> Resul
         }
     }
     band(u, g, &mut raw, layout, op)?;
+    claimed(u, g, &mut raw, layout, op)?;
     Ok(Bundle::decode(&raw))
 }
 
@@ -123,6 +125,19 @@ fn mx(u: &mut Unstructured, g: Generation, raw: &mut Raw, layout: &Layout, slot:
     put_at(raw, base, view, "scale", u64::from(scale));
     put_at(raw, base, view, "k_extent", u64::from(k));
     put_at(raw, base, view, "scale_base_part", u64::from(part));
+    Ok(())
+}
+
+/// Gives each recovered field a value that holds its claim (what every real
+/// bundle holds there); the fields no claim covers stay arbitrary.
+fn claimed(u: &mut Unstructured, g: Generation, raw: &mut Raw, layout: &Layout, op: &OpcodeInfo) -> Result<()> {
+    for (field, claim) in claims(op.byte) {
+        let Some((off, size)) = layout.resolve(field) else { continue };
+        let value = claim.arbitrary(u, size, g)?;
+        if let Some(dst) = raw.get_mut(off..off + size) {
+            dst.iter_mut().zip(&value).for_each(|(d, v)| *d = *v);
+        }
+    }
     Ok(())
 }
 

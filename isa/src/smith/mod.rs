@@ -11,7 +11,7 @@ mod generate;
 mod mutate;
 
 pub use generate::{bundle, bundle_for, candidate_opcodes};
-pub use mutate::{applicable, mutate, Mutation};
+pub use mutate::{applicable, break_claim, mutate, Mutation};
 
 use crate::bundle::Raw;
 use crate::layout::Layout;

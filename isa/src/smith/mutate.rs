@@ -2,6 +2,7 @@
 
 use super::{get, put};
 use crate::addr4::{Addr4, MODE_DEAD, MODE_MASK, PSUM_BASE, REGISTER_RESERVED_MASK};
+use crate::bundle::recovered::{claims, Claim};
 use crate::bundle::{BodyKind, Bundle, Raw};
 use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
 use crate::dtype::{self, BF16, DTYPES};
@@ -41,6 +42,55 @@ pub fn mutate(u: &mut Unstructured, valid: &Bundle, g: Generation) -> Result<Opt
     let (expect, apply) = &cands[i];
     let what = apply(u, &mut raw)?;
     Ok(Some(Mutation { bundle: Bundle::decode(&raw), expect, what }))
+}
+
+/// Breaks one claim of a recovered family's field in `valid` (a bundle whose
+/// claims hold, as the generator makes them): the recovered layer
+/// ([`crate::validate::recovered_claims`]) must report it, and the spec's
+/// validator must not notice. Kept out of [`mutate`], whose mutations the
+/// spec's validator reports. `None` when the opcode claims nothing.
+pub fn break_claim(u: &mut Unstructured, valid: &Bundle, g: Generation) -> Result<Option<Mutation>> {
+    let layout = valid.layout();
+    let mut raw = valid.encode();
+    let fields: Vec<(&'static str, Claim, usize, usize)> = claims(valid.opcode())
+        .filter_map(|(f, c)| layout.resolve(f).map(|(off, size)| (f, c, off, size)))
+        .filter(|&(_, c, _, size)| breakable(c, size))
+        .collect();
+    if fields.is_empty() {
+        return Ok(None);
+    }
+    let (field, claim, off, size) = fields[u.choose_index(fields.len())?];
+    let Some(bytes) = raw.get_mut(off..off + size) else { return Ok(None) };
+    let i = u.choose_index(size)?;
+    match claim {
+        Claim::Zero => bytes[i] = u.int_in_range(1..=0xFF)?,
+        // Neither printable nor NUL: breaks the text or the padding, wherever it lands.
+        Claim::Ascii => bytes[i] = *u.choose(&(1..=0xFFu8).filter(|b| !b.is_ascii_graphic()).collect::<Vec<_>>())?,
+        Claim::Mask => bytes[i] = u.int_in_range(1..=0xFE)?,
+        Claim::AluOp => bytes[0] = *u.choose(&(0..=0xFFu8).filter(|b| !enums::ALU_OP.contains(*b)).collect::<Vec<_>>())?,
+        Claim::Below(n) => {
+            let v = u.int_in_range(n..=field_max(size))?;
+            bytes.iter_mut().zip(v.to_le_bytes()).for_each(|(d, s)| *d = s);
+        }
+        Claim::Bytes(_) => bytes[i] ^= u.int_in_range(1..=0xFF)?,
+        Claim::Dtype => bytes[0] = *u.choose(&(0..=0xFFu8).filter(|&t| dtype::info(t).is_none_or(|d| d.since > g)).collect::<Vec<_>>())?,
+    }
+    let what = format!("{field} = {} (breaks {claim:?})", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
+    Ok(Some(Mutation { bundle: Bundle::decode(&raw), expect: &c::RECOVERED_CLAIM, what }))
+}
+
+/// The largest value a field of `size` bytes holds.
+fn field_max(size: usize) -> u64 {
+    if size >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * size)) - 1
+    }
+}
+
+/// Whether a field of `size` bytes can break the claim (a bound it cannot reach, it always holds).
+fn breakable(c: Claim, size: usize) -> bool {
+    size > 0 && !matches!(c, Claim::Below(n) if n > field_max(size))
 }
 
 /// The checks one mutation of `raw` can break on `g` (those [`mutate`]

@@ -61,3 +61,13 @@ checks! {
 pub fn by_code(code: &str) -> Option<&'static Check> {
     ALL.iter().copied().find(|c| c.code == code)
 }
+
+/// A recovered field breaks what every real bundle holds there
+/// ([`crate::bundle::recovered::CLAIMS`]). Not in [`ALL`]: the spec's
+/// validator never runs it; only the separate layer
+/// [`crate::validate::recovered_claims`] does, and only as `info`.
+pub static RECOVERED_CLAIM: Check = Check {
+    code: "recovered-claim",
+    prov: Provenance::new("R", Confidence::Inferred),
+    summary: "a recovered field holds what every real bundle of its opcode holds there",
+};

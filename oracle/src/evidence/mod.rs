@@ -2,7 +2,8 @@
 //! generation × compiler build × opcode, how many bundles, on which engines,
 //! the values of every field, and for every check how many bundles agree
 //! with the spec and how many disagree, split into those an erratum accepts
-//! and those nothing accepts (contradictions). Output is deterministic
+//! and those nothing accepts (contradictions), and for every claimed field of
+//! a recovered body how many bundles break its claim. Output is deterministic
 //! (sorted, no timestamps, names as the caller gives them), so it can be
 //! committed and a new compiler release diffed against the previous one.
 
@@ -16,6 +17,7 @@ pub use fields::{fields, finding_bytes, FieldSpec};
 pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
 
 use std::collections::{BTreeMap, BTreeSet};
+use tpb_isa::bundle::recovered::{claims, Claim};
 use tpb_isa::errata::{Erratum, ERRATA};
 use tpb_isa::validate::{self, Finding};
 use tpb_isa::{smith, BodyKind, Bundle, Generation, Raw, BUNDLE_BYTES};
@@ -48,16 +50,19 @@ struct Group {
     checks: BTreeMap<&'static str, CheckCount>,
     /// (check, field) → values of the findings no erratum accepts.
     refused: BTreeMap<(&'static str, String), Hist>,
+    /// Each claimed recovered field of the opcode, its claim, and the bundles that break it.
+    claims: Vec<(&'static str, Claim, u64)>,
 }
 
 impl Group {
-    fn new(kind: BodyKind) -> Group {
+    fn new(kind: BodyKind, opcode: u8) -> Group {
         Group {
             bundles: 0,
             engines: BTreeMap::new(),
             fields: fields(kind).into_iter().map(|f| (f, Hist::default())).collect(),
             checks: BTreeMap::new(),
             refused: BTreeMap::new(),
+            claims: claims(opcode).map(|(f, c)| (f, c, 0)).collect(),
         }
     }
 
@@ -103,6 +108,15 @@ impl Group {
         for check in smith::applicable(raw, g) {
             if !fired.contains(&check.code) {
                 self.checks.entry(check.code).or_default().agree += 1;
+            }
+        }
+        if !self.claims.is_empty() {
+            let mut broken = Vec::new();
+            validate::recovered_claims(bundle, g, &mut broken);
+            for f in &broken {
+                if let Some(c) = self.claims.iter_mut().find(|c| c.0 == f.field) {
+                    c.2 += 1;
+                }
             }
         }
         // What the amended profile refuses: the spec's findings no erratum accepts, and what a corrected reading found.
@@ -206,7 +220,7 @@ impl Evidence {
             }
             invalid_spec += u64::from(!validate::is_valid(spec));
             invalid_amended += u64::from(!validate::is_valid(&amended));
-            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind())).add(raw, bundle, g, engine, spec, &amended);
+            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(raw, bundle, g, engine, spec, &amended);
             let mut ids: Vec<&'static str> = amended.iter().filter_map(|f| f.erratum).collect();
             ids.sort_unstable();
             ids.dedup();
@@ -249,6 +263,18 @@ impl Evidence {
     /// The most frequent values of one field of one group, and the count of all others.
     pub fn field_values(&self, g: Generation, build: &str, opcode: u8, field: &str) -> Option<(Vec<(String, u64)>, u64)> {
         self.group(g, build, opcode)?.fields.iter().find(|(f, _)| f.path == field).map(|(_, h)| h.top())
+    }
+
+    /// Every claimed recovered field of every group: generation, build, opcode,
+    /// field, and how many bundles break its claim (0 on real programs).
+    pub fn claims_broken(&self) -> Vec<(Generation, &str, u8, &'static str, u64)> {
+        let mut out = Vec::new();
+        for ((g, build), ops) in &self.groups {
+            for (op, s) in ops {
+                out.extend(s.claims.iter().map(|&(f, _, n)| (*g, build.as_str(), *op, f, n)));
+            }
+        }
+        out
     }
 
     fn group(&self, g: Generation, build: &str, opcode: u8) -> Option<&Group> {

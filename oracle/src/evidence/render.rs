@@ -41,6 +41,8 @@ fn group_json(g: tpb_isa::Generation, build: &str, op: u8, s: &Group) -> Value {
         .iter()
         .map(|(code, c)| json!({"code": code, "agree": c.agree, "disagree": c.disagree, "accepted": c.accepted, "refused": c.refused}))
         .collect();
+    let claims: Vec<Value> =
+        s.claims.iter().map(|(field, claim, broken)| json!({"field": field, "claim": claim.describe(), "broken": broken})).collect();
     json!({
         "generation": g,
         "build": build,
@@ -50,6 +52,7 @@ fn group_json(g: tpb_isa::Generation, build: &str, op: u8, s: &Group) -> Value {
         "engines": s.engines,
         "fields": fields,
         "checks": checks,
+        "claims": claims,
     })
 }
 
@@ -132,6 +135,9 @@ impl Evidence {
                     let acc: Vec<String> = c.accepted.iter().map(|(id, n)| format!("{id} ×{n}")).collect();
                     let acc = if acc.is_empty() { String::new() } else { format!(" (accepted: {})", acc.join(", ")) };
                     let _ = writeln!(t, "  check {code}: agree {}, disagree {}{acc}, refused {}", c.agree, c.disagree, c.refused);
+                }
+                for (field, claim, broken) in &s.claims {
+                    let _ = writeln!(t, "  claim {field}: {}; broken by {broken}", claim.describe());
                 }
                 for (f, h) in &s.fields {
                     let (top, other) = h.top();

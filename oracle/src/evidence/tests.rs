@@ -209,3 +209,22 @@ fn a_finding_reads_its_fields_width_even_through_a_view() -> R<()> {
     assert!(finding_bytes(&raw, layout, &finding("nowhere", 200)).is_empty());
     Ok(())
 }
+
+#[test]
+fn counts_the_bundles_that_break_a_recovered_claim() -> R<()> {
+    // NoOp (0xA4): zeros after the sync band in every real bundle.
+    let clean = bare(0xA4);
+    let mut broken = clean;
+    broken[0x20] = 1;
+    let mut ev = Evidence::new();
+    ev.add_stream("a.neff", Some("1.0"), V2, "SP", &stream(&[clean, broken, clean]));
+    assert_eq!(ev.claims_broken(), vec![(V2, "1.0", 0xA4, "zero_0c", 1)]);
+    // The spec's validator is unmoved: nothing invalid, no contradiction.
+    assert_eq!((ev.invalid_spec(), ev.invalid_amended()), (0, 0));
+    assert!(ev.contradictions().is_empty());
+    assert!(ev.to_text().contains("  claim zero_0c: zeros; broken by 1\n"), "{}", ev.to_text());
+    let json = ev.to_json();
+    let claims = &json["groups"][0]["claims"];
+    assert_eq!(claims, &serde_json::json!([{"field": "zero_0c", "claim": "zeros", "broken": 1}]), "{json}");
+    Ok(())
+}
