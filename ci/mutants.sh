@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Mutation testing of the harness's own tests (cargo-mutants, configured in
+# .cargo/mutants.toml), then reports/mutants.md from the outcomes.
+#   usage: ci/mutants.sh [--shard K/N] [--in-diff FILE] [--budget SECONDS]
+#                        [--packages "tpb-isa tpb-oracle"] [--out DIR (mutants.out goes inside)]
+#                        [--report FILE] [-- CARGO_MUTANTS_ARGS...]
+#          ci/mutants.sh --merge [--report FILE] DIR...   (report only, e.g. nightly shards)
+# Without --shard or --in-diff the whole set runs. --budget stops the run
+# (SIGINT, so outcomes so far are kept) and says so; the exit status is
+# cargo-mutants' (0 all caught, 2 missed, 3 timeouts, 4 baseline failed) or
+# 124 when the budget ran out, 5 when cargo-mutants cannot be installed.
+# The CPU-specific validator kernels
+# (isa/src/validate/fast/lanes/avx*.rs) are left out on a CPU without their
+# instructions and reported apart.
+#   env: MUTANTS_IN_PLACE=1  mutate the checkout itself (a throwaway CI
+#        checkout only: nothing after it may build from this tree).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+VERSION=27.1.0
+shard="" diff="" budget="" out="." report="reports/mutants.md" merge=0
+packages="${MUTANTS_PACKAGES:-tpb-isa tpb-oracle}"
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --shard) shard="$2"; shift 2 ;;
+    --in-diff) diff="$2"; shift 2 ;;
+    --budget) budget="$2"; shift 2 ;;
+    --packages) packages="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --report) report="$2"; shift 2 ;;
+    --merge) merge=1; shift ;;
+    --) shift; extra=("$@"); break ;;
+    *) if [ "$merge" = 1 ]; then break; fi; echo "unknown argument: $1" >&2; exit 1 ;;
+  esac
+done
+
+if [ "$merge" = 1 ]; then
+  exec python3 ci/mutants_report.py -o "$report" "$@"
+fi
+
+if ! cargo mutants --version 2>/dev/null | grep -q "$VERSION"; then
+  cargo install cargo-mutants --locked --version "$VERSION" || { echo "cargo-mutants $VERSION could not be installed" >&2; exit 5; }
+fi
+
+# Packages to mutate; tests always run over the whole workspace (config).
+args=()
+for p in $packages; do args+=(--package "$p"); done
+
+# Kernels this CPU cannot run: every mutant there would be "missed".
+flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+left_out=()
+[[ "$flags" == *" avx512vbmi "* && "$flags" == *" avx512bw "* ]] || left_out+=(isa/src/validate/fast/lanes/avx512.rs)
+[[ "$flags" == *" avx2 "* ]] || left_out+=(isa/src/validate/fast/lanes/avx2.rs)
+for f in "${left_out[@]}"; do args+=(--exclude "$f"); done
+
+scope="whole set"
+mode=()
+if [ -n "$shard" ]; then
+  mode+=(--shard "$shard" --sharding round-robin)
+  scope="sample: shard $shard (round-robin)"
+fi
+if [ -n "$diff" ]; then
+  mode+=(--in-diff "$diff")
+  scope="in-diff: $diff${shard:+, shard $shard}"
+fi
+if [ "${MUTANTS_IN_PLACE:-0}" = 1 ]; then
+  args+=(--in-place)
+else
+  # The tree is copied per run; a target dir outside it keeps the
+  # dependencies built between runs (only the workspace crates rebuild).
+  export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target/mutants}"
+fi
+
+all=$(cargo mutants --list "${args[@]}" "${extra[@]}" 2>/dev/null | wc -l)
+selected=$(cargo mutants --list "${args[@]}" "${mode[@]}" "${extra[@]}" 2>/dev/null | wc -l)
+echo "== cargo mutants: $selected of $all mutants ($scope; packages: $packages)"
+
+start=$(date +%s)
+status=0
+if [ "$selected" -gt 0 ]; then
+  if [ -n "$budget" ]; then
+    timeout --signal=INT --kill-after=60 "$budget" \
+      cargo mutants --no-shuffle --output "$out" "${args[@]}" "${mode[@]}" "${extra[@]}" || status=$?
+  else
+    cargo mutants --no-shuffle --output "$out" "${args[@]}" "${mode[@]}" "${extra[@]}" || status=$?
+  fi
+fi
+secs=$(( $(date +%s) - start ))
+if [ "$status" = 124 ] || [ "$status" = 130 ]; then
+  echo "== budget of ${budget}s ran out: the mutants not yet tested were skipped (see the report)" >&2
+  scope="$scope, stopped by the ${budget}s budget"
+  status=124
+fi
+
+# cargo-mutants puts mutants.out inside --output.
+dir="$out/mutants.out"
+if [ -f "$dir/outcomes.json" ]; then
+  cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
+  kernels_json=$(printf '%s\n' "${left_out[@]}" | python3 -c 'import json,sys; print(json.dumps([l for l in sys.stdin.read().split() if l]))')
+  SCOPE="$scope" CPU="${cpu:-unknown} ($(nproc) cores)" PACKAGES="$packages" ALL="$all" SECS="$secs" \
+    COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" KERNELS="$kernels_json" \
+    python3 - "$dir/run.json" <<'EOF'
+import json, os, sys, datetime
+json.dump({
+    "scope": os.environ["SCOPE"], "cpu": os.environ["CPU"], "packages": os.environ["PACKAGES"],
+    "commit": os.environ["COMMIT"], "all_mutants": int(os.environ["ALL"]), "seconds": int(os.environ["SECS"]),
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    "kernels_left_out": json.loads(os.environ["KERNELS"]),
+}, open(sys.argv[1], "w"), indent=1)
+EOF
+  python3 ci/mutants_report.py -o "$report" "$dir" || status=$((status == 0 ? 1 : status))
+else
+  echo "== no outcomes written (nothing selected, or cargo-mutants failed early)"
+fi
+exit "$status"
