@@ -61,15 +61,19 @@ if [ -n "$shard" ]; then
   scope="sample: shard $shard (round-robin)"
 fi
 if [ -n "$diff" ]; then
-  mode+=(--in-diff "$diff")
+  # Shuffled: a run the budget cuts short has tested a random part of the diff.
+  mode+=(--in-diff "$diff" --shuffle)
   scope="in-diff: $diff${shard:+, shard $shard}"
+else
+  mode+=(--no-shuffle)
 fi
 if [ "${MUTANTS_IN_PLACE:-0}" = 1 ]; then
   args+=(--in-place)
 else
-  # The tree is copied per run; a target dir outside it keeps the
-  # dependencies built between runs (only the workspace crates rebuild).
-  export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target/mutants}"
+  # The tree is copied per run; building the copy into this tree's target
+  # dir reuses the dependencies built there (only the workspace crates,
+  # at another path, rebuild).
+  export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 fi
 
 all=$(cargo mutants --list "${args[@]}" "${extra[@]}" 2>/dev/null | wc -l)
@@ -81,9 +85,9 @@ status=0
 if [ "$selected" -gt 0 ]; then
   if [ -n "$budget" ]; then
     timeout --signal=INT --kill-after=60 "$budget" \
-      cargo mutants --no-shuffle --output "$out" "${args[@]}" "${mode[@]}" "${extra[@]}" || status=$?
+      cargo mutants --output "$out" "${args[@]}" "${mode[@]}" "${extra[@]}" || status=$?
   else
-    cargo mutants --no-shuffle --output "$out" "${args[@]}" "${mode[@]}" "${extra[@]}" || status=$?
+    cargo mutants --output "$out" "${args[@]}" "${mode[@]}" "${extra[@]}" || status=$?
   fi
 fi
 secs=$(( $(date +%s) - start ))
