@@ -14,6 +14,7 @@
 # instructions and reported apart.
 #   env: MUTANTS_IN_PLACE=1  mutate the checkout itself (a throwaway CI
 #        checkout only: nothing after it may build from this tree).
+#        MUTANTS_TARGET_DIR  where the copy builds (default target/mutants).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,10 +71,11 @@ fi
 if [ "${MUTANTS_IN_PLACE:-0}" = 1 ]; then
   args+=(--in-place)
 else
-  # The tree is copied per run; building the copy into this tree's target
-  # dir reuses the dependencies built there (only the workspace crates,
-  # at another path, rebuild).
-  export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+  # The tree is copied per run, and built in a target dir of its own that
+  # outlives it (dependencies stay built between runs). Not target/: the
+  # copy's crates share their artifact names with this tree's, and a build
+  # of the last mutant would look fresh to the next `cargo test` here.
+  export CARGO_TARGET_DIR="${MUTANTS_TARGET_DIR:-$PWD/target/mutants}"
 fi
 
 all=$(cargo mutants --list "${args[@]}" "${extra[@]}" 2>/dev/null | wc -l)
@@ -113,7 +115,15 @@ json.dump({
     "kernels_left_out": json.loads(os.environ["KERNELS"]),
 }, open(sys.argv[1], "w"), indent=1)
 EOF
-  python3 ci/mutants_report.py -o "$report" "$dir" || status=$((status == 0 ? 1 : status))
+  rstatus=0
+  python3 ci/mutants_report.py -o "$report" "$dir" || rstatus=$?
+  if [ "$rstatus" = 1 ] || [ "$rstatus" -gt 2 ]; then
+    status=$((status == 0 ? 1 : status))
+  elif [ "$status" = 2 ] && [ "$rstatus" = 0 ]; then
+    # Every missed mutant is one the config excludes (struct-field
+    # deletions, which cargo-mutants 27.1 tests whatever exclude_re says).
+    status=0
+  fi
 else
   echo "== no outcomes written (nothing selected, or cargo-mutants failed early)"
 fi
