@@ -82,6 +82,7 @@ all=$(cargo mutants --list "${args[@]}" "${extra[@]}" 2>/dev/null | wc -l)
 selected=$(cargo mutants --list "${args[@]}" "${mode[@]}" "${extra[@]}" 2>/dev/null | wc -l)
 echo "== cargo mutants: $selected of $all mutants ($scope; packages: $packages)"
 
+mkdir -p "$out"
 start=$(date +%s)
 status=0
 if [ "$selected" -gt 0 ]; then
