@@ -89,3 +89,70 @@ fn every_check_is_exercised_by_a_mutation() {
     let missing: Vec<_> = validate::checks::ALL.iter().map(|c| c.code).filter(|c| !hits.contains_key(c)).collect();
     assert!(missing.is_empty(), "checks never exercised: {missing:?}; hits: {hits:?}");
 }
+
+/// The generator reaches everything valid, not just something valid: on
+/// every generation, each operand slot of each opcode is given every dtype
+/// it may carry (a nibble field only 4-bit tags; a PSUM destination only the
+/// dtypes PSUM can be written with, bf16 also for a matmul), and each
+/// pattern slot every address shape (SBUF, PSUM, register, and for a source
+/// a gather). A generator that quietly narrows leaves bugs unfound.
+#[test]
+fn the_generator_reaches_every_dtype_and_address_shape() {
+    use std::collections::BTreeSet;
+    use tpb_isa::dtype::{BF16, DTYPES};
+    use tpb_isa::operands::{live_slots, DtypeRef, Role, SlotType};
+    use tpb_isa::{smith, Addr4, Generation};
+    const PER_OPCODE: u64 = 300;
+    for g in Generation::ALL {
+        for op in smith::candidate_opcodes(g) {
+            let layout = op.body.layout();
+            for slot in live_slots(op) {
+                let nibble = matches!(slot.dtype, DtypeRef::Nibble(..));
+                let matmul = slot.role == (Role::Dst { matmul: true });
+                let fits = |tag: u8| !nibble || tag <= 0x0F;
+                let want: BTreeSet<u8> = DTYPES.iter().filter(|d| d.since <= g && fits(d.tag)).map(|d| d.tag).collect();
+                let want_psum: BTreeSet<u8> =
+                    DTYPES.iter().filter(|d| d.since <= g && fits(d.tag) && (d.psum_write || (matmul && d.tag == BF16))).map(|d| d.tag).collect();
+                let (mut seen, mut seen_psum, mut shapes) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+                for seed in 0..PER_OPCODE {
+                    let data = seeded_bytes(seed ^ u64::from(op.byte) << 32, 1024);
+                    let Ok(b) = smith::bundle_for(&mut arbitrary::Unstructured::new(&data), g, op) else { continue };
+                    let raw = b.as_bytes();
+                    let Some(tag) = slot.dtype.read(layout, g, raw) else { panic!("{g} {}: no dtype field", op.name) };
+                    seen.insert(tag);
+                    let at = slot.offset(layout);
+                    let Some(word) = raw.get(at..at + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()) else { panic!("{g} {}: slot outside", op.name) };
+                    let a = Addr4::new(u32::from_le_bytes(word));
+                    let shape = if a.is_register() {
+                        "register"
+                    } else if a.is_indirect() {
+                        "gather"
+                    } else if a.is_psum() {
+                        "psum"
+                    } else {
+                        "sbuf"
+                    };
+                    shapes.insert(shape);
+                    if shape == "psum" && slot.is_dst() {
+                        seen_psum.insert(tag);
+                    }
+                }
+                let what = format!("{g} {} slot {}", op.name, slot.name);
+                assert_eq!(seen, want, "{what}: dtypes");
+                if slot.is_dst() {
+                    assert_eq!(seen_psum, want_psum, "{what}: dtypes written to PSUM");
+                }
+                if let SlotType::Pattern(_) = slot.ty {
+                    let mut want_shapes = BTreeSet::from(["psum", "register"]);
+                    if !matmul {
+                        want_shapes.insert("sbuf");
+                    }
+                    if !slot.is_dst() {
+                        want_shapes.insert("gather");
+                    }
+                    assert_eq!(shapes, want_shapes, "{what}: address shapes");
+                }
+            }
+        }
+    }
+}

@@ -72,3 +72,32 @@ fn opcode_table_matches_reference_tsv() {
     }
     assert_eq!(rows, OPCODES.len(), "row count");
 }
+
+/// `--arch` takes the short and the long name of every generation, in any
+/// case, and names it back in its short form.
+#[test]
+fn every_generation_parses_from_its_names() {
+    for g in Generation::ALL {
+        let short = g.as_str();
+        let long = format!("core{short}");
+        for name in [short.to_string(), long.clone(), short.to_uppercase(), long.to_uppercase()] {
+            assert_eq!(name.parse::<Generation>(), Ok(g), "{name}");
+        }
+        assert_eq!(g.to_string(), short);
+    }
+    for bad in ["v1", "v5", "core", "", "v4 "] {
+        assert!(bad.parse::<Generation>().is_err(), "accepted `{bad}`");
+    }
+}
+
+/// A check's code (what findings, errata and `tpb` print) finds that check
+/// and no other; an unknown code finds none.
+#[test]
+fn every_check_is_found_by_its_code() {
+    use tpb_isa::validate::checks::{by_code, ALL};
+    for c in ALL {
+        let Some(found) = by_code(c.code) else { panic!("{} not found", c.code) };
+        assert!(std::ptr::eq(found, *c), "{} found {}", c.code, found.code);
+    }
+    assert!(by_code("no-such-check").is_none());
+}

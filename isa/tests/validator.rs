@@ -228,3 +228,31 @@ fn a_gather_index_must_lie_in_memory_in_pattern_and_mx_slots() {
     gather(&mut raw, OUTSIDE);
     assert_eq!(codes(&validate(&Bundle::decode(&raw), Generation::V4)), vec![("address-outside-memory", "moving.index", 0x10)]);
 }
+
+/// Two rules broken at once are both reported, also when their bits
+/// coincide: a PSUM write of a 2-byte dtype at an odd address (the
+/// alignment bit and the always-fails bit are both bit 0), and a register
+/// operand with reserved bit 15 set whose first num is zero (the reserved
+/// bit and the zero-num lane's high bit are both bit 15). The fast path
+/// folds such rules into one word; a fold that could cancel would pass
+/// these bundles as clean.
+#[test]
+fn coinciding_violations_are_all_reported() {
+    let psum_odd = bundle(
+        "0x41:TensorTensor in_dtype_nibbles=f32/f32 out_dtype=bf16 alu_op=add dst.addr=0x02000001 dst.num=[1,1,1] \
+         in0.addr=0x100 in0.num=[1,1,1] in1.addr=0x200 in1.num=[1,1,1]",
+    );
+    let findings = validate(&psum_odd, Generation::V2);
+    let found = codes(&findings);
+    assert!(found.contains(&("psum-write-dtype", "dst.addr", 0x10)), "{found:?}");
+    assert!(found.contains(&("misaligned-address", "dst.addr", 0x10)), "{found:?}");
+
+    let pool = "0x45:Pool src.addr=0x80000003 src.num=[1,2,2,2] src_dtype=f32 dst_dtype=f32 func=max mode=3 \
+                scale_or_fill=0x3f800000 out.addr=0x200 out.num=[1,1,1,1]";
+    assert!(validate(&bundle(pool), Generation::V2).is_empty());
+    let both = bundle(&pool.replace("0x80000003", "0x80008003").replace("src.num=[1,2,2,2]", "src.num=[0,2,2,2]"));
+    let findings = validate(&both, Generation::V2);
+    let found = codes(&findings);
+    assert!(found.iter().any(|f| f.0 == "register-reserved-bits"), "{found:?}");
+    assert!(found.iter().any(|f| f.0 == "zero-num"), "{found:?}");
+}

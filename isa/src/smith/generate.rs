@@ -188,3 +188,33 @@ fn band(u: &mut Unstructured, g: Generation, raw: &mut Raw, layout: &Layout, op:
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::addr4::Addr4;
+    use crate::opcode;
+
+    /// A gather's index word lies in SBUF whatever the input, even one whose
+    /// index draw is at the top of the byte range: the generator's ranges
+    /// end where the memory it names ends.
+    #[test]
+    fn a_gather_index_stays_in_sbuf_at_the_ends_of_the_input_range() {
+        let Some(op) = opcode::lookup(0x41) else { panic!("TensorTensor missing") };
+        let layout = op.body.layout();
+        let Some(src) = operands::live_slots(op).find(|s| !s.is_dst()) else { panic!("no source slot") };
+        for draw in [0x01FF_FFFFu32, 0x0200_0000, 0x0200_0001, 0x0200_0002, 0x7FFF_FFFF, 0xFFFF_FFFF] {
+            // The form byte (9: a gather), the dtype choice, then the index draw (big-endian).
+            let mut data = vec![9u8, 0];
+            data.extend_from_slice(&draw.to_be_bytes());
+            data.resize(64, 0);
+            let mut raw: Raw = [0; BUNDLE_BYTES];
+            assert!(pattern(&mut Unstructured::new(&data), Generation::V2, &mut raw, layout, src).is_ok());
+            let at = src.offset(layout);
+            let Some(word) = raw.get(at..at + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()) else { panic!("slot outside the bundle") };
+            let index = Addr4::new(u32::from_le_bytes(word));
+            assert!(index.is_indirect(), "draw {draw:#x}: {:#010x} is not a gather", index.word());
+            assert!(index.addr29() < PSUM_BASE, "draw {draw:#x}: index {:#010x} outside SBUF", index.word());
+        }
+    }
+}

@@ -1106,6 +1106,21 @@ mod tests {
         assert_eq!(parse_pax(b"9 a=bc\n"), None, "a wrong length is kept as raw bytes");
     }
 
+    /// A pax `size` record follows the member it describes: a member packed
+    /// at another length (an edited file) gets the new size, and one of its
+    /// original length keeps the record as it was.
+    #[test]
+    fn a_pax_size_record_follows_the_member() -> Result<(), String> {
+        let meta = serde_json::json!({"type": "file", "format": "ustar", "mode": 420, "uid": 0, "gid": 0, "mtime": 0});
+        let e: Entry = serde_json::from_value(serde_json::json!({"name": "sg00/PE.bin", "size": 10, "tar": meta})).map_err(|e| e.to_string())?;
+        let pair = |k: &str, v: &str| [k.to_string(), v.to_string()];
+        let records = vec![pair("size", "10"), pair("path", "sg00/PE.bin")];
+        let x = Extension { name: "sg00/PaxHeader/PE.bin".into(), tar: e.tar.clone(), records: Some(records.clone()), data: None };
+        assert_eq!(parse_pax(&extension_body(&x, &e, 12)?), Some(vec![pair("size", "12"), pair("path", "sg00/PE.bin")]));
+        assert_eq!(extension_body(&x, &e, 10)?, encode_pax(&records));
+        Ok(())
+    }
+
     #[test]
     fn unsafe_paths_are_named() {
         for (p, why) in [("../evil", "`..`"), ("/abs", "absolute"), ("a/../../b", "`..`"), ("a//b", "empty"), ("./a", "`.`"), ("", "empty")] {

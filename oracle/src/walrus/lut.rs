@@ -113,6 +113,14 @@ mod tests {
         assert!(exact_hits(&data, 0x1000, &BIR_TO_WIRE).is_empty());
     }
 
+    /// A section no longer than the table, holding just the table, still yields it.
+    #[test]
+    fn a_section_that_is_exactly_the_lut_is_a_candidate() {
+        let c = candidates(&BIR_TO_WIRE, 0x2000, &BIR_TO_WIRE, &tags());
+        assert_eq!(c.iter().map(|c| (c.address, c.distance)).collect::<Vec<_>>(), vec![(0x2000, 0)]);
+        assert!(candidates(&BIR_TO_WIRE[1..], 0x2000, &BIR_TO_WIRE, &tags()).is_empty(), "shorter than the table");
+    }
+
     #[test]
     fn random_bytes_give_no_candidates() {
         let mut x: u32 = 0x1234_5678;

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Mutation testing of the harness's own tests (cargo-mutants, configured in
+# .cargo/mutants.toml), then reports/mutants.md from the outcomes.
+#   usage: ci/mutants.sh [--shard K/N] [--in-diff FILE] [--budget SECONDS]
+#                        [--packages "tpb-isa tpb-oracle"] [--out DIR (mutants.out goes inside)]
+#                        [--report FILE] [-- CARGO_MUTANTS_ARGS...]
+#          ci/mutants.sh --merge [--report FILE] DIR...   (report only, e.g. nightly shards)
+# Without --shard or --in-diff the whole set runs. --budget stops the run
+# (SIGINT, so outcomes so far are kept) and says so; the exit status is
+# cargo-mutants' (0 all caught, 2 missed, 3 timeouts, 4 baseline failed) or
+# 124 when the budget ran out, 5 when cargo-mutants cannot be installed.
+# The CPU-specific validator kernels
+# (isa/src/validate/fast/lanes/avx*.rs) are left out on a CPU without their
+# instructions and reported apart.
+#   env: MUTANTS_IN_PLACE=1  mutate the checkout itself (a throwaway CI
+#        checkout only: nothing after it may build from this tree).
+#        MUTANTS_TARGET_DIR  where the copy builds (default target/mutants).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+VERSION=27.1.0
+shard="" diff="" budget="" out="." report="reports/mutants.md" merge=0
+packages="${MUTANTS_PACKAGES:-tpb-isa tpb-oracle}"
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --shard) shard="$2"; shift 2 ;;
+    --in-diff) diff="$2"; shift 2 ;;
+    --budget) budget="$2"; shift 2 ;;
+    --packages) packages="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --report) report="$2"; shift 2 ;;
+    --merge) merge=1; shift ;;
+    --) shift; extra=("$@"); break ;;
+    *) if [ "$merge" = 1 ]; then break; fi; echo "unknown argument: $1" >&2; exit 1 ;;
+  esac
+done
+
+if [ "$merge" = 1 ]; then
+  exec python3 ci/mutants_report.py -o "$report" "$@"
+fi
+
+if ! cargo mutants --version 2>/dev/null | grep -q "$VERSION"; then
+  cargo install cargo-mutants --locked --version "$VERSION" || { echo "cargo-mutants $VERSION could not be installed" >&2; exit 5; }
+fi
+
+# Packages to mutate; tests always run over the whole workspace (config).
+args=()
+for p in $packages; do args+=(--package "$p"); done
+
+# Kernels this CPU cannot run: every mutant there would be "missed".
+flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+left_out=()
+[[ "$flags" == *" avx512vbmi "* && "$flags" == *" avx512bw "* ]] || left_out+=(isa/src/validate/fast/lanes/avx512.rs)
+[[ "$flags" == *" avx2 "* ]] || left_out+=(isa/src/validate/fast/lanes/avx2.rs)
+for f in "${left_out[@]}"; do args+=(--exclude "$f"); done
+
+scope="whole set"
+mode=()
+if [ -n "$shard" ]; then
+  mode+=(--shard "$shard" --sharding round-robin)
+  scope="sample: shard $shard (round-robin)"
+fi
+if [ -n "$diff" ]; then
+  # Shuffled: a run the budget cuts short has tested a random part of the diff.
+  mode+=(--in-diff "$diff" --shuffle)
+  scope="in-diff: $diff${shard:+, shard $shard}"
+else
+  mode+=(--no-shuffle)
+fi
+if [ "${MUTANTS_IN_PLACE:-0}" = 1 ]; then
+  args+=(--in-place)
+else
+  # The tree is copied per run, and built in a target dir of its own that
+  # outlives it (dependencies stay built between runs). Not target/: the
+  # copy's crates share their artifact names with this tree's, and a build
+  # of the last mutant would look fresh to the next `cargo test` here.
+  export CARGO_TARGET_DIR="${MUTANTS_TARGET_DIR:-$PWD/target/mutants}"
+fi
+
+all=$(cargo mutants --list "${args[@]}" "${extra[@]}" 2>/dev/null | wc -l)
+selected=$(cargo mutants --list "${args[@]}" "${mode[@]}" "${extra[@]}" 2>/dev/null | wc -l)
+echo "== cargo mutants: $selected of $all mutants ($scope; packages: $packages)"
+
+mkdir -p "$out"
+start=$(date +%s)
+status=0
+if [ "$selected" -gt 0 ]; then
+  if [ -n "$budget" ]; then
+    timeout --signal=INT --kill-after=60 "$budget" \
+      cargo mutants --output "$out" "${args[@]}" "${mode[@]}" "${extra[@]}" || status=$?
+  else
+    cargo mutants --output "$out" "${args[@]}" "${mode[@]}" "${extra[@]}" || status=$?
+  fi
+fi
+secs=$(( $(date +%s) - start ))
+if [ "$status" = 124 ] || [ "$status" = 130 ]; then
+  echo "== budget of ${budget}s ran out: the mutants not yet tested were skipped (see the report)" >&2
+  scope="$scope, stopped by the ${budget}s budget"
+  status=124
+fi
+
+# cargo-mutants puts mutants.out inside --output.
+dir="$out/mutants.out"
+if [ -f "$dir/outcomes.json" ]; then
+  cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
+  kernels_json=$(printf '%s\n' "${left_out[@]}" | python3 -c 'import json,sys; print(json.dumps([l for l in sys.stdin.read().split() if l]))')
+  SCOPE="$scope" CPU="${cpu:-unknown} ($(nproc) cores)" PACKAGES="$packages" ALL="$all" SECS="$secs" \
+    COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" KERNELS="$kernels_json" \
+    python3 - "$dir/run.json" <<'EOF'
+import json, os, sys, datetime
+json.dump({
+    "scope": os.environ["SCOPE"], "cpu": os.environ["CPU"], "packages": os.environ["PACKAGES"],
+    "commit": os.environ["COMMIT"], "all_mutants": int(os.environ["ALL"]), "seconds": int(os.environ["SECS"]),
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    "kernels_left_out": json.loads(os.environ["KERNELS"]),
+}, open(sys.argv[1], "w"), indent=1)
+EOF
+  rstatus=0
+  python3 ci/mutants_report.py -o "$report" "$dir" || rstatus=$?
+  if [ "$rstatus" = 2 ]; then
+    status=2 # a counted mutant was missed, even in a run the budget stopped
+  elif [ "$rstatus" != 0 ]; then
+    status=$((status == 0 ? 1 : status))
+  elif [ "$status" = 2 ]; then
+    # Every missed mutant is one the config excludes (struct-field
+    # deletions, which cargo-mutants 27.1 tests whatever exclude_re says).
+    status=0
+  fi
+else
+  echo "== no outcomes written (nothing selected, or cargo-mutants failed early)"
+fi
+exit "$status"

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Writes reports/mutants.md from one or more cargo-mutants output folders.
+
+    usage: ci/mutants_report.py [-o reports/mutants.md] MUTANTS_OUT [MUTANTS_OUT...]
+
+Exits 2 when a counted mutant was missed (excluded ones and the CPU kernels
+are not counted), else 0.
+
+Each MUTANTS_OUT is a folder cargo-mutants wrote (`outcomes.json`), plus the
+`run.json` ci/mutants.sh leaves beside it (scope, commit, CPU, kernels left
+out). Several folders (the nightly shards) are merged into one report.
+
+Score: caught / viable, viable = caught + missed + timeout (a timeout is not
+counted as caught). The CPU-specific kernels (validate/fast/lanes/avx*.rs)
+are reported apart and never counted: they only run on a CPU that has the
+instructions.
+"""
+
+import argparse
+import json
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / ".cargo" / "mutants.toml"
+NOTES = ROOT / "ci" / "mutants_notes.md"  # hand-written: equivalence proofs, known gaps
+KERNEL_FILES = re.compile(r"^isa/src/validate/fast/lanes/avx(2|512)\.rs$")
+KINDS = {"CaughtMutant": "caught", "MissedMutant": "missed", "Unviable": "unviable", "Timeout": "timeout"}
+
+
+def exclusions():
+    """(key, pattern, reason) of every entry in the config's exclude lists;
+    the reason is the comment line just above the entry."""
+    out, key, reason = [], None, ""
+    for line in CONFIG.read_text().splitlines():
+        s = line.strip()
+        m = re.match(r"^(exclude_globs|exclude_re)\s*=\s*\[", s)
+        if m:
+            key, reason = m.group(1), ""
+        elif key and s == "]":
+            key = None
+        elif key and s.startswith("#"):
+            reason = s.lstrip("# ")
+        elif key and s:
+            out.append((key, s.rstrip(",").strip("'\""), reason))
+    return out
+
+
+def load(folder):
+    folder = Path(folder)
+    if (folder / "mutants.out" / "outcomes.json").exists():
+        folder = folder / "mutants.out"
+    outcomes = json.loads((folder / "outcomes.json").read_text())
+    run_file = folder / "run.json"
+    run = json.loads(run_file.read_text()) if run_file.exists() else {}
+    return outcomes, run
+
+
+def score(c):
+    viable = c["caught"] + c["missed"] + c["timeout"]
+    return f"{100.0 * c['caught'] / viable:.1f}%" if viable else "–"
+
+
+def row(name, c):
+    return f"| {name} | {c['caught']} | {c['missed']} | {c['unviable']} | {c['timeout']} | {score(c)} |"
+
+
+HEAD = "| | caught | missed | unviable | timeout | caught / viable |\n|---|---:|---:|---:|---:|---:|"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-o", "--output", default=str(ROOT / "reports" / "mutants.md"))
+    ap.add_argument("folders", nargs="+")
+    args = ap.parse_args()
+
+    zero = lambda: {"caught": 0, "missed": 0, "unviable": 0, "timeout": 0}
+    by_crate, by_file, kernels = defaultdict(zero), defaultdict(zero), defaultdict(zero)
+    total = zero()
+    missed, timeouts, runs, excluded = [], [], [], []
+    # cargo-mutants 27.1 tests struct-field deletions whatever exclude_re
+    # says; the config's word stands, so they are reported as excluded.
+    exclude_re = [re.compile(p) for k, p, _ in exclusions() if k == "exclude_re"]
+    test_secs, build_secs, mutants_timed = 0.0, 0.0, 0
+    for folder in args.folders:
+        try:
+            outcomes, run = load(folder)
+        except (OSError, ValueError) as e:
+            print(f"skipped {folder}: {e}", file=sys.stderr)  # a shard that wrote nothing
+            continue
+        runs.append((folder, outcomes, run))
+        for o in outcomes.get("outcomes", []):
+            scenario = o.get("scenario")
+            if not isinstance(scenario, dict) or "Mutant" not in scenario:
+                continue  # the baseline
+            m = scenario["Mutant"]
+            kind = KINDS.get(o.get("summary"))
+            if kind is None:
+                continue
+            for p in o.get("phase_results", []):
+                if p.get("phase") == "Test":
+                    test_secs += p.get("duration", 0.0)
+                elif p.get("phase") == "Build":
+                    build_secs += p.get("duration", 0.0)
+            mutants_timed += 1
+            if any(r.search(m["name"]) for r in exclude_re):
+                excluded.append((m["name"], kind))
+                continue
+            if KERNEL_FILES.match(m["file"]):
+                kernels[m["file"]][kind] += 1
+                continue
+            by_crate[m["package"]][kind] += 1
+            by_file[(m["package"], m["file"])][kind] += 1
+            total[kind] += 1
+            if kind == "missed":
+                missed.append(m["name"])
+            elif kind == "timeout":
+                timeouts.append(m["name"])
+
+    if not runs:
+        print("no outcomes.json in any folder given", file=sys.stderr)
+        return 1
+    first = runs[0][2]
+    scopes = sorted({r.get("scope", "unknown") for _, _, r in runs})
+    shards = {re.search(r"shard (\d+)/(\d+)", x) for x in scopes}
+    if len(runs) > 1 and None not in shards and not any("stopped" in x or "in-diff" in x for x in scopes):
+        n = {int(m.group(2)) for m in shards}
+        if len(n) == 1 and {int(m.group(1)) for m in shards} == set(range(min(n))):
+            scopes = [f"whole set ({min(n)} shards merged)"]
+    commits = sorted({r.get("commit", "unknown") for _, _, r in runs})
+    cpus = sorted({r.get("cpu", "unknown") for _, _, r in runs})
+    wall = sum(r.get("seconds", 0) for _, _, r in runs)
+    left_out = sorted({k for _, _, r in runs for k in r.get("kernels_left_out", [])})
+    versions = sorted({o.get("cargo_mutants_version", "?") for _, o, _ in runs})
+
+    lines = [
+        "# Mutation testing",
+        "",
+        "Written by `ci/mutants.sh` (`ci/mutants_report.py`); regenerate it, do not edit it.",
+        "",
+        f"- **scope**: {'; '.join(scopes)}",
+        f"- **packages mutated**: {first.get('packages', '?')}",
+        f"- **date**: {first.get('date', '?')}",
+        f"- **commit**: {', '.join(commits)}",
+        f"- **CPU**: {', '.join(cpus)}",
+        f"- **cargo-mutants**: {', '.join(versions)}; tests: whole workspace per mutant (`test_workspace = true`)",
+        f"- **runs merged**: {len(runs)}; wall time {wall / 60:.1f} min",
+    ]
+    if mutants_timed:
+        per = (test_secs + build_secs) / mutants_timed
+        lines.append(
+            f"- **time per mutant**: {per:.0f} s (build {build_secs / mutants_timed:.0f} s + test {test_secs / mutants_timed:.0f} s)"
+        )
+    if first.get("all_mutants"):
+        n = first["all_mutants"]
+        lines.append(f"- **mutants in the whole set** (same filters): {n}")
+        if mutants_timed:
+            hours = n * per / 3600
+            need = int(hours / 5.5) + 1  # shards that keep each under GitHub's 6 h job limit
+            lines.append(
+                f"- **projected whole run**: {hours:.1f} h on this machine, one job; {hours / 8:.1f} h per shard of 8 "
+                f"(over GitHub's 6 h job limit); {need} shards keep each under 5.5 h (plus a clean build each)"
+            )
+    lines += ["", "## Totals", "", HEAD, row("**all (kernels apart)**", total), ""]
+    lines += ["## Per crate", "", HEAD] + [row(f"`{k}`", v) for k, v in sorted(by_crate.items())] + [""]
+    lines += ["## Per file", "", HEAD] + [row(f"`{f}`", v) for (_, f), v in sorted(by_file.items())] + [""]
+
+    lines += ["## CPU-specific kernels (apart, never counted)", ""]
+    if kernels:
+        lines += [HEAD] + [row(f"`{f}`", v) for f, v in sorted(kernels.items())]
+    if left_out:
+        lines += ["", "Left out of this run (the CPU lacks their instructions): " + ", ".join(f"`{f}`" for f in left_out)]
+    if not kernels and not left_out:
+        lines.append("This CPU runs both kernels: their mutants are in the set (none fell in this run).")
+    lines.append("")
+
+    lines += ["## Missed", ""]
+    lines += [f"- `{n}`" for n in sorted(missed)] or ["None."]
+    lines += ["", "## Timeouts", ""]
+    lines += [f"- `{n}`" for n in sorted(timeouts)] or ["None."]
+    if excluded:
+        lines += ["", "## Tested though excluded (not counted)", ""]
+        lines += [f"- `{n}`: {kind}" for n, kind in sorted(excluded)]
+    lines += ["", "## Exclusions (`.cargo/mutants.toml`)", "", "| kind | pattern | reason |", "|---|---|---|"]
+    cell = lambda t: t.replace("|", "\\|")  # a pipe inside a table cell must be escaped
+    lines += [f"| {k} | `{cell(p)}` | {cell(r)} |" for k, p, r in exclusions()]
+    if NOTES.exists():
+        lines += ["", NOTES.read_text().strip()]
+    Path(args.output).write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.output}: caught {total['caught']}, missed {total['missed']}, unviable {total['unviable']}, timeout {total['timeout']} ({score(total)})")
+    # 2 when a counted mutant was missed, as cargo-mutants exits.
+    return 2 if total["missed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
