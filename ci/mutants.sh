@@ -43,6 +43,11 @@ fi
 if ! cargo mutants --version 2>/dev/null | grep -q "$VERSION"; then
   cargo install cargo-mutants --locked --version "$VERSION" || { echo "cargo-mutants $VERSION could not be installed" >&2; exit 5; }
 fi
+# Each mutant's tests run under nextest (test_tool in .cargo/mutants.toml);
+# its `mutants` profile needs test priorities (0.9.91) and immediate fail-fast.
+if ! cargo nextest --version >/dev/null 2>&1; then
+  cargo install cargo-nextest --locked || { echo "cargo-nextest could not be installed" >&2; exit 5; }
+fi
 
 # Packages to mutate; tests always run over the whole workspace (config).
 args=()
