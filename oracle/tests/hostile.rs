@@ -309,6 +309,38 @@ fn an_out_of_range_shstrndx_is_named_not_called_stripped() {
 }
 
 #[test]
+fn a_segment_or_section_without_file_bytes_may_point_past_the_end_but_one_with_bytes_may_not() {
+    let lib = Fixture::moved().build().unwrap();
+    let word = |at: usize, n: usize| lib[at..at + n].iter().rev().fold(0u64, |v, b| v << 8 | u64::from(*b)) as usize;
+    let (phoff, shoff, shnum) = (word(0x20, 8), word(0x28, 8), word(0x3c, 2));
+    let past = (lib.len() as u64 + 0x1000).to_le_bytes();
+    // Program header 1, the PT_NOTE (p_offset at +8, p_filesz at +0x20): no file bytes, so any offset is fine.
+    let ph = phoff + 0x38;
+    assert_eq!(word(ph, 4), 4, "the fixture's second program header is its PT_NOTE");
+    let mut ok = lib.clone();
+    ok[ph + 8..ph + 16].copy_from_slice(&past);
+    ok[ph + 0x20..ph + 0x28].copy_from_slice(&0u64.to_le_bytes());
+    if let Err(e) = Image::parse("lib.so", &ok) {
+        panic!("a zero-size segment past the end was refused: {e}");
+    }
+    let mut bad = ok.clone();
+    bad[ph + 0x20..ph + 0x28].copy_from_slice(&1u64.to_le_bytes());
+    let s = Image::parse("lib.so", &bad).err().expect("refused").to_string();
+    assert!(s.contains(&format!("segment 1 (p_type 0x4, program header at {ph:#x})")), "{s}");
+    // The first SHT_PROGBITS section, .text (sh_offset at +0x18, sh_size at +0x20): the same rule.
+    let i = (0..shnum).find(|i| word(shoff + i * 0x40 + 4, 4) == 1).expect("the fixture has .text");
+    let at = shoff + i * 0x40;
+    let mut ok = lib.clone();
+    ok[at + 0x18..at + 0x20].copy_from_slice(&past);
+    ok[at + 0x20..at + 0x28].copy_from_slice(&0u64.to_le_bytes());
+    assert!(Image::parse("lib.so", &ok).is_ok(), "a zero-size section past the end was refused");
+    let mut bad = ok.clone();
+    bad[at + 0x20..at + 0x28].copy_from_slice(&1u64.to_le_bytes());
+    let s = Image::parse("lib.so", &bad).err().expect("refused").to_string();
+    assert!(s.contains(&format!("section {i} (header at {at:#x})")), "{s}");
+}
+
+#[test]
 fn a_payload_that_fails_its_digest_and_then_its_tar_says_digest_first() {
     let pe = bundles(&[0xB1]);
     let good = container(2, &refs(&program(&pe))).unwrap();

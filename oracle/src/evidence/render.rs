@@ -180,3 +180,17 @@ impl Evidence {
         t
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::values_text;
+
+    #[test]
+    fn values_text_counts_the_values_past_the_top_as_other_only_when_there_are_some() {
+        let top = [("0xaa".to_string(), 79491), ("0x7a".to_string(), 23453)];
+        assert_eq!(values_text(&top, 3), "0xaa ×79491, 0x7a ×23453, other ×3");
+        assert_eq!(values_text(&top, 0), "0xaa ×79491, 0x7a ×23453");
+        assert_eq!(values_text(&[], 1), "other ×1");
+        assert_eq!(values_text(&[], 0), "");
+    }
+}
