@@ -515,6 +515,14 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
+    fn comments_are_ascii_and_cannot_close_early() {
+        assert_eq!(comment(" §2.1 a→b ×2 – — x "), "sec. 2.1 a->b x2 - - x");
+        assert_eq!(comment("naïve\tcafé\n"), "na?ve caf?");
+        assert_eq!(comment("a */ b /* c"), "a * / b / * c");
+        assert!(comment("日本語 ünïcödé").is_ascii());
+    }
+
+    #[test]
     fn write_report_puts_the_header_in_the_directory() -> Result<(), Box<dyn std::error::Error>> {
         let dir = std::env::temp_dir().join(format!("tpb-c-header-report-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);

@@ -241,7 +241,7 @@ pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::{same_bytes, same_value, seeded_bytes};
+    use super::{names_real_field, same_bytes, same_value, seeded_bytes};
     use crate::bundle::{Bundle, BUNDLE_BYTES};
 
     #[test]
@@ -261,5 +261,27 @@ mod tests {
             }
         }
         assert!(differing > 4000, "too few unequal pairs: {differing}");
+    }
+
+    #[test]
+    fn a_finding_names_a_real_field_only_at_that_fields_offset() {
+        // Every finding on random bundles names its field's offset; moved one byte, or
+        // given a field the layout lacks, or an offset outside the bundle, it does not.
+        let bytes = seeded_bytes(11, 2000 * BUNDLE_BYTES);
+        let mut seen = 0;
+        for raw in bytes.chunks_exact(BUNDLE_BYTES) {
+            let Some(b) = Bundle::decode_slice(raw) else { continue };
+            for f in crate::validate::validate(&b, crate::Generation::V3) {
+                assert!(names_real_field(b.layout(), &f), "{} names `{}` @ {:#x}", f.code, f.field, f.offset);
+                let moved = crate::validate::Finding { offset: f.offset ^ 1, ..f.clone() };
+                assert!(!names_real_field(b.layout(), &moved), "`{}` @ {:#x} accepted", moved.field, moved.offset);
+                let unknown = crate::validate::Finding { field: format!("{}_not_a_field", f.field), ..f.clone() };
+                assert!(!names_real_field(b.layout(), &unknown), "`{}` accepted", unknown.field);
+                let outside = crate::validate::Finding { offset: BUNDLE_BYTES, ..f.clone() };
+                assert!(!names_real_field(b.layout(), &outside));
+                seen += 1;
+            }
+        }
+        assert!(seen > 100, "only {seen} findings on random bundles");
     }
 }

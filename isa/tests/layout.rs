@@ -154,3 +154,15 @@ fn catalog_lists_every_layout_once() {
     assert!(names.contains(&"NEURON_ISA_TPB_TENSOR3D"));
     assert!(names.contains(&"NEURON_ISA_TPB_BUNDLE_MATMUL"));
 }
+
+#[test]
+fn a_stream_splits_into_whole_bundles_with_their_offsets() {
+    let bytes: Vec<u8> = (0..3 * BUNDLE_BYTES).map(|i| (i / BUNDLE_BYTES) as u8 + 1).collect();
+    let got: Vec<(usize, u8)> = stream(&bytes).expect("whole bundles").map(|(at, raw)| (at, raw[0])).collect();
+    assert_eq!(got, [(0, 1), (64, 2), (128, 3)]);
+    assert!(stream(&bytes).expect("whole bundles").all(|(at, raw)| raw[..] == bytes[at..at + BUNDLE_BYTES]));
+    assert_eq!(stream(&[]).expect("no bundles").count(), 0);
+    let e = stream(&bytes[..2 * BUNDLE_BYTES + 5]).err().expect("a partial bundle");
+    assert_eq!(e, PartialBundle { offset: 128, len: 133 });
+    assert_eq!(e.to_string(), "trailing partial bundle at offset 0x80: 133 bytes is not a multiple of 64");
+}

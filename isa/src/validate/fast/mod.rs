@@ -83,6 +83,15 @@ struct SlotPlan {
     mode_base: u16,
 }
 
+impl SlotPlan {
+    /// The plan of a slot the opcode does not use: its address words are of
+    /// the Unused section, whose class needs nothing (so its dtype section is
+    /// never consulted; `.cargo/mutants.toml` names this function for that).
+    fn unused() -> SlotPlan {
+        SlotPlan { dtype_base: dtype_base(None, PsumWrite::Reads), mode_base: ModeSection::Unused.base(), ..SlotPlan::default() }
+    }
+}
+
 /// The nums of a slot as the top lanes of the 8-byte read that ends with
 /// them; the lanes below them are set to all ones, so only a zero num
 /// makes a zero lane.
@@ -227,7 +236,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
     let Some(op) = opcode::lookup(byte) else { return Plan { header: header_words(byte, false), ..Plan::default() } };
     let placed = operands::placed(byte);
     let rules = band::placed_rules(op.body);
-    let unused = SlotPlan { dtype_base: dtype_base(None, PsumWrite::Reads), mode_base: ModeSection::Unused.base(), ..SlotPlan::default() };
+    let unused = SlotPlan::unused();
     // A slot read as INDIRECT16B holds its gathered data word right after the index word.
     let gathered_follows = Indirect16b::LAYOUT.field_offset("index") == Some(0) && Indirect16b::LAYOUT.field_offset("data") == Some(4);
     let mut fast = op.available(g) && placed.len() <= MAX_SLOTS;
@@ -363,6 +372,19 @@ fn zero_lanes(v: u64) -> u64 {
     v.wrapping_sub(LANE_ONES) & !v & HIGH
 }
 
+/// `a | b` where the operands share no bit (a table section's base and a
+/// key below the section's size; fail bits of rules that never both apply),
+/// so `^` or `+` would give the same: checked in debug builds, which is what
+/// the tests run. `.cargo/mutants.toml` names this function for that reason.
+#[inline(always)]
+fn disjoint<T>(a: T, b: T) -> T
+where
+    T: Copy + Default + PartialEq + std::fmt::Debug + std::ops::BitOr<Output = T> + std::ops::BitAnd<Output = T>,
+{
+    debug_assert_eq!(a & b, T::default(), "operands share bits");
+    a | b
+}
+
 #[cfg(test)]
 fn has_zero_lane(v: u64) -> bool {
     zero_lanes(v) != 0
@@ -436,11 +458,12 @@ impl Planned {
     fn slot_clean(self, raw: Raw, s: &SlotPlan) -> bool {
         let head = raw.dword(s.slot_at);
         let (word, gathered) = (head as u32, (head >> 32) as u32);
-        let class = self.modes[(usize::from(s.mode_base) | (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
+        let class = self.modes[disjoint(usize::from(s.mode_base), (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
         let dtype = self.dtypes[(usize::from(s.dtype_base) + usize::from(raw.byte(s.dtype_at))) & (DTYPE_ENTRIES - 1)];
-        let need = &self.needs[(usize::from(class) << DTYPE_CLASS_BITS | usize::from(dtype)) & (NEEDS - 1)];
-        let gathered_bad = gathered & GATHERED_MUST_BE_CLEAR[(usize::from(need.gathered_sel) | (gathered >> 29) as usize) & 15];
-        let bad = word & need.word_clear | gathered_bad | u32::from(need.fail);
+        let need = &self.needs[disjoint(usize::from(class) << DTYPE_CLASS_BITS, usize::from(dtype)) & (NEEDS - 1)];
+        let gathered_bad = gathered & GATHERED_MUST_BE_CLEAR[disjoint(usize::from(need.gathered_sel), (gathered >> 29) as usize) & 15];
+        // A Need clears address bits or checks the gathered word, never both.
+        let bad = disjoint(word & need.word_clear, gathered_bad) | u32::from(need.fail);
         u64::from(bad) | zero_lanes(s.nums.lanes(raw) | need.nums_off) == 0
     }
 }
