@@ -72,6 +72,14 @@ impl Addr4 {
     pub fn addr29(self) -> u32 {
         self.word() & ADDR_MASK
     }
+    /// The same word with its 29-bit address replaced by `addr` (at most
+    /// [`ADDR_MASK`], checked in debug builds): the top bits (mode) kept.
+    /// `.cargo/mutants.toml` names this function: the two operands of its
+    /// `|` share no bit.
+    pub fn with_addr29(self, addr: u32) -> Addr4 {
+        debug_assert_eq!(addr & !ADDR_MASK, 0, "{addr:#x} is wider than 29 bits");
+        Addr4::new(self.word() & !ADDR_MASK | addr)
+    }
     pub fn is_register(self) -> bool {
         self.word() & REGISTER_BIT != 0
     }
@@ -98,6 +106,22 @@ impl Addr4 {
             Region::Sbuf
         } else {
             Region::Outside
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn with_addr29_replaces_the_address_and_keeps_the_mode_bits() {
+        for word in [0u32, MODE_INDIRECT | 0x1234, MODE_DEAD | ADDR_MASK, 0x8000_0000 | MODE_ACTIVE | 0x40] {
+            for addr in [0, 8, PSUM_BASE, PSUM_BASE + PSUM_SPAN, ADDR_MASK] {
+                let a = Addr4::new(word).with_addr29(addr);
+                assert_eq!(a.addr29(), addr, "{word:#x} with {addr:#x}");
+                assert_eq!(a.word() & !ADDR_MASK, word & !ADDR_MASK, "{word:#x} with {addr:#x}");
+            }
         }
     }
 }

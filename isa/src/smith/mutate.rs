@@ -249,9 +249,8 @@ fn slot_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
                 v.push((
                     &c::MATMUL_DST_NOT_PSUM,
                     Box::new(move |u, r| {
-                        let w = word_at(r, base).word();
                         let sbuf = u.int_in_range(0..=PSUM_BASE - 1)? & !7;
-                        set_word(r, base, (w & !crate::addr4::ADDR_MASK) | sbuf);
+                        set_word(r, base, word_at(r, base).with_addr29(sbuf).word());
                         Ok(format!("{name}.addr -> SBUF {sbuf:#x}"))
                     }),
                 ));
@@ -259,9 +258,8 @@ fn slot_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
                 v.push((
                     &c::ADDRESS_OUTSIDE_MEMORY,
                     Box::new(move |u, r| {
-                        let w = word_at(r, base).word();
                         let out = u.int_in_range(0x0400_0000..=crate::addr4::ADDR_MASK)? & !7;
-                        set_word(r, base, (w & !crate::addr4::ADDR_MASK) | out);
+                        set_word(r, base, word_at(r, base).with_addr29(out).word());
                         Ok(format!("{name}.addr -> {out:#x}"))
                     }),
                 ));
@@ -337,8 +335,7 @@ fn mx_mutations(
             &c::MX_SCALE_NOT_SBUF,
             Box::new(move |u, r| {
                 let p = PSUM_BASE + u.int_in_range(0..=crate::addr4::PSUM_SPAN)?;
-                let w = word_at(r, base + scale_off).word();
-                set_word(r, base + scale_off, (w & !crate::addr4::ADDR_MASK) | p);
+                set_word(r, base + scale_off, word_at(r, base + scale_off).with_addr29(p).word());
                 Ok(format!("{name}.scale -> PSUM {p:#x}"))
             }),
         ));
@@ -429,9 +426,8 @@ fn band_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
             v.push((
                 &c::POOL_SCALE,
                 Box::new(move |u, r| {
+                    // 0, 2.0, NaN, -1.0: neither max's 1.0 nor a reciprocal in (0, 1] for avg.
                     let bad = *u.choose(&[0u32, 0x4000_0000, 0x7FC0_0000, 0xBF80_0000])?;
-                    let is_max = get(r, layout, "func") == 1;
-                    let bad = if is_max && bad == 0 { 0x3F00_0000 } else { bad };
                     put(r, layout, "scale_or_fill", u64::from(bad));
                     Ok(format!("scale_or_fill = {bad:#010x}"))
                 }),
@@ -449,5 +445,45 @@ fn band_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::candidates;
+    use crate::bundle::Bundle;
+    use crate::generation::Generation;
+    use crate::opcode;
+    use crate::props::seeded_bytes;
+    use crate::smith::generate;
+    use crate::validate::{checks as c, validate, POOL_OPCODE};
+    use arbitrary::Unstructured;
+
+    /// Every draw of the Pool scale mutation breaks the scale rule, on max
+    /// and on avg pooling.
+    #[test]
+    fn every_pool_scale_draw_breaks_the_scale_rule() -> arbitrary::Result<()> {
+        let Some(op) = opcode::lookup(POOL_OPCODE) else { panic!("no Pool opcode") };
+        let mut on = [0usize; 2];
+        for g in Generation::ALL.into_iter().filter(|g| op.available(*g)) {
+            for seed in 0..64 {
+                let bytes = seeded_bytes(seed, 4096);
+                let mut u = Unstructured::new(&bytes);
+                let valid = generate::bundle_for(&mut u, g, op)?;
+                let raw = valid.encode();
+                let is_max = super::get(&raw, valid.layout(), "func") == 1;
+                for (expect, apply) in candidates(&raw, valid.layout(), op, g).iter().filter(|(e, _)| e.code == c::POOL_SCALE.code) {
+                    for draw in 0..8u8 {
+                        let mut r = raw;
+                        let what = apply(&mut Unstructured::new(&[draw, draw, draw, draw]), &mut r)?;
+                        let found = validate(&Bundle::decode(&r), g);
+                        assert!(found.iter().any(|f| f.code == expect.code), "{g} seed {seed}: `{what}` found {found:?}");
+                        on[usize::from(is_max)] += 1;
+                    }
+                }
+            }
+        }
+        assert!(on.iter().all(|n| *n > 0), "drawn on avg and max pooling {on:?} times");
+        Ok(())
     }
 }

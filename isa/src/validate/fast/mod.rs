@@ -731,7 +731,7 @@ mod tests {
 
     #[test]
     fn fast_path_matches_full_checks_on_generated_corrupted_and_mutated_bundles() {
-        let (mut clean, mut fast_taken, mut mutated) = (0, 0, 0);
+        let (mut clean, mut mutated) = (0, 0);
         for seed in 0..3000u64 {
             let bytes = props::seeded_bytes(seed, 512);
             let mut u = Unstructured::new(&bytes);
@@ -739,8 +739,17 @@ mod tests {
                 let Ok(b) = smith::bundle(&mut u, g) else { continue };
                 let (fast, full) = both(&b, g);
                 assert_eq!(fast, full, "{g}: {}", crate::text::disasm(&b));
-                clean += usize::from(full.is_empty());
-                fast_taken += usize::from(super::verdict(&b, g) == super::Verdict::Clean);
+                // Every clean bundle the generator makes is proven clean here (the
+                // stream functions' speed rests on it: `reports/profiling.md`).
+                if full.is_empty() {
+                    clean += 1;
+                    assert_eq!(
+                        super::verdict(&b, g),
+                        super::Verdict::Clean,
+                        "{g}: a clean bundle left to the full checks: {}",
+                        crate::text::disasm(&b)
+                    );
+                }
                 // The same bundle read on the other generations exercises availability rules.
                 for other in Generation::ALL {
                     let (fast, full) = both(&b, other);
@@ -762,8 +771,6 @@ mod tests {
             }
         }
         assert!(clean > 1000 && mutated > 1000, "too few cases: {clean} clean, {mutated} mutated");
-        // Most clean generated bundles must take the fast path, or it buys nothing.
-        assert!(fast_taken * 10 > clean * 8, "fast path taken for {fast_taken} of {clean} clean bundles");
     }
 
     #[test]

@@ -128,3 +128,35 @@ fn gathered_clear(k: &Kernel, gidx: __m128i) -> __m128i {
 }
 
 lanes_kernel!("avx2");
+
+#[cfg(test)]
+mod tests {
+    use super::super::{lanes, ONES, ZERO};
+    use super::Kernel;
+    use crate::bundle::BUNDLE_BYTES;
+
+    /// The backend refuses tables its `fields` cannot serve: a fill byte
+    /// other than the zero or all-ones it makes, or a permute index that is
+    /// neither a bundle byte nor a fill byte. (Building it runs no AVX2
+    /// instruction, so this runs on any x86-64 CPU.)
+    #[test]
+    fn tables_the_backend_cannot_serve_are_refused() {
+        let Some(l) = lanes() else { panic!("the lanes tables do not build") };
+        assert!(Kernel::of(l).is_some());
+        let zeros = usize::from(ONES) - BUNDLE_BYTES;
+        for (at, v) in [(0, 0xFF), (zeros - 1, 0x01), (zeros, 0x00), (BUNDLE_BYTES - 1, 0x7F)] {
+            let mut bad = l.clone();
+            bad.fill[at] = v;
+            assert!(Kernel::of(&bad).is_none(), "fill byte {at} = {v:#04x} accepted");
+        }
+        for x in [ONES + 0x20, 0xFF] {
+            let mut bad = l.clone();
+            bad.plans[0][0].a[0] = x;
+            assert!(Kernel::of(&bad).is_none(), "permute index {x:#04x} accepted");
+            let mut bad = l.clone();
+            bad.plans[2][0xFF].b[0] = x;
+            assert!(Kernel::of(&bad).is_none(), "permute index {x:#04x} accepted");
+        }
+        assert!(usize::from(ZERO) == BUNDLE_BYTES && usize::from(ONES + 0x20) == 2 * BUNDLE_BYTES);
+    }
+}

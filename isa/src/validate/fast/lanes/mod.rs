@@ -113,6 +113,7 @@ fn put_u32(v: &mut [u8; BUNDLE_BYTES], at: usize, x: u32) {
 }
 
 /// Everything a backend's kernel holds, as bytes: the same on every CPU.
+#[cfg_attr(test, derive(Clone))]
 struct Lanes {
     /// By generation index, then opcode byte.
     plans: [Box<[SlotVectors; 0x100]>; 3],
