@@ -215,3 +215,18 @@ fn report_json_names_every_column() {
     assert!(lut["address"].as_str().is_some_and(|a| a.starts_with("0x")));
     assert_eq!(v["exit"], 4);
 }
+
+#[test]
+fn the_fixture_names_its_sections_as_a_linker_does() {
+    // Every section header names its section, as `readelf -S` would show them.
+    for lib in [Fixture::known().unwrap().build().unwrap(), Fixture::moved().build().unwrap()] {
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        // SHT_NULL placeholders (a stripped symbol table's slots) are nameless, as in real files.
+        let named = elf.section_headers.iter().skip(1).filter(|s| s.sh_type != goblin::elf::section_header::SHT_NULL);
+        let names: Vec<&str> = named.map(|s| elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?")).collect();
+        for want in [".note.gnu.build-id", ".dynsym", ".dynstr", ".hash", ".dynamic", ".text", ".rodata", ".shstrtab"] {
+            assert_eq!(names.iter().filter(|n| **n == want).count(), 1, "{want} in {names:?}");
+        }
+        assert!(names.iter().all(|n| n.starts_with('.')), "{names:?}");
+    }
+}
