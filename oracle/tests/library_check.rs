@@ -228,5 +228,11 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
             assert_eq!(names.iter().filter(|n| **n == want).count(), 1, "{want} in {names:?}");
         }
         assert!(names.iter().all(|n| n.starts_with('.')), "{names:?}");
+        // What the loader maps is marked SHF_ALLOC; the name and symbol tables are not.
+        for s in elf.section_headers.iter().filter(|s| s.sh_type != goblin::elf::section_header::SHT_NULL) {
+            let name = elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?");
+            let alloc = s.sh_flags & u64::from(goblin::elf::section_header::SHF_ALLOC) != 0;
+            assert_eq!(alloc, ![".shstrtab", ".symtab", ".strtab"].contains(&name), "{name}: flags {:#x}", s.sh_flags);
+        }
     }
 }
