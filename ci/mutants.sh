@@ -5,6 +5,9 @@
 #                        [--packages "tpb-isa tpb-oracle"] [--out DIR (mutants.out goes inside)]
 #                        [--report FILE] [-- CARGO_MUTANTS_ARGS...]
 #          ci/mutants.sh --merge [--report FILE] DIR...   (report only, e.g. nightly shards)
+#          ci/mutants.sh --recheck DIR [--out DIR2] [--report FILE]
+#                        (run again the mutants DIR's run missed, matched by file and
+#                        description, then report DIR's run with what became of them)
 # Without --shard or --in-diff the whole set runs. --budget stops the run
 # (SIGINT, so outcomes so far are kept) and says so; the exit status is
 # cargo-mutants' (0 all caught, 2 missed, 3 timeouts, 4 baseline failed) or
@@ -19,7 +22,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 VERSION=27.1.0
-shard="" diff="" budget="" out="." report="reports/mutants.md" merge=0
+shard="" diff="" budget="" out="." report="reports/mutants.md" merge=0 recheck=""
 packages="${MUTANTS_PACKAGES:-tpb-isa tpb-oracle}"
 extra=()
 while [ $# -gt 0 ]; do
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --report) report="$2"; shift 2 ;;
     --merge) merge=1; shift ;;
+    --recheck) recheck="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) if [ "$merge" = 1 ]; then break; fi; echo "unknown argument: $1" >&2; exit 1 ;;
   esac
@@ -62,11 +66,30 @@ for f in "${left_out[@]}"; do args+=(--exclude "$f"); done
 
 scope="whole set"
 mode=()
+if [ -n "$recheck" ]; then
+  missed_file="$recheck/mutants.out/missed.txt"
+  [ -f "$missed_file" ] || { echo "no $missed_file: not a cargo-mutants output folder" >&2; exit 1; }
+  # The missed mutants where they are now: a diff of their lines plus a --re each.
+  mkdir -p "$out"
+  recheck_diff="$out/recheck.diff"
+  was=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("commit", ""))' "$recheck/mutants.out/run.json" 2>/dev/null)
+  [ -n "$was" ] || { echo "no commit in $recheck/mutants.out/run.json" >&2; exit 1; }
+  mapfile -t res < <(python3 ci/mutants_recheck.py "$recheck/mutants.out" "$was" "$recheck_diff" "$out/recheck.json")
+  if [ "${#res[@]}" = 0 ]; then
+    echo "== none of the mutants $recheck missed is generated now"
+    mkdir -p "$out/mutants.out" && echo '{"outcomes": []}' > "$out/mutants.out/outcomes.json"
+    exec python3 ci/mutants_report.py -o "$report" --recheck "$out/mutants.out" --recheck-map "$out/recheck.json" "$recheck"
+  fi
+  mode+=(--in-diff "$recheck_diff" "${res[@]}" --no-shuffle)
+  scope="recheck of the mutants $recheck missed"
+fi
 if [ -n "$shard" ]; then
   mode+=(--shard "$shard" --sharding round-robin)
   scope="sample: shard $shard (round-robin)"
 fi
-if [ -n "$diff" ]; then
+if [ -n "$recheck" ]; then
+  :
+elif [ -n "$diff" ]; then
   # Shuffled: a run the budget cuts short has tested a random part of the diff.
   mode+=(--in-diff "$diff" --shuffle)
   scope="in-diff: $diff${shard:+, shard $shard}"
@@ -88,6 +111,8 @@ selected=$(cargo mutants --list "${args[@]}" "${mode[@]}" "${extra[@]}" 2>/dev/n
 echo "== cargo mutants: $selected of $all mutants ($scope; packages: $packages)"
 
 mkdir -p "$out"
+# The commit mutated: taken now, since the tree may move on while the run lasts.
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 start=$(date +%s)
 status=0
 if [ "$selected" -gt 0 ]; then
@@ -111,7 +136,7 @@ if [ -f "$dir/outcomes.json" ]; then
   cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
   kernels_json=$(printf '%s\n' "${left_out[@]}" | python3 -c 'import json,sys; print(json.dumps([l for l in sys.stdin.read().split() if l]))')
   SCOPE="$scope" CPU="${cpu:-unknown} ($(nproc) cores)" PACKAGES="$packages" ALL="$all" SECS="$secs" \
-    COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" KERNELS="$kernels_json" \
+    COMMIT="$commit" KERNELS="$kernels_json" \
     python3 - "$dir/run.json" <<'EOF'
 import json, os, sys, datetime
 json.dump({
@@ -122,7 +147,11 @@ json.dump({
 }, open(sys.argv[1], "w"), indent=1)
 EOF
   rstatus=0
-  python3 ci/mutants_report.py -o "$report" "$dir" || rstatus=$?
+  if [ -n "$recheck" ]; then
+    python3 ci/mutants_report.py -o "$report" --recheck "$dir" --recheck-map "$out/recheck.json" "$recheck" || rstatus=$?
+  else
+    python3 ci/mutants_report.py -o "$report" "$dir" || rstatus=$?
+  fi
   if [ "$rstatus" = 2 ]; then
     status=2 # a counted mutant was missed, even in a run the budget stopped
   elif [ "$rstatus" != 0 ]; then

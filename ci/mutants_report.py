@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes reports/mutants.md from one or more cargo-mutants output folders.
 
-    usage: ci/mutants_report.py [-o reports/mutants.md] MUTANTS_OUT [MUTANTS_OUT...]
+    usage: ci/mutants_report.py [-o reports/mutants.md] [--recheck RECHECK_OUT] MUTANTS_OUT [MUTANTS_OUT...]
 
 Exits 2 when a counted mutant was missed (excluded ones and the CPU kernels
 are not counted), else 0.
@@ -9,6 +9,13 @@ are not counted), else 0.
 Each MUTANTS_OUT is a folder cargo-mutants wrote (`outcomes.json`), plus the
 `run.json` ci/mutants.sh leaves beside it (scope, commit, CPU, kernels left
 out). Several folders (the nightly shards) are merged into one report.
+
+--recheck names a later run of the mutants these runs missed (ci/mutants.sh
+--recheck), made after tests were added: the report keeps the runs' own
+figures and adds what became of each missed mutant (caught now, still
+missed, now excluded as equivalent, or no longer generated because the code
+it mutated changed) and the score with those outcomes. --recheck-map
+(ci/mutants_recheck.py) says where each missed mutant's line is now.
 
 Score: caught / viable, viable = caught + missed + timeout (a timeout is not
 counted as caught). The CPU-specific kernels (validate/fast/lanes/avx*.rs)
@@ -73,6 +80,8 @@ HEAD = "| | caught | missed | unviable | timeout | caught / viable |\n|---|---:|
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-o", "--output", default=str(ROOT / "reports" / "mutants.md"))
+    ap.add_argument("--recheck", action="append", default=[])
+    ap.add_argument("--recheck-map", help="JSON {earlier name: name now or null} (ci/mutants_recheck.py)")
     ap.add_argument("folders", nargs="+")
     args = ap.parse_args()
 
@@ -176,22 +185,53 @@ def main():
         lines.append("This CPU runs both kernels: their mutants are in the set (none fell in this run).")
     lines.append("")
 
+    cell = lambda t: t.replace("|", "\\|")  # a pipe inside a table cell must be escaped
     lines += ["## Missed", ""]
     lines += [f"- `{n}`" for n in sorted(missed)] or ["None."]
+    still_missed = len(missed)
+    if args.recheck:
+        now = {}
+        for folder in args.recheck:
+            outcomes, run = load(folder)
+            for o in outcomes.get("outcomes", []):
+                scenario = o.get("scenario")
+                m = scenario.get("Mutant") if isinstance(scenario, dict) else None
+                if m and KINDS.get(o.get("summary")):
+                    now[m["name"]] = (KINDS[o["summary"]], run.get("commit", "?"))
+        moved = json.loads(Path(args.recheck_map).read_text()) if args.recheck_map else {}
+        after = dict(total)
+        lines += ["", "## Missed, then rechecked", ""]
+        lines += ["Each mutant missed above, run again after the tests were added (`ci/mutants.sh --recheck`):", ""]
+        lines += ["| mutant | now |", "|---|---|"]
+        still_missed = 0
+        for n in sorted(missed):
+            kind, commit = now.get(moved.get(n) or n, (None, None))
+            if kind is not None:
+                verdict = f"{kind} at {commit}"
+                after["missed"] -= 1
+                after[kind] += 1
+                still_missed += kind == "missed"
+            elif any(r.search(n) for r in exclude_re):
+                verdict = "excluded: equivalent (proof in the exclusions)"
+                after["missed"] -= 1
+            else:
+                verdict = "no longer generated: the code it mutated changed"
+                after["missed"] -= 1
+            lines.append(f"| `{cell(n)}` | {verdict} |")
+        lines += ["", "After the recheck:", "", HEAD, row("**all (kernels apart)**", after)]
     lines += ["", "## Timeouts", ""]
     lines += [f"- `{n}`" for n in sorted(timeouts)] or ["None."]
     if excluded:
         lines += ["", "## Tested though excluded (not counted)", ""]
         lines += [f"- `{n}`: {kind}" for n, kind in sorted(excluded)]
     lines += ["", "## Exclusions (`.cargo/mutants.toml`)", "", "| kind | pattern | reason |", "|---|---|---|"]
-    cell = lambda t: t.replace("|", "\\|")  # a pipe inside a table cell must be escaped
     lines += [f"| {k} | `{cell(p)}` | {cell(r)} |" for k, p, r in exclusions()]
     if NOTES.exists():
         lines += ["", NOTES.read_text().strip()]
     Path(args.output).write_text("\n".join(lines) + "\n")
     print(f"wrote {args.output}: caught {total['caught']}, missed {total['missed']}, unviable {total['unviable']}, timeout {total['timeout']} ({score(total)})")
-    # 2 when a counted mutant was missed, as cargo-mutants exits.
-    return 2 if total["missed"] else 0
+    # 2 when a counted mutant was missed (and, with --recheck, is still), as cargo-mutants exits.
+    return 2 if still_missed else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Selects again the mutants an earlier cargo-mutants run missed, where edits
+have moved them since (ci/mutants.sh --recheck).
+
+    usage: ci/mutants_recheck.py EARLIER_MUTANTS_OUT COMMIT DIFF_OUT MAP_OUT
+
+COMMIT is the commit the earlier run mutated (its run.json). Each missed
+mutant's line is carried to the working tree through `git diff COMMIT` (a
+line inside a changed hunk has no counterpart: its code changed). Writes
+DIFF_OUT, a diff touching each carried line, and MAP_OUT, JSON {earlier name:
+name now, or null}, and prints the `--re` arguments naming the carried
+mutants, one per line: cargo-mutants 27.1 applies `--re` to every mutant
+but struct-field deletions and `--in-diff` to all, so together they select
+exactly these.
+"""
+
+import json
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+NAME = re.compile(r"^([^:]+):(\d+):(\d+): (.*)$")
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def esc(text):
+    """As regex_syntax::escape: the characters the regex crate treats as meta."""
+    return "".join("\\" + c if c in "\\.+*?()|[]{}^$#&-~" else c for c in text)
+
+
+def carry(commit, path):
+    """old line -> new line (None when the line changed), for one file."""
+    out = subprocess.run(["git", "diff", "-U0", commit, "--", path], capture_output=True, text=True, check=True).stdout
+    hunks = []
+    for line in out.splitlines():
+        m = HUNK.match(line)
+        if m:
+            a, b = int(m.group(1)), int(m.group(2) or 1)
+            c, d = int(m.group(3)), int(m.group(4) or 1)
+            hunks.append((a, b, c, d))
+
+    def new_line(n):
+        shift = 0
+        for a, b, c, d in hunks:
+            start = a if b else a + 1  # a pure insertion sits after line a
+            if b and a <= n < a + b:
+                return None
+            if n >= start:
+                shift += d - b
+        return n + shift
+
+    return new_line
+
+
+def main():
+    earlier, commit, diff_out, map_out = sys.argv[1:5]
+    mapping, lines = {}, defaultdict(set)
+    carriers = {}
+    for name in (Path(earlier) / "missed.txt").read_text().splitlines():
+        m = NAME.match(name)
+        if not m:
+            continue
+        path, line, col, desc = m.group(1), int(m.group(2)), m.group(3), m.group(4)
+        if path not in carriers:
+            carriers[path] = carry(commit, path) if Path(path).exists() else (lambda n: None)
+        now = carriers[path](line)
+        mapping[name] = f"{path}:{now}:{col}: {desc}" if now else None
+        if now:
+            lines[path].add(now)
+    diff = []
+    for path, found in sorted(lines.items()):
+        text = Path(path).read_text().split("\n")
+        diff += [f"--- a/{path}", f"+++ b/{path}"]
+        for n in sorted(found):
+            diff += [f"@@ -{n},1 +{n},1 @@", f"-{text[n - 1]}", f"+{text[n - 1]}"]
+    Path(diff_out).write_text("\n".join(diff) + "\n" if diff else "")
+    Path(map_out).write_text(json.dumps(mapping, indent=1) + "\n")
+    for now in sorted(n for n in mapping.values() if n):
+        print("--re")
+        print(f"^{esc(now)}$")
+    gone = sum(1 for n in mapping.values() if n is None)
+    print(f"{len(mapping) - gone} missed mutant(s) carried to the tree, {gone} on changed lines", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
