@@ -102,8 +102,17 @@ impl ModeSection {
     }
 }
 
-/// Dtype entries per generation: each PSUM kind's tags, then the no-field entries.
-pub(super) const DTYPE_ENTRIES: usize = (PSUM_KINDS.len() * TAG_READS.len() + 1).next_power_of_two() * SECTION;
+/// The dtype table's section for a slot with no dtype field: after each PSUM
+/// kind's tag readings.
+const NO_FIELD_SECTION: usize = PSUM_KINDS.len() * TAG_READS.len();
+/// Dtype entries per generation: every section, rounded up to a power of two
+/// so a mask bounds an index.
+pub(super) const DTYPE_ENTRIES: usize = dtype_entries();
+/// [`DTYPE_ENTRIES`]: a function so `.cargo/mutants.toml` can name it (its
+/// `+ 1` → `* 1` mutant rounds up to the same power of two).
+const fn dtype_entries() -> usize {
+    (NO_FIELD_SECTION + 1).next_power_of_two() * SECTION
+}
 /// Address-word keys: every value of the top `32 - MODE_KEY_SHIFT` bits.
 pub(super) const MODE_KEYS: usize = 1 << (32 - MODE_KEY_SHIFT);
 /// Mode-table entries: the sections, rounded up to a power of two.
@@ -116,7 +125,7 @@ pub(super) fn dtype_base(read: Option<TagRead>, kind: PsumWrite) -> u16 {
     let k = PSUM_KINDS.iter().position(|&k| k == kind).unwrap_or(0);
     let section = match read {
         Some(r) => k * TAG_READS.len() + TAG_READS.iter().position(|&t| t == r).unwrap_or(0),
-        None => PSUM_KINDS.len() * TAG_READS.len(),
+        None => NO_FIELD_SECTION,
     };
     u16::try_from(section * SECTION).unwrap_or(0)
 }
