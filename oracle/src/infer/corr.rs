@@ -159,3 +159,27 @@ impl Corr {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Corr, Relation};
+
+    #[test]
+    fn an_equal_word_is_said_once_not_again_byte_by_byte() {
+        // The 32-bit words at 8 and 12 are equal on every bundle and take many values.
+        let mut corr = Corr::new();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut raw = [0u8; 64];
+            raw[8..12].copy_from_slice(&x.to_le_bytes()[..4]);
+            raw[12..16].copy_from_slice(&x.to_le_bytes()[..4]);
+            corr.add(&raw);
+        }
+        let varies = |o: usize, w: usize| (o..o + w).any(|b| (8..16).contains(&b));
+        let relations = corr.relations(64, varies, |_| 64);
+        assert_eq!(relations, [Relation::Equal { width: 4, a: 8, b: 12 }]);
+    }
+}
