@@ -154,7 +154,7 @@ def main():
         f"- **date**: {first.get('date', '?')}",
         f"- **commit**: {', '.join(commits)}",
         f"- **CPU**: {', '.join(cpus)}",
-        f"- **cargo-mutants**: {', '.join(versions)}; tests: whole workspace per mutant (`test_workspace = true`)",
+        f"- **cargo-mutants**: {', '.join(versions)}; tests: whole workspace per mutant (`test_workspace = true`), under nextest's `mutants` profile",
         f"- **runs merged**: {len(runs)}; wall time {wall / 60:.1f} min",
     ]
     if mutants_timed:

@@ -354,3 +354,22 @@ fn strings_from_the_input_are_escaped_in_text() {
     assert!(t.contains("build\\u{1b}[31m"), "{t}");
     assert!(!t.contains('\u{1b}'));
 }
+
+#[test]
+fn a_spread_u32_is_a_word_and_a_byte_of_only_00_or_ff_is_a_mask() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let bundles: Vec<Raw> = (0..64)
+        .map(|i| {
+            bundle(|b| {
+                put(b, 0x20, &(rng.next() as u32).to_le_bytes());
+                b[0x28] = if i % 3 == 0 { 0xFF } else { 0x00 };
+            })
+        })
+        .collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 64);
+    let w = field_at(&fields, 0x20);
+    assert_eq!((w.kind, w.size), (Kind::Word, 4), "{w:#?}");
+    let m = field_at(&fields, 0x28);
+    assert_eq!((m.kind, m.size), (Kind::Mask, 1), "{m:#?}");
+}

@@ -806,3 +806,28 @@ fn engines_text(e: &BTreeMap<&'static str, usize>) -> String {
 fn cell(s: &str) -> String {
     crate::text_safe::markdown_cell(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{HarnessFailure, NeffConformance, MAX_DETAILS};
+
+    #[test]
+    fn harness_failures_are_all_counted_and_the_first_max_details_kept() {
+        let mut c = NeffConformance::default();
+        for index in 0..MAX_DETAILS + 5 {
+            let f = HarnessFailure {
+                file: "f.neff".into(),
+                member: "m".into(),
+                index,
+                offset: 0,
+                opcode: "0x00".into(),
+                kind: "panic",
+                detail: String::new(),
+            };
+            c.harness_failure(f);
+        }
+        assert_eq!(c.harness_failures(), MAX_DETAILS + 5);
+        assert_eq!(c.harness.len(), MAX_DETAILS);
+        assert_eq!(c.harness.last().map(|h| h.index), Some(MAX_DETAILS - 1));
+    }
+}

@@ -95,3 +95,20 @@ pub fn hex(bytes: &[u8]) -> String {
         s
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::NeffHeader;
+    use zerocopy::FromZeros;
+
+    #[test]
+    fn text_fields_end_at_their_first_nul() {
+        let mut h = NeffHeader::new_zeroed();
+        h.build_version[..9].copy_from_slice(b"2.23.0\0xx");
+        h.name[..4].copy_from_slice(b"mlp\0");
+        assert_eq!(h.build_version_text(), "2.23.0");
+        assert_eq!(h.name_text(), "mlp");
+        h.build_version.fill(b'7');
+        assert_eq!(h.build_version_text().len(), 128, "no NUL: the whole field");
+    }
+}
