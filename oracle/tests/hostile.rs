@@ -341,6 +341,38 @@ fn a_segment_or_section_without_file_bytes_may_point_past_the_end_but_one_with_b
 }
 
 #[test]
+fn a_section_header_size_other_than_elf64s_is_refused_naming_its_offset() {
+    let lib = Fixture::moved().build().unwrap();
+    let mut bad = lib.clone();
+    bad[0x3a..0x3c].copy_from_slice(&0x38u16.to_le_bytes());
+    let s = Image::parse("lib.so", &bad).err().expect("refused").to_string();
+    assert!(s.contains("e_shentsize 56 at offset 0x3a, expected 64"), "{s}");
+    // Without a section header table (e_shoff 0) the entry size says nothing.
+    let mut none = bad.clone();
+    none[0x28..0x30].fill(0);
+    none[0x3c..0x40].fill(0);
+    if let Err(e) = Image::parse("lib.so", &none) {
+        assert!(!e.to_string().contains("e_shentsize"), "{e}");
+    }
+}
+
+#[test]
+fn without_program_headers_a_virtual_address_is_found_through_its_section() {
+    let lib = Fixture::moved().build().unwrap();
+    let with = Image::parse("lib.so", &lib).unwrap();
+    let (rodata, bytes) = with.rodata().unwrap();
+    let (addr, offset, size) = (rodata.addr, rodata.offset, rodata.size);
+    assert_ne!(addr, 0);
+    let mut bare = lib.clone();
+    bare[0x38..0x3a].fill(0); // e_phnum
+    let img = Image::parse("lib.so", &bare).unwrap();
+    for k in [0, 1, size / 2, size - 1] {
+        assert_eq!(img.va_to_offset(addr + k), Some(offset + k), "va {:#x}", addr + k);
+    }
+    assert_eq!(img.read_va(addr, 16), Some(&bytes[..16]));
+}
+
+#[test]
 fn a_payload_that_fails_its_digest_and_then_its_tar_says_digest_first() {
     let pe = bundles(&[0xB1]);
     let good = container(2, &refs(&program(&pe))).unwrap();

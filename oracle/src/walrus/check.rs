@@ -409,6 +409,12 @@ fn body_hits_note(cx: &Ctx<'_, '_>, r: &mut Row, want: &[u8]) {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn an_address_list_is_hex_comma_separated() {
+        assert_eq!(super::addr_list(&[0x10, 0x2000, 0]), "0x10, 0x2000, 0x0");
+        assert_eq!(super::addr_list(&[]), "");
+    }
+
+    #[test]
     fn elf_class_is_read_from_e_ident() {
         let mut b = b"\x7fELF\x02\x01\x01".to_vec();
         assert_eq!(super::elf_class(&b).as_deref(), Some(super::ELF64_LE));
