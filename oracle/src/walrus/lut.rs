@@ -98,6 +98,14 @@ mod tests {
     }
 
     #[test]
+    fn nothing_to_look_for_or_nowhere_to_look_finds_nothing() {
+        let data = vec![1u8; 64];
+        assert!(candidates(&data, 0, &[], &tags()).is_empty(), "an empty table");
+        assert!(candidates(&data[..3], 0, &[1, 2, 3, 4], &tags()).is_empty(), "data shorter than the table");
+        assert!(candidates(&data, 0, &[1, 2, 3, 4], &[]).is_empty(), "no valid tags");
+    }
+
+    #[test]
     fn finds_a_changed_lut_by_shape_and_ranks_it_first() {
         let mut data = vec![0u8; 300];
         // A decoy: small numbers but too few distinct tags.

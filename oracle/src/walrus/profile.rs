@@ -130,3 +130,22 @@ impl Profiles {
         self.list.first()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Profile, EMBEDDED};
+
+    #[test]
+    fn a_build_id_must_be_whole_bytes_of_lower_case_hex() -> Result<(), Box<dyn std::error::Error>> {
+        let (stem, json) = EMBEDDED[0];
+        let pinnable = super::super::spec::pinnable_ids();
+        assert_eq!(Profile::parse("p", json, &pinnable)?.build_id, stem);
+        for bad in ["", "abc", "92B4", "zz", "92b4 "] {
+            let mut v: serde_json::Value = serde_json::from_str(json)?;
+            v["build_id"] = bad.into();
+            let e = Profile::parse("p", &v.to_string(), &pinnable).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(&format!("build_id `{bad}` is not lower-case hex")), "`{bad}`: {e}");
+        }
+        Ok(())
+    }
+}
