@@ -19,6 +19,9 @@
 #        checkout only: nothing after it may build from this tree).
 #        MUTANTS_TARGET_DIR  where the copy builds (default target/mutants).
 set -uo pipefail
+# The whole script is one block, read before it runs: editing this file
+# during an hour-long run cannot change the run's end.
+{
 cd "$(dirname "$0")/.."
 
 VERSION=27.1.0
@@ -165,3 +168,4 @@ else
   echo "== no outcomes written (nothing selected, or cargo-mutants failed early)"
 fi
 exit "$status"
+}

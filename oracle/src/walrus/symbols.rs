@@ -134,6 +134,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_symbol_source_reads_as_in_json() -> Result<(), serde_json::Error> {
+        for s in [SymbolSource::Dynamic, SymbolSource::DynsymSection, SymbolSource::Symtab, SymbolSource::None] {
+            assert_eq!(serde_json::to_string(&s)?, format!("\"{}\"", s.as_str()));
+        }
+        Ok(())
+    }
+
+    #[test]
     fn identifiers_match_whole_names_only() {
         assert!(has_identifier("f(NEURON_ISA_TPB_TENSOR1D*)", "NEURON_ISA_TPB_TENSOR1D"));
         assert!(has_identifier("NEURON_ISA_TPB_TENSOR1D", "NEURON_ISA_TPB_TENSOR1D"));
