@@ -169,8 +169,9 @@ def main():
             hours = n * per / 3600
             need = int(hours / 5.5) + 1  # shards that keep each under GitHub's 6 h job limit
             lines.append(
-                f"- **projected whole run**: {hours:.1f} h on this machine, one job; {hours / 8:.1f} h per shard of 8 "
-                f"(over GitHub's 6 h job limit); {need} shards keep each under 5.5 h (plus a clean build each)"
+                f"- **projected whole run**: {hours:.1f} h on this machine, one job; {hours / 8:.1f} h per shard of 8"
+                + (" (over GitHub's 6 h job limit)" if hours / 8 > 6 else "")
+                + f"; {need} shards keep each under 5.5 h (plus a clean build each)"
             )
     lines += ["", "## Totals", "", HEAD, row("**all (kernels apart)**", total), ""]
     lines += ["## Per crate", "", HEAD] + [row(f"`{k}`", v) for k, v in sorted(by_crate.items())] + [""]
