@@ -1098,6 +1098,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn owner_names_are_written_for_ustar_and_gnu_but_v7_has_no_field_for_them() -> Result<(), String> {
+        for format in [Format::Gnu, Format::Ustar, Format::V7] {
+            let meta = Meta {
+                entry_type: "file".into(),
+                format,
+                mode: 0o644,
+                uid: 1000,
+                gid: 1000,
+                mtime: 1_724_962_536,
+                uname: "alice".into(),
+                gname: "staff".into(),
+                device: None,
+            };
+            let h = header_for(&meta, b"neff.json", b"", 12)?;
+            let (u, g) = (h.username().ok().flatten(), h.groupname().ok().flatten());
+            if format == Format::V7 {
+                assert_eq!((u, g), (None, None), "{format:?}");
+            } else {
+                assert_eq!((u, g), (Some("alice"), Some("staff")), "{format:?}");
+            }
+            assert_eq!(h.path_bytes().as_ref(), b"neff.json");
+            assert_eq!(h.size().ok(), Some(12));
+        }
+        Ok(())
+    }
+
+    #[test]
     fn pax_records_round_trip_and_their_lengths_count_themselves() {
         let recs = vec![["mtime".to_string(), "1724962536.444408577".to_string()], ["path".to_string(), "x".repeat(95)]];
         let body = encode_pax(&recs);
