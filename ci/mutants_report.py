@@ -174,6 +174,7 @@ def main():
                 + f"; {need} shards keep each under 5.5 h (plus a clean build each)"
             )
     lines += ["", "## Totals", "", HEAD, row("**all (kernels apart)**", total), ""]
+    totals_at = len(lines) - 1
     lines += ["## Per crate", "", HEAD] + [row(f"`{k}`", v) for k, v in sorted(by_crate.items())] + [""]
     lines += ["## Per file", "", HEAD] + [row(f"`{f}`", v) for (_, f), v in sorted(by_file.items())] + [""]
 
@@ -220,6 +221,7 @@ def main():
                 after["missed"] -= 1
             lines.append(f"| `{cell(n)}` | {verdict} |")
         lines += ["", "After the recheck:", "", HEAD, row("**all (kernels apart)**", after)]
+        lines.insert(totals_at, row("**after the recheck** (missed ones run again: below)", after))
     lines += ["", "## Timeouts", ""]
     lines += [f"- `{n}`" for n in sorted(timeouts)] or ["None."]
     if excluded:
