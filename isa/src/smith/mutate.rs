@@ -459,6 +459,36 @@ mod tests {
     use crate::validate::{checks as c, validate, POOL_OPCODE};
     use arbitrary::Unstructured;
 
+    /// The matmul-destination mutation moves the address into SBUF even at the
+    /// ends of its draw's range (a draw of 2^25 lands on PSUM's first byte
+    /// if the range is one too wide).
+    #[test]
+    fn a_matmul_destination_moved_to_sbuf_stays_below_psum_at_the_ends_of_the_draw() -> arbitrary::Result<()> {
+        use crate::operands::{self, Role};
+        let Some(op) = crate::opcode::OPCODES.iter().find(|o| operands::live_slots(o).any(|s| s.role == (Role::Dst { matmul: true }))) else {
+            panic!("no matmul opcode")
+        };
+        let Some(g) = Generation::ALL.into_iter().find(|g| op.available(*g)) else { panic!("{} is on no generation", op.name) };
+        let mut tried = 0;
+        for seed in 0..64 {
+            let bytes = seeded_bytes(seed, 4096);
+            let valid = generate::bundle_for(&mut Unstructured::new(&bytes), g, op)?;
+            let raw = valid.encode();
+            // Offered only while the destination is a plain address.
+            for (_, apply) in candidates(&raw, valid.layout(), op, g).iter().filter(|(e, _)| e.code == c::MATMUL_DST_NOT_PSUM.code) {
+                for draw in [0x01FF_FFFFu32, 0x0200_0000, 0x0200_0001, 0x0200_0002, 0xFFFF_FFFF] {
+                    let mut r = raw;
+                    let what = apply(&mut Unstructured::new(&draw.to_be_bytes()), &mut r)?;
+                    let found = validate(&Bundle::decode(&r), g);
+                    assert!(found.iter().any(|f| f.code == c::MATMUL_DST_NOT_PSUM.code), "draw {draw:#x}: `{what}` found {found:?}");
+                    tried += 1;
+                }
+            }
+        }
+        assert!(tried > 0, "the matmul-destination mutation was never offered");
+        Ok(())
+    }
+
     /// Every draw of the Pool scale mutation breaks the scale rule, on max
     /// and on avg pooling.
     #[test]
