@@ -20,19 +20,8 @@ bin="fuzz/target/$(rustc -vV | sed -n 's/^host: //p')/release"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# The target's options file as libFuzzer flags (same reading as ci/fuzz.sh).
-options() {
-  local f="fuzz/options/$1.options" k v
-  [ -f "$f" ] || return 0
-  while IFS='=' read -r k v; do
-    k="$(echo "$k" | tr -d '[:space:]')" v="$(echo "$v" | tr -d '[:space:]')"
-    case "$k" in
-      '' | \#* | \[*) ;;
-      dict) echo "-dict=$PWD/fuzz/dict/$v" ;;
-      *) echo "-$k=$v" ;;
-    esac
-  done <"$f"
-}
+# libFuzzer flags from fuzz/options/<target>.options.
+source ci/fuzz-options.sh # the scripts run from the root
 
 # One run: prints "exec/s|cov|ft|corpus" from libFuzzer's log.
 run() {

@@ -39,19 +39,8 @@ if ! command -v cargo-fuzz >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
 fi
 
-# libFuzzer flags from fuzz/options/<target>.options ([libfuzzer] key = value).
-options() {
-  local f="fuzz/options/$1.options" k v
-  [ -f "$f" ] || return 0
-  while IFS='=' read -r k v; do
-    k="$(echo "$k" | tr -d '[:space:]')" v="$(echo "$v" | tr -d '[:space:]')"
-    case "$k" in
-      '' | \#* | \[*) ;;
-      dict) echo "-dict=$PWD/fuzz/dict/$v" ;;
-      *) echo "-$k=$v" ;;
-    esac
-  done <"$f"
-}
+# libFuzzer flags from fuzz/options/<target>.options.
+source ci/fuzz-options.sh # the scripts run from the root
 
 cargo fuzz build -s none || exit 2
 scratch="$(mktemp -d)"

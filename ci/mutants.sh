@@ -6,8 +6,9 @@
 #                        [--report FILE] [-- CARGO_MUTANTS_ARGS...]
 #          ci/mutants.sh --merge [--report FILE] DIR...   (report only, e.g. nightly shards)
 #          ci/mutants.sh --recheck DIR [--out DIR2] [--report FILE]
-#                        (run again the mutants DIR's run missed, matched by file and
-#                        description, then report DIR's run with what became of them)
+#                        (run again the mutants DIR's run missed, each carried to its
+#                        line now through `git diff` from the commit that run mutated,
+#                        then report DIR's run with what became of them)
 # Without --shard or --in-diff the whole set runs. --budget stops the run
 # (SIGINT, so outcomes so far are kept) and says so; the exit status is
 # cargo-mutants' (0 all caught, 2 missed, 3 timeouts, 4 baseline failed) or
