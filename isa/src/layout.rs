@@ -445,3 +445,22 @@ macro_rules! wire_alias {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Prim;
+
+    #[test]
+    fn a_value_fits_a_primitive_exactly_up_to_its_width() {
+        // The text assembler refuses a value its field cannot hold, so each edge matters.
+        for (prim, max) in
+            [(Prim::U8, 0xFFi128), (Prim::U16, 0xFFFF), (Prim::U32, 0xFFFF_FFFF), (Prim::Addr4, 0xFFFF_FFFF), (Prim::U64, u64::MAX as i128)]
+        {
+            assert!(prim.fits(0) && prim.fits(max), "{prim:?} holds 0..={max:#x}");
+            assert!(!prim.fits(max + 1), "{prim:?} cannot hold {:#x}", max + 1);
+            assert!(!prim.fits(-1), "{prim:?} is unsigned");
+        }
+        assert!(Prim::I16.fits(-0x8000) && Prim::I16.fits(0x7FFF));
+        assert!(!Prim::I16.fits(-0x8001) && !Prim::I16.fits(0x8000));
+    }
+}

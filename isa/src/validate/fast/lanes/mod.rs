@@ -202,12 +202,7 @@ impl Lanes {
                 needs[c << DTYPE_CLASS_BITS | usize::from(d)] = (n.fail * NEED_FAIL) | nums | n.gathered_sel | (code as u8) << WORD_CLEAR_SHIFT;
             }
         }
-        // The word-clear table is one 256-bit permute: eight words.
-        if clears.len() > 8 {
-            return None;
-        }
-        let mut word_clear = [0u32; 8];
-        word_clear.iter_mut().zip(&clears).for_each(|(w, &c)| *w = c);
+        let word_clear = word_clear_table(&clears)?;
         // Dtype classes by slot kind and tag, per generation.
         let mut dtypes = [[0u8; 128]; 3];
         for (t, g) in dtypes.iter_mut().zip(Generation::ALL) {
@@ -255,6 +250,18 @@ impl Lanes {
         let plans: [Box<[SlotVectors; 0x100]>; 3] = vectors.try_into().ok()?;
         Some(Lanes { plans, dtypes, regions, modes, needs, word_clear, band_sets, gathered: GATHERED_MUST_BE_CLEAR, fill })
     }
+}
+
+/// The word-clear table from the distinct masks the needs name, in order;
+/// `None` when there are more than its eight words (one 256-bit permute)
+/// hold, since a need's code would then name the wrong mask.
+fn word_clear_table(clears: &[u32]) -> Option<[u32; 8]> {
+    let mut table = [0u32; 8];
+    if clears.len() > table.len() {
+        return None;
+    }
+    table.iter_mut().zip(clears).for_each(|(w, &c)| *w = c);
+    Some(table)
 }
 
 impl SlotVectors {
@@ -418,6 +425,16 @@ use lanes_kernel;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_word_clear_table_takes_eight_masks_and_refuses_a_ninth() {
+        let masks: Vec<u32> = (1..=9).map(|k| (1 << k) - 1).collect();
+        let Some(t) = super::word_clear_table(&masks[..8]) else { panic!("eight masks fit") };
+        assert_eq!(t.to_vec(), masks[..8]);
+        let Some(t) = super::word_clear_table(&masks[..3]) else { panic!("three masks fit") };
+        assert_eq!(t, [1, 3, 7, 0, 0, 0, 0, 0], "codes name the masks in order; the rest clear nothing");
+        assert!(super::word_clear_table(&masks).is_none(), "a ninth mask has no code in three bits");
+    }
+
     #[test]
     fn the_tables_hold_on_every_cpu() {
         // The description must be expressible in lanes whatever the CPU: every backend derives from it.
