@@ -241,8 +241,19 @@ pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::{names_real_field, same_bytes, same_value, seeded_bytes};
+    use super::{hex, names_real_field, same_bytes, same_value, seeded_bytes};
     use crate::bundle::{Bundle, BUNDLE_BYTES};
+
+    #[test]
+    fn a_violation_names_its_bundle_in_hex_that_reads_back_to_the_bytes() {
+        // A fuzz failure's message is what reproduces it: every byte, two lowercase digits each, in order.
+        let raw: Vec<u8> = (0..=255u8).collect();
+        let h = hex(&raw);
+        assert_eq!(&h[..8], "00010203");
+        assert_eq!(&h[h.len() - 4..], "feff");
+        let back: Vec<u8> = (0..h.len()).step_by(2).filter_map(|i| u8::from_str_radix(&h[i..i + 2], 16).ok()).collect();
+        assert_eq!(back, raw);
+    }
 
     #[test]
     fn same_value_is_the_derived_equality() {
