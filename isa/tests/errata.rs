@@ -81,3 +81,25 @@ fn memset_output_is_typed_by_the_source_dtype_byte() {
     let f = amended(&bundle(0x49, &[(0x20, 0x0A), (0x21, 0x20), (0x2C, 0x40)]), Generation::V2);
     assert_eq!(refused(&f), [("invalid-dtype", "dst_dtype")]);
 }
+
+#[test]
+fn findings_appended_bundle_after_bundle_are_each_bundles_own() {
+    // A caller (the CLI, conform) appends every bundle's findings to one list: each bundle's
+    // part is amended on its own, and a finding that repeats an earlier bundle's is kept.
+    let misaligned = bundle(0x21, &[(0x20, 0xAA), (0x21, 0x0A), (0x10, 0x42)]);
+    let cases = [
+        (misaligned.clone(), Generation::V2),
+        (bundle(0xA0, &[(0x22, 0x13)]), Generation::V3),
+        (bundle(0x49, &[(0x20, 0x0A), (0x2C, 0x42)]), Generation::V2),
+        (misaligned, Generation::V2),
+        (bundle(0xB1, &[]), Generation::V2),
+    ];
+    let mut all = Vec::new();
+    let mut each = Vec::new();
+    for (b, g) in &cases {
+        validate::validate_into_as(b, *g, Profile::Amended, &mut all);
+        each.extend(amended(b, *g));
+    }
+    assert_eq!(all, each);
+    assert!(all.iter().filter(|f| f.erratum.is_some()).count() >= 5, "{all:#?}");
+}

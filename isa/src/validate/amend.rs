@@ -19,12 +19,19 @@ use crate::provenance::Severity;
 
 /// Applies the errata to the spec's findings on `bundle` (appending what a corrected reading finds).
 pub fn amend(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>) {
+    amend_from(bundle, g, findings, 0);
+}
+
+/// [`amend`] of the findings from index `first` on (those of `bundle`, after
+/// others'); none is no work and no allocation.
+pub(super) fn amend_from(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>, first: usize) {
     let op = bundle.opcode();
     let bytes = bundle.as_bytes();
     let layout = bundle.layout();
     let mut rechecked: Vec<&'static str> = Vec::new();
     let mut extra = Vec::new();
-    for f in findings.iter_mut() {
+    let first = first.min(findings.len());
+    for f in findings[first..].iter_mut() {
         let Some(e) = ERRATA.iter().find(|e| e.covers(f.code, op, &f.field, g) && accepts(e, bytes, layout, g, f)) else { continue };
         f.severity = Severity::Note;
         f.erratum = Some(e.id);
@@ -34,7 +41,7 @@ pub fn amend(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>) {
         }
     }
     // A slot checked again repeats what does not depend on the correction (its nums, say): keep only what is new.
-    extra.retain(|x| !findings.iter().any(|f| (f.code, &f.field, f.offset) == (x.code, &x.field, x.offset)));
+    extra.retain(|x| !findings[first..].iter().any(|f| (f.code, &f.field, f.offset) == (x.code, &x.field, x.offset)));
     findings.append(&mut extra);
 }
 

@@ -72,10 +72,8 @@ pub fn validate_as(bundle: &Bundle, generation: Generation, profile: Profile) ->
 pub fn validate_into_as(bundle: &Bundle, generation: Generation, profile: Profile, out: &mut Vec<Finding>) {
     let first = out.len();
     validate_with(bundle, generation, out, true);
-    if profile == Profile::Amended && out.len() > first {
-        let mut mine = out.split_off(first);
-        amend(bundle, generation, &mut mine);
-        out.append(&mut mine);
+    if profile == Profile::Amended {
+        amend::amend_from(bundle, generation, out, first);
     }
 }
 
