@@ -88,7 +88,7 @@ fn findings_appended_bundle_after_bundle_are_each_bundles_own() {
     // part is amended on its own, and a finding that repeats an earlier bundle's is kept.
     let misaligned = bundle(0x21, &[(0x20, 0xAA), (0x21, 0x0A), (0x10, 0x42)]);
     let cases = [
-        (misaligned.clone(), Generation::V2),
+        (misaligned, Generation::V2),
         (bundle(0xA0, &[(0x22, 0x13)]), Generation::V3),
         (bundle(0x49, &[(0x20, 0x0A), (0x2C, 0x42)]), Generation::V2),
         (misaligned, Generation::V2),
