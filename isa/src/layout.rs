@@ -117,8 +117,17 @@ impl Prim {
     pub fn fits(self, v: i128) -> bool {
         match self {
             Prim::I16 => (i16::MIN as i128..=i16::MAX as i128).contains(&v),
-            _ => v >= 0 && v <= (u64::MAX >> (64 - 8 * self.size() as u32)) as i128,
+            _ => v >= 0 && v <= i128::from(unsigned_max(self.size())),
         }
+    }
+}
+
+/// The largest unsigned value `bytes` bytes hold (0 for none, `u64::MAX` for 8 or more).
+pub fn unsigned_max(bytes: usize) -> u64 {
+    if bytes >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * bytes)) - 1
     }
 }
 
@@ -449,6 +458,12 @@ macro_rules! wire_alias {
 #[cfg(test)]
 mod tests {
     use super::Prim;
+
+    #[test]
+    fn bytes_hold_values_up_to_all_ones() {
+        let max: Vec<u64> = [0, 1, 2, 3, 4, 7, 8, 9].into_iter().map(super::unsigned_max).collect();
+        assert_eq!(max, [0, 0xFF, 0xFFFF, 0xFF_FFFF, 0xFFFF_FFFF, 0xFF_FFFF_FFFF_FFFF, u64::MAX, u64::MAX]);
+    }
 
     #[test]
     fn a_value_fits_a_primitive_exactly_up_to_its_width() {

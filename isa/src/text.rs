@@ -210,7 +210,7 @@ fn parse_scalar(prim: Prim, fmt: LeafFmt, text: &str) -> Result<u64, String> {
     if !prim.fits(n) {
         return Err(format!("{n} does not fit {:?}", prim));
     }
-    Ok(n as i64 as u64 & (u64::MAX >> (64 - 8 * prim.size() as u32)))
+    Ok(n as i64 as u64 & crate::layout::unsigned_max(prim.size()))
 }
 
 /// A dtype's tag as one nibble of a `dtype_nibbles` byte; a wider tag

@@ -671,8 +671,7 @@ impl Claim {
             }
             Claim::Below(n) => {
                 // The largest value below `n` that `len` bytes can hold.
-                let cap = if len >= 8 { u64::MAX } else { (1u64 << (8 * len)) - 1 };
-                let v = u.int_in_range(0..=n.saturating_sub(1).min(cap))?;
+                let v = u.int_in_range(0..=n.saturating_sub(1).min(crate::layout::unsigned_max(len)))?;
                 for (dst, src) in out.iter_mut().zip(v.to_le_bytes()) {
                     *dst = src;
                 }

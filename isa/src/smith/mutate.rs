@@ -8,7 +8,7 @@ use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
 use crate::dtype::{self, BF16, DTYPES};
 use crate::enums;
 use crate::generation::Generation;
-use crate::layout::Layout;
+use crate::layout::{unsigned_max, Layout};
 use crate::opcode::{self, OpcodeInfo, OPCODES};
 use crate::operands::{self, DtypeRef, Role, Slot, SlotType};
 use crate::validate::checks::{self as c, Check};
@@ -69,7 +69,7 @@ pub fn break_claim(u: &mut Unstructured, valid: &Bundle, g: Generation) -> Resul
         Claim::Mask => bytes[i] = u.int_in_range(1..=0xFE)?,
         Claim::AluOp => bytes[0] = *u.choose(&(0..=0xFFu8).filter(|b| !enums::ALU_OP.contains(*b)).collect::<Vec<_>>())?,
         Claim::Below(n) => {
-            let v = u.int_in_range(n..=field_max(size))?;
+            let v = u.int_in_range(n..=unsigned_max(size))?;
             bytes.iter_mut().zip(v.to_le_bytes()).for_each(|(d, s)| *d = s);
         }
         Claim::Bytes(_) => bytes[i] ^= u.int_in_range(1..=0xFF)?,
@@ -79,18 +79,9 @@ pub fn break_claim(u: &mut Unstructured, valid: &Bundle, g: Generation) -> Resul
     Ok(Some(Mutation { bundle: Bundle::decode(&raw), expect: &c::RECOVERED_CLAIM, what }))
 }
 
-/// The largest value a field of `size` bytes holds.
-fn field_max(size: usize) -> u64 {
-    if size >= 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * size)) - 1
-    }
-}
-
 /// Whether a field of `size` bytes can break the claim (a bound it cannot reach, it always holds).
 fn breakable(c: Claim, size: usize) -> bool {
-    size > 0 && !matches!(c, Claim::Below(n) if n > field_max(size))
+    size > 0 && !matches!(c, Claim::Below(n) if n > unsigned_max(size))
 }
 
 /// The checks one mutation of `raw` can break on `g` (those [`mutate`]
@@ -458,6 +449,18 @@ mod tests {
     use crate::smith::generate;
     use crate::validate::{checks as c, validate, POOL_OPCODE};
     use arbitrary::Unstructured;
+
+    #[test]
+    fn a_claim_is_breakable_only_where_its_field_can_hold_a_breaking_value() {
+        use super::breakable;
+        use crate::bundle::recovered::Claim;
+        // A bound at or above what the field holds is always met: nothing to break.
+        assert!(breakable(Claim::Below(0xFF), 1) && breakable(Claim::Below(0x40), 4));
+        assert!(!breakable(Claim::Below(0x100), 1) && !breakable(Claim::Below(0x1_0000), 2));
+        assert!(breakable(Claim::Below(u64::MAX), 8));
+        // A field of no bytes holds nothing.
+        assert!(breakable(Claim::Zero, 1) && !breakable(Claim::Zero, 0) && !breakable(Claim::Below(1), 0));
+    }
 
     /// The matmul-destination mutation moves the address into SBUF even at the
     /// ends of its draw's range (a draw of 2^25 lands on PSUM's first byte
