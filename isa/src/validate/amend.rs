@@ -120,3 +120,20 @@ fn recheck(bundle: &Bundle, g: Generation, e: &Erratum, out: &mut Vec<Finding>) 
         Accepts::Values { .. } | Accepts::AlignedTo { .. } | Accepts::Opcode => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::descriptor::Tensor2d;
+
+    #[test]
+    fn a_field_reads_little_endian_whatever_its_width() {
+        // An erratum's condition may name a wide field (a word, an address): its bytes read low first.
+        let layout = &Tensor2d::LAYOUT;
+        let Some((at, 4)) = layout.resolve("addr") else { panic!("TENSOR2D.addr is a 4-byte word") };
+        let mut bytes = [0u8; 64];
+        bytes[at..at + 4].copy_from_slice(&[0x78, 0x56, 0x34, 0x12]);
+        assert_eq!(super::read(&bytes, layout, "addr"), Some(0x1234_5678));
+        assert_eq!(super::read(&bytes[..at + 3], layout, "addr"), None, "a field past the bytes reads as nothing");
+        assert_eq!(super::read(&bytes, layout, "not_a_field"), None);
+    }
+}
