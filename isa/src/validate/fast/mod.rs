@@ -285,7 +285,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
         let n = view.resolve("num").map_or(0, |(_, size)| size / 2);
         // The full path reads nothing from a slot its pattern does not fit.
         let fits = view.size == slot.size() && pl.offset + view.size <= BUNDLE_BYTES;
-        if n == 0 || n > MAX_NUMS || !fits || !gathered_follows || view.size < 8 || dtype_at.is_some_and(|o| o >= BUNDLE_BYTES) {
+        if !pattern_plannable(n, fits, gathered_follows, view.size, dtype_at) {
             fast = false;
             continue;
         }
@@ -315,6 +315,14 @@ fn plan(byte: u8, g: Generation) -> Plan {
         p.mx_used = 0;
     }
     p
+}
+
+/// Whether a pattern slot's plan can hold it: 1 to [`MAX_NUMS`] nums (one
+/// 8-byte read), its pattern `fits` the slot and the bundle, a gathered data
+/// word follows the index word when read as INDIRECT16B, the slot spans the
+/// 8 bytes its first read takes, and its dtype byte (if any) is in the bundle.
+fn pattern_plannable(nums: usize, fits: bool, gathered_follows: bool, size: usize, dtype_at: Option<usize>) -> bool {
+    (1..=MAX_NUMS).contains(&nums) && fits && gathered_follows && size >= 8 && dtype_at.is_none_or(|o| o < BUNDLE_BYTES)
 }
 
 /// Whether the MX pass can prove an opcode's MX operand clean: the plan
@@ -822,6 +830,16 @@ mod tests {
             // Every verdict occurs, so each pass's result is compared.
             assert!(checked.iter().all(|&n| n > 100), "{} kernel, verdicts seen: {checked:?}", kernel.name());
         }
+    }
+
+    #[test]
+    fn a_pattern_slot_is_planned_only_within_what_one_read_of_each_kind_takes() {
+        use super::{pattern_plannable, BUNDLE_BYTES, MAX_NUMS};
+        let ok = |nums, size, dtype_at| pattern_plannable(nums, true, true, size, dtype_at);
+        assert!(ok(1, 8, None) && ok(MAX_NUMS, 16, Some(BUNDLE_BYTES - 1)));
+        // Too few or too many nums for one read, a slot narrower than its first read, a dtype byte outside.
+        assert!(!ok(0, 16, None) && !ok(MAX_NUMS + 1, 16, None) && !ok(2, 7, None) && !ok(2, 16, Some(BUNDLE_BYTES)));
+        assert!(!pattern_plannable(2, false, true, 16, None) && !pattern_plannable(2, true, false, 16, None));
     }
 
     #[test]
