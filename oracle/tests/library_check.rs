@@ -236,3 +236,31 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
         }
     }
 }
+
+#[test]
+fn no_two_sections_of_the_fixture_overlap_wherever_the_tables_end() {
+    // More symbols move the dynamic tables' end across page boundaries; `.text` (placed at the
+    // next page) must start after all of them each time.
+    let mut f = Fixture::moved();
+    let mut crossings = 0;
+    let mut last_page = 0;
+    for k in 0..200 {
+        f.type_names.push(format!("PaddingType{k:03}"));
+        let lib = f.build().unwrap();
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let mut spans: Vec<(u64, u64, &str)> = elf
+            .section_headers
+            .iter()
+            .filter(|s| s.sh_type != goblin::elf::section_header::SHT_NULL && s.sh_type != goblin::elf::section_header::SHT_NOBITS && s.sh_size > 0)
+            .map(|s| (s.sh_offset, s.sh_offset + s.sh_size, elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?")))
+            .collect();
+        spans.sort();
+        for w in spans.windows(2) {
+            assert!(w[0].1 <= w[1].0, "{k} extra names: {} ends at {:#x}, after {} starts at {:#x}", w[0].2, w[0].1, w[1].2, w[1].0);
+        }
+        let Some(&(_, dynamic_end, _)) = spans.iter().find(|s| s.2 == ".dynamic") else { panic!(".dynamic missing") };
+        crossings += usize::from(dynamic_end / 0x1000 != last_page);
+        last_page = dynamic_end / 0x1000;
+    }
+    assert!(crossings >= 2, "the tables crossed only {crossings} page boundaries");
+}
