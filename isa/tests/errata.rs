@@ -103,3 +103,16 @@ fn findings_appended_bundle_after_bundle_are_each_bundles_own() {
     assert_eq!(all, each);
     assert!(all.iter().filter(|f| f.erratum.is_some()).count() >= 5, "{all:#?}");
 }
+
+#[test]
+fn a_slot_read_at_its_corrected_place_is_checked_with_its_dtype() {
+    // Max8 on v2: `out` read as TENSOR2D at +0x30 (the spec's +0x2C word zero, its num[2..4] zero).
+    // The slot is checked again there, typed by dst_dtype (f32): an address off 4-byte alignment is refused.
+    let set = |addr: u8| [(0x20, 0x0A), (0x21, 0x0A), (0x30, addr), (0x3C, 0), (0x3E, 0)];
+    let misaligned = amended(&bundle(0x6C, &set(0x42)), Generation::V2);
+    let out_addr: Vec<_> = misaligned.iter().filter(|f| f.field == "out.addr" && f.severity != Severity::Note).map(|f| (f.code, f.offset)).collect();
+    assert_eq!(out_addr, [("misaligned-address", 0x30)], "{misaligned:#?}");
+    let aligned = amended(&bundle(0x6C, &set(0x40)), Generation::V2);
+    assert!(aligned.iter().any(|f| f.erratum == Some("max8-out-2d-at-0x30")), "{aligned:#?}");
+    assert!(!aligned.iter().any(|f| f.field == "out.addr" && f.severity != Severity::Note), "{aligned:#?}");
+}

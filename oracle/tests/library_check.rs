@@ -228,6 +228,13 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
             assert_eq!(names.iter().filter(|n| **n == want).count(), 1, "{want} in {names:?}");
         }
         assert!(names.iter().all(|n| n.starts_with('.')), "{names:?}");
+        // Each section is aligned as its contents need (a table of 8-byte words on 8), and lies so.
+        for (want, align) in
+            [(".note.gnu.build-id", 4), (".dynsym", 8), (".dynstr", 1), (".hash", 8), (".dynamic", 8), (".text", 16), (".rodata", 32)]
+        {
+            let Some(s) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(want)) else { panic!("no {want}") };
+            assert_eq!((s.sh_addralign, s.sh_offset % align), (align, 0), "{want}");
+        }
         // What the loader maps is marked SHF_ALLOC; the name and symbol tables are not.
         for s in elf.section_headers.iter().filter(|s| s.sh_type != goblin::elf::section_header::SHT_NULL) {
             let name = elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?");
@@ -263,4 +270,21 @@ fn no_two_sections_of_the_fixture_overlap_wherever_the_tables_end() {
         last_page = dynamic_end / 0x1000;
     }
     assert!(crossings >= 2, "the tables crossed only {crossings} page boundaries");
+}
+
+#[test]
+fn the_build_id_note_is_as_long_as_a_linker_writes_it() {
+    // A GNU build-id note: a 12-byte header, "GNU\0", then the id padded to 4 bytes; nothing after.
+    for id_len in [0usize, 1, 3, 4, 20, 21] {
+        let mut f = Fixture::moved();
+        f.build_id = (1..=id_len as u8).collect();
+        let lib = f.build().unwrap();
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let Some(note) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".note.gnu.build-id")) else {
+            panic!("no build-id note section")
+        };
+        assert_eq!(note.sh_size as usize, 16 + id_len.div_ceil(4) * 4, "id of {id_len} bytes");
+        let Some(pt_note) = elf.program_headers.iter().find(|p| p.p_type == goblin::elf::program_header::PT_NOTE) else { panic!("no PT_NOTE") };
+        assert_eq!(pt_note.p_filesz, note.sh_size);
+    }
 }
