@@ -265,8 +265,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
         });
         if slot.ty == SlotType::Mx {
             // Checked by its own pass; its place among the slots stays unused.
-            let fits = slot.size() == mx::size() && pl.offset + slot.size() <= BUNDLE_BYTES && dtype_at.is_none_or(|o| o < BUNDLE_BYTES);
-            if !mx_plannable(p.mx_used != 0, fits, mx_fields().is_some(), slot.is_dst()) {
+            if !mx_plannable(p.mx_used != 0, (pl.offset, slot.size()), dtype_at, mx_fields().is_some(), slot.is_dst()) {
                 fast = false;
             }
             p.mx_used = 1;
@@ -326,10 +325,12 @@ fn pattern_plannable(nums: usize, fits: bool, gathered_follows: bool, size: usiz
 }
 
 /// Whether the MX pass can prove an opcode's MX operand clean: the plan
-/// holds one (`second`: the opcode has another before it), read from the
-/// bundle (`fits`), with the MX fields found in the layouts (`fields`), as a
-/// source (`dst`: no rule of the pass covers an MX destination).
-fn mx_plannable(second: bool, fits: bool, fields: bool, dst: bool) -> bool {
+/// holds one (`second`: the opcode has another before it), of the MX
+/// operand's size and inside the bundle (`(offset, size)`), with its dtype
+/// byte (if any) inside too, the MX fields found in the layouts (`fields`),
+/// as a source (`dst`: no rule of the pass covers an MX destination).
+fn mx_plannable(second: bool, (offset, size): (usize, usize), dtype_at: Option<usize>, fields: bool, dst: bool) -> bool {
+    let fits = size == mx::size() && offset + size <= BUNDLE_BYTES && dtype_at.is_none_or(|o| o < BUNDLE_BYTES);
     !second && fits && fields && !dst
 }
 
@@ -844,13 +845,21 @@ mod tests {
 
     #[test]
     fn only_one_mx_source_operand_read_whole_is_planned() {
-        // No opcode of today's tables has two MX operands or an MX destination, so the guard is tested here.
-        let plannable = |second, fits, fields, dst| super::mx_plannable(second, fits, fields, dst);
-        assert!(plannable(false, true, true, false));
-        for (second, fits, fields, dst) in
-            [(true, true, true, false), (false, false, true, false), (false, true, false, false), (false, true, true, true)]
-        {
-            assert!(!plannable(second, fits, fields, dst), "second {second}, fits {fits}, fields {fields}, dst {dst}");
+        // No opcode of today's tables has two MX operands, one past the bundle's end or an MX
+        // destination, so the guard is tested here.
+        use super::{mx, mx_plannable, BUNDLE_BYTES};
+        let (size, last) = (mx::size(), BUNDLE_BYTES - mx::size());
+        assert!(mx_plannable(false, (last, size), Some(BUNDLE_BYTES - 1), true, false));
+        assert!(mx_plannable(false, (4, size), None, true, false));
+        for (second, place, dtype_at, fields, dst) in [
+            (true, (4, size), None, true, false),
+            (false, (last + 1, size), None, true, false),
+            (false, (4, size + 1), None, true, false),
+            (false, (4, size), Some(BUNDLE_BYTES), true, false),
+            (false, (4, size), None, false, false),
+            (false, (4, size), None, true, true),
+        ] {
+            assert!(!mx_plannable(second, place, dtype_at, fields, dst), "{second} {place:?} {dtype_at:?} {fields} {dst}");
         }
     }
 
