@@ -207,7 +207,7 @@ def main():
         lines += ["| mutant | now |", "|---|---|"]
         still_missed = 0
         for n in sorted(missed):
-            kind, commit = now.get(moved.get(n) or n, (None, None))
+            kind, commit = now.get(moved[n] if n in moved else n, (None, None))
             if kind is not None:
                 verdict = f"{kind} at {commit}"
                 after["missed"] -= 1

@@ -373,3 +373,25 @@ fn a_spread_u32_is_a_word_and_a_byte_of_only_00_or_ff_is_a_mask() {
     let m = field_at(&fields, 0x28);
     assert_eq!((m.kind, m.size), (Kind::Mask, 1), "{m:#?}");
 }
+
+#[test]
+fn a_word_of_single_bits_across_its_bytes_is_one_pow2_and_a_bit_in_one_byte_is_not() {
+    // 0, 1 << 3, 1 << 12, 1 << 20, 1 << 26 at 0x20 (the last no ADDR4: region bits outside
+    // memory): one number whose one bit moves across its bytes. At 0x30 the bit stays in one
+    // byte: a byte, not a pow2.
+    let bits = [None, Some(3), Some(12), Some(20), Some(26)];
+    let bundles: Vec<Raw> = (0..40)
+        .map(|i| {
+            bundle(|b| {
+                let bit = bits[i % bits.len()].map_or(0u32, |k| 1 << k);
+                put(b, 0x20, &bit.to_le_bytes());
+                b[0x30] = 1 << (i % 8);
+            })
+        })
+        .collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 40);
+    let w = field_at(&fields, 0x20);
+    assert_eq!((w.kind, w.size), (Kind::Pow2, 4), "{w:#?}");
+    assert!(!fields.iter().any(|f| f.kind == Kind::Pow2 && f.offset != 0x20), "{fields:#?}");
+}

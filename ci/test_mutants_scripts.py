@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Tests of ci/mutants_recheck.py and ci/mutants_report.py (standard library only).
+
+    python3 -m unittest discover -s ci -p 'test_*.py'    (from the repo root)
+    python3 ci/test_mutants_scripts.py
+"""
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+sys.dont_write_bytecode = True  # no ci/__pycache__ from loading the scripts
+
+CI = Path(__file__).resolve().parent
+RECHECK, REPORT = CI / "mutants_recheck.py", CI / "mutants_report.py"
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+recheck, report = load(RECHECK), load(REPORT)
+
+
+def git_env():
+    # No GIT_DIR & co. leaking in (a git hook), no user config (colour, prefixes), a committer on a bare machine.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    return env
+
+
+def git(repo, *args):
+    return subprocess.run(["git", *args], cwd=repo, env=git_env(), capture_output=True, text=True, check=True).stdout
+
+
+def repo_with(files):
+    """A temp git repo holding `files` {path: lines} in one commit: (TemporaryDirectory, repo path, commit)."""
+    tmp = tempfile.TemporaryDirectory()
+    repo = Path(tmp.name)
+    git(repo, "init", "-q")
+    for path, lines in files.items():
+        write_lines(repo / path, lines)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "earlier")
+    return tmp, repo, git(repo, "rev-parse", "HEAD").strip()
+
+
+def write_lines(path, lines):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{t}\n" for t in lines))
+
+
+OLD = [f"let v{n} = {n};" for n in range(1, 21)]
+
+
+class Carry(unittest.TestCase):
+    def carry(self, new_lines, old=OLD):
+        tmp, repo, commit = repo_with({"f.rs": old})
+        self.addCleanup(tmp.cleanup)
+        write_lines(repo / "f.rs", new_lines)
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(repo)  # carry runs git in the current directory
+        with mock.patch.dict(os.environ, git_env(), clear=True):
+            new_line = recheck.carry(commit, "f.rs")
+        return {n: new_line(n) for n in range(1, len(old) + 1)}
+
+    def test_lines_follow_inserts_deletes_changes_and_appends(self):
+        new = OLD[:4] + ["// a", "// b"] + OLD[4:9] + OLD[10:14] + ["let v15 = 99;"] + OLD[15:] + ["// end"]
+        got = self.carry(new)
+        want = {n: n for n in range(1, 5)}  # before any hunk
+        want.update({n: n + 2 for n in range(5, 10)})  # below the insertion (@@ -4,0 +5,2 @@)
+        want.update({10: None, 15: None})  # deleted, changed
+        want.update({n: n + 1 for n in [11, 12, 13, 14, 16, 17, 18, 19, 20]})
+        self.assertEqual(got, want)
+        for n, now in got.items():
+            if now is not None:
+                self.assertEqual(new[now - 1], OLD[n - 1], f"old line {n}")
+
+    def test_pure_insertion_at_the_top_shifts_every_line(self):
+        self.assertEqual(self.carry(["// 1", "// 2"] + OLD), {n: n + 2 for n in range(1, 21)})
+
+    def test_pure_insertion_after_a_line_leaves_that_line(self):
+        got = self.carry(OLD[:7] + ["// x"] + OLD[7:])  # @@ -7,0 +8 @@
+        self.assertEqual(got, {n: n if n <= 7 else n + 1 for n in range(1, 21)})
+
+    def test_a_hunk_of_two_lines_made_three(self):
+        got = self.carry(OLD[:5] + ["a", "b", "c"] + OLD[7:])  # @@ -6,2 +6,3 @@
+        self.assertEqual(got, {n: None if n in (6, 7) else n if n < 6 else n + 1 for n in range(1, 21)})
+
+    def test_an_untouched_file_maps_to_itself(self):
+        self.assertEqual(self.carry(OLD), {n: n for n in range(1, 21)})
+
+
+class Esc(unittest.TestCase):
+    META = "\\.+*?()|[]{}^$#&-~"  # regex_syntax::is_meta_character
+
+    def test_every_meta_character_is_escaped_and_nothing_else(self):
+        for c in self.META:
+            self.assertEqual(recheck.esc(c), "\\" + c)
+        plain = "abcXYZ019 _/:<>,'\"!=@%;`"
+        self.assertEqual(recheck.esc(plain), plain)
+
+    def test_the_escaped_name_matches_itself_only(self):
+        names = [
+            "isa/src/x.rs:3:5: replace | with ^ in f<T>::g -> Option<(u8, &str)>",
+            "a.rs:1:1: replace f -> Result<[u8; 4], ()> with Ok([0; 4]) {x} $y #z ~w a-b c+d e*f g?h \\n",
+        ]
+        for name in names:
+            pattern = f"^{recheck.esc(name)}$"
+            self.assertTrue(re.search(pattern, name), pattern)
+            # Unescaped, `.` would match any character and `|` would split the pattern in two.
+            for other in {"x" + name, name + "x", name.replace(".", "_"), name.split("|")[0]} - {name}:
+                self.assertIsNone(re.search(pattern, other), other)
+
+
+class RecheckMain(unittest.TestCase):
+    def test_missed_names_are_carried_to_the_tree(self):
+        tmp, repo, commit = repo_with({"src/a.rs": OLD, "src/gone.rs": ["fn g() {}"] * 3})
+        self.addCleanup(tmp.cleanup)
+        write_lines(repo / "src/a.rs", OLD[:4] + ["// a", "// b"] + OLD[4:14] + ["let v15 = 99;"] + OLD[15:])
+        (repo / "src/gone.rs").unlink()
+        earlier = Path(tmp.name) / "earlier"  # untracked: only the named files are diffed
+        moved, changed = "src/a.rs:7:9: replace + with - in f", "src/a.rs:15:5: replace f -> u8 with 0"
+        before, gone = "src/a.rs:2:3: replace | with ^ in h", "src/gone.rs:3:1: delete ! in g"
+        never = "src/never.rs:1:1: delete ! in n"  # a path git never knew: an empty diff, yet no line
+        write_lines(earlier / "missed.txt", [moved, changed, "not a mutant name", before, gone, never])
+        diff, map_file = Path(tmp.name) / "recheck.diff", Path(tmp.name) / "recheck.json"
+        run = subprocess.run(
+            [sys.executable, str(RECHECK), str(earlier), commit, str(diff), str(map_file)],
+            cwd=repo, env=git_env(), capture_output=True, text=True,
+        )
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(
+            json.loads(map_file.read_text()),
+            {moved: "src/a.rs:9:9: replace + with - in f", changed: None, before: before, gone: None, never: None},
+        )
+        self.assertEqual(
+            diff.read_text(),
+            "--- a/src/a.rs\n+++ b/src/a.rs\n"
+            "@@ -2,1 +2,1 @@\n-let v2 = 2;\n+let v2 = 2;\n"
+            "@@ -9,1 +9,1 @@\n-let v7 = 7;\n+let v7 = 7;\n",
+        )
+        self.assertEqual(
+            run.stdout.splitlines(),
+            ["--re", r"^src/a\.rs:2:3: replace \| with \^ in h$", "--re", r"^src/a\.rs:9:9: replace \+ with \- in f$"],
+        )
+        self.assertIn("2 missed mutant(s) carried to the tree, 3 on changed lines", run.stderr)
+
+    def test_nothing_carried_prints_nothing(self):
+        # ci/mutants.sh takes an empty stdout for "none of them is generated now".
+        tmp, repo, commit = repo_with({"src/a.rs": OLD})
+        self.addCleanup(tmp.cleanup)
+        write_lines(repo / "src/a.rs", OLD[:14] + ["changed"] + OLD[15:])
+        write_lines(repo / "out/missed.txt", ["src/a.rs:15:5: replace f -> u8 with 0"])
+        run = subprocess.run(
+            [sys.executable, str(RECHECK), "out", commit, "d.diff", "m.json"], cwd=repo, env=git_env(), capture_output=True, text=True
+        )
+        self.assertEqual((run.returncode, run.stdout), (0, ""), run.stderr)
+        self.assertEqual((repo / "d.diff").read_text(), "")
+        self.assertEqual(json.loads((repo / "m.json").read_text()), {"src/a.rs:15:5: replace f -> u8 with 0": None})
+
+
+def outcome(name, summary, package="tpb-isa"):
+    file = name.split(":")[0]
+    mutant = {"name": name, "file": file, "package": package}
+    phases = [{"phase": "Build", "duration": 1.0}, {"phase": "Test", "duration": 2.0}]
+    return {"scenario": {"Mutant": mutant}, "summary": summary, "phase_results": phases}
+
+
+def cargo_mutants_out(folder, outcomes, **run):
+    """A folder as ci/mutants.sh leaves it: FOLDER/mutants.out/{outcomes,run}.json."""
+    out = Path(folder) / "mutants.out"
+    out.mkdir(parents=True)
+    baseline = {"scenario": "Baseline", "summary": "Success", "phase_results": [{"phase": "Build", "duration": 50.0}]}
+    (out / "outcomes.json").write_text(json.dumps({"outcomes": [baseline] + outcomes, "cargo_mutants_version": "27.1.0"}))
+    fields = {"scope": "whole set", "commit": "abc1234", "cpu": "test cpu", "packages": "tpb-isa tpb-oracle", "date": "2026-01-01 00:00 UTC", "seconds": 60}
+    (out / "run.json").write_text(json.dumps({**fields, **run}))
+    return str(folder)
+
+
+M1 = "isa/src/a.rs:10:5: replace | with ^ in f"  # moves to line 12 before the recheck
+M1_NOW = "isa/src/a.rs:12:5: replace | with ^ in f"
+M2 = "oracle/src/b.rs:4:9: replace == with != in g"  # its line changes before the recheck
+KERNEL = "isa/src/validate/fast/lanes/avx2.rs:7:9: replace + with - in k"
+EXCLUDED = "isa/src/text.rs:12:20: replace | with ^ in parse_scalar"
+
+EARLIER = [outcome(f"isa/src/a.rs:{n}:1: replace f -> u8 with 0", "CaughtMutant") for n in (1, 2, 3)] + [
+    outcome(M1, "MissedMutant"),
+    outcome("isa/src/a.rs:20:1: replace g -> u8 with 1", "Unviable"),
+    outcome("isa/src/a.rs:30:1: replace h -> u8 with 1", "Timeout"),
+    outcome("oracle/src/b.rs:1:1: replace g -> bool with true", "CaughtMutant", "tpb-oracle"),
+    outcome("oracle/src/b.rs:2:1: replace g -> bool with false", "CaughtMutant", "tpb-oracle"),
+    outcome(M2, "MissedMutant", "tpb-oracle"),
+    outcome(KERNEL, "MissedMutant"),
+]
+
+
+class Report(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.dir = Path(tmp.name)
+
+    def report(self, *args):
+        out = self.dir / "report.md"  # never reports/mutants.md
+        run = subprocess.run([sys.executable, str(REPORT), "-o", str(out), *args], cwd=self.dir, capture_output=True, text=True)
+        self.assertIn(run.returncode, (0, 2), run.stderr)
+        return run.returncode, out.read_text().splitlines()
+
+    def earlier(self):
+        return cargo_mutants_out(self.dir / "earlier", EARLIER)
+
+    def recheck(self, summary):
+        return cargo_mutants_out(self.dir / "recheck", [outcome(M1_NOW, summary)], commit="def5678", scope="recheck")
+
+    def moved_map(self):
+        path = self.dir / "recheck.json"
+        path.write_text(json.dumps({M1: M1_NOW, M2: None}))
+        return str(path)
+
+    def test_totals_crates_and_kernels(self):
+        code, lines = self.report(self.earlier())
+        self.assertEqual(code, 2)  # a counted mutant was missed
+        self.assertIn("| **all (kernels apart)** | 5 | 2 | 1 | 1 | 62.5% |", lines)  # 5 / (5 + 2 + 1)
+        self.assertIn("| `tpb-isa` | 3 | 1 | 1 | 1 | 60.0% |", lines)
+        self.assertIn("| `tpb-oracle` | 2 | 1 | 0 | 0 | 66.7% |", lines)
+        self.assertIn("| `isa/src/validate/fast/lanes/avx2.rs` | 0 | 1 | 0 | 0 | 0.0% |", lines)
+        kernels = lines.index("## CPU-specific kernels (apart, never counted)")
+        self.assertEqual([n for n, line in enumerate(lines) if "avx2.rs" in line and "|" in line], [kernels + 4])  # under the section's table head
+        missed = lines[lines.index("## Missed") + 2 : lines.index("## Timeouts") - 1]
+        self.assertEqual(missed, [f"- `{M1}`", f"- `{M2}`"])
+        self.assertIn("- **time per mutant**: 3 s (build 1 s + test 2 s)", lines)  # the baseline left out
+        self.assertIn("- **scope**: whole set", lines)
+
+    def test_an_excluded_mutant_is_not_counted(self):
+        if not any(re.search(p, EXCLUDED) for k, p, _ in report.exclusions() if k == "exclude_re"):
+            self.skipTest("the parse_scalar exclusion left .cargo/mutants.toml")
+        folder = cargo_mutants_out(self.dir / "x", [outcome(EXCLUDED, "MissedMutant"), outcome("isa/src/a.rs:1:1: f", "CaughtMutant")])
+        code, lines = self.report(folder)
+        self.assertEqual(code, 0)
+        self.assertIn("| **all (kernels apart)** | 1 | 0 | 0 | 0 | 100.0% |", lines)
+        self.assertIn(f"- `{EXCLUDED}`: missed", lines)
+
+    def test_recheck_caught_under_its_new_name(self):
+        code, lines = self.report("--recheck", self.recheck("CaughtMutant"), "--recheck-map", self.moved_map(), self.earlier())
+        self.assertEqual(code, 0)
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
+        self.assertIn(f"| `{M2}` | no longer generated: the code it mutated changed |", lines)
+        after = "| **after the recheck** (missed ones run again: below) | 6 | 0 | 1 | 1 | 85.7% |"
+        self.assertEqual(lines[lines.index("| **all (kernels apart)** | 5 | 2 | 1 | 1 | 62.5% |") + 1], after)
+        self.assertEqual(lines[lines.index("After the recheck:") + 4], "| **all (kernels apart)** | 6 | 0 | 1 | 1 | 85.7% |")
+
+    def test_recheck_still_missed(self):
+        code, lines = self.report("--recheck", self.recheck("MissedMutant"), "--recheck-map", self.moved_map(), self.earlier())
+        self.assertEqual(code, 2)
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | missed at def5678 |", lines)
+        self.assertIn("| **after the recheck** (missed ones run again: below) | 5 | 1 | 1 | 1 | 71.4% |", lines)
+
+    def test_a_changed_mutant_never_takes_the_verdict_of_one_moved_onto_its_old_name(self):
+        # A's line changed (null), B moved onto A's old name: only B was run again.
+        a, b = "isa/src/f.rs:10:5: replace + with - in g", "isa/src/f.rs:8:5: replace + with - in g"
+        earlier = cargo_mutants_out(self.dir / "e2", [outcome(a, "MissedMutant"), outcome(b, "MissedMutant")])
+        again = cargo_mutants_out(self.dir / "r2", [outcome(a, "CaughtMutant")], commit="def5678", scope="recheck")
+        moves = self.dir / "moves.json"
+        moves.write_text(json.dumps({a: None, b: a}))
+        code, lines = self.report("--recheck", again, "--recheck-map", str(moves), earlier)
+        self.assertEqual(code, 0)
+        self.assertIn(f"| `{a}` | no longer generated: the code it mutated changed |", lines)
+        self.assertIn(f"| `{b}` | caught at def5678 |", lines)
+        self.assertIn("| **after the recheck** (missed ones run again: below) | 1 | 0 | 0 | 0 | 100.0% |", lines)
+
+    def test_recheck_without_the_map_finds_no_moved_mutant(self):
+        code, lines = self.report("--recheck", self.recheck("MissedMutant"), self.earlier())
+        self.assertEqual(code, 0)
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | no longer generated: the code it mutated changed |", lines)
+
+    def shards(self, *scopes):
+        base = Path(tempfile.mkdtemp(dir=self.dir))
+        folders = [
+            cargo_mutants_out(base / f"s{i}", [outcome(f"isa/src/a.rs:{i}:1: f", "CaughtMutant")], scope=s, seconds=60 * (i + 1))
+            for i, s in enumerate(scopes)
+        ]
+        code, lines = self.report(*folders)
+        self.assertEqual(code, 0)
+        self.assertIn(f"- **runs merged**: {len(scopes)}; wall time {sum(range(1, len(scopes) + 1)):.1f} min", lines)
+        self.assertIn(f"| **all (kernels apart)** | {len(scopes)} | 0 | 0 | 0 | 100.0% |", lines)
+        return next(line for line in lines if line.startswith("- **scope**: "))
+
+    def test_all_shards_merge_into_the_whole_set(self):
+        # cargo-mutants numbers shards from 0 (--shard K/N, 0 <= K < N), as ci/mutants.sh and the workflow pass them.
+        self.assertEqual(self.shards("sample: shard 0/2 (round-robin)", "sample: shard 1/2 (round-robin)"), "- **scope**: whole set (2 shards merged)")
+
+    def test_shards_that_are_not_the_whole_set_keep_their_scopes(self):
+        cases = [
+            ("sample: shard 0/3 (round-robin)", "sample: shard 1/3 (round-robin)"),  # shard 2/3 missing
+            ("sample: shard 1/2 (round-robin)", "sample: shard 2/2 (round-robin)"),  # 1-based: not cargo-mutants' numbering
+            ("sample: shard 0/2 (round-robin)", "sample: shard 1/2 (round-robin), stopped by the 60s budget"),
+            ("in-diff: d.diff, shard 0/2", "in-diff: d.diff, shard 1/2"),
+        ]
+        for scopes in cases:
+            with self.subTest(scopes=scopes):
+                self.assertEqual(self.shards(*scopes), "- **scope**: " + "; ".join(sorted(scopes)))
+
+
+if __name__ == "__main__":
+    unittest.main()
