@@ -280,6 +280,14 @@ class Report(unittest.TestCase):
         self.assertIn(f"| `{b}` | caught at def5678 |", lines)
         self.assertIn("| **after the recheck** (missed ones run again: below) | 1 | 0 | 0 | 0 | 100.0% |", lines)
 
+    def test_a_carried_mutant_the_recheck_never_reached_stays_missed(self):
+        # The recheck's budget ran out before M1 (carried to M1_NOW): nothing says it is caught.
+        again = cargo_mutants_out(self.dir / "r3", [], commit="def5678", scope="recheck, stopped by the 60s budget")
+        code, lines = self.report("--recheck", again, "--recheck-map", self.moved_map(), self.earlier())
+        self.assertEqual(code, 2)
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | not run again (the recheck stopped before it): still missed |", lines)
+        self.assertIn("| **after the recheck** (missed ones run again: below) | 5 | 1 | 1 | 1 | 71.4% |", lines)
+
     def test_recheck_without_the_map_finds_no_moved_mutant(self):
         code, lines = self.report("--recheck", self.recheck("MissedMutant"), self.earlier())
         self.assertEqual(code, 0)
