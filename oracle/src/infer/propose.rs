@@ -32,6 +32,12 @@ use super::shapes::{self, Addr4Acc};
 use super::stats::{hex, Steps, Values, TOP_VALUES};
 use super::{OpData, BODY};
 
+/// Where a run that starts at `p` ends: the first offset after it, up to the
+/// body's end, that `more` refuses.
+fn run_end(p: usize, more: impl Fn(usize) -> bool) -> usize {
+    (p..BODY.end).skip(1).find(|&q| !more(q)).unwrap_or(BODY.end)
+}
+
 /// A low byte (or half) taking at least this many values makes its word one number.
 const NUMBER_SPREAD: usize = 16;
 
@@ -324,10 +330,7 @@ impl OpData {
         if !self.byte_always_zero(p) {
             return None;
         }
-        let mut q = p + 1;
-        while q < BODY.end && self.byte_always_zero(q) && self.structured(q).is_none() {
-            q += 1;
-        }
+        let q = run_end(p, |q| self.byte_always_zero(q) && self.structured(q).is_none());
         let ty = if q - p == 1 { "u8".to_string() } else { format!("u8[{}]", q - p) };
         Some(Field::new(self, Kind::Zero, p, q - p, ty, Summary::constant(&vec![0; q - p], self.bundles)))
     }
@@ -413,19 +416,13 @@ impl OpData {
             return Field::new(self, Kind::Byte, p, 1, "u8".to_string(), Summary::default());
         };
         if v.constant() {
-            let mut q = p + 1;
-            while q < BODY.end && !(q - BODY.start).is_multiple_of(4) && self.values(q, 1).is_some_and(|x| x.constant() && !x.always_zero()) {
-                q += 1;
-            }
+            let q = run_end(p, |q| !(q - BODY.start).is_multiple_of(4) && self.values(q, 1).is_some_and(|x| x.constant() && !x.always_zero()));
             let le: Vec<u8> = (p..q).map(|o| self.values(o, 1).map_or(0, |x| x.min() as u8)).collect();
             let ty = if q - p == 1 { "u8".to_string() } else { format!("u8[{}]", q - p) };
             return Field::new(self, Kind::Const, p, q - p, ty, Summary::constant(&le, self.bundles));
         }
         if self.mask_byte(p) {
-            let mut q = p + 1;
-            while q < BODY.end && self.mask_byte(q) {
-                q += 1;
-            }
+            let q = run_end(p, |q| self.mask_byte(q));
             let ty = if q - p == 1 { "u8".to_string() } else { format!("u8[{}]", q - p) };
             let mut f = Field::new(self, Kind::Mask, p, q - p, ty, Summary::of(v, Fmt::Hex));
             f.note = Some(format!("every byte of +{p:#04x}..+{q:#04x} is 0x00 or 0xff, and varies; the values shown are +{p:#04x}'s"));

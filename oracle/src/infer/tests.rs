@@ -270,6 +270,14 @@ fn equal_words_and_functions_are_related() {
     assert!(rel.contains(&Relation::Equal { width: 4, a: 0x10, b: 0x30 }), "{rel:?}");
     assert!(rel.contains(&Relation::Function { from: 0x20, to: 0x22 }), "{rel:?}");
     assert!(!rel.iter().any(|r| matches!(r, Relation::Equal { width: 1, .. })), "bytes of an equal word are not repeated: {rel:?}");
+    // The JSON names each relation with its offsets.
+    let j = inf.to_json();
+    let rels = &j["opcodes"][0]["relations"];
+    let want_equal = serde_json::json!({"relation": "equal", "width": 4, "a": 0x10, "b": 0x30});
+    let want_function = serde_json::json!({"relation": "function", "width": 1, "from": 0x20, "to": 0x22});
+    let Some(listed) = rels.as_array() else { panic!("no relations in {j}") };
+    assert!(listed.contains(&want_equal) && listed.contains(&want_function), "{rels}");
+    assert_eq!(listed.len(), rel.len());
 }
 
 #[test]

@@ -809,7 +809,29 @@ fn cell(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{HarnessFailure, NeffConformance, MAX_DETAILS};
+    use super::{FieldDist, HarnessFailure, NeffConformance, MAX_DETAILS, MAX_TRACKED, TOP_VALUES};
+
+    #[test]
+    fn a_field_distribution_counts_each_value_and_caps_what_it_tracks() {
+        let prov = tpb_isa::Provenance::new("2.1", tpb_isa::Confidence::Confirmed);
+        let mut d = FieldDist { path: "src.addr".into(), offset: 0x0C, prov, values: Default::default(), untracked: 0 };
+        d.add("0x10", 3);
+        d.add("0x20", 1);
+        d.add("0x10", 2);
+        assert_eq!(d.top(), (vec![("0x10", 5), ("0x20", 1)], 0));
+        assert_eq!(d.distinct(), "2");
+        // Past MAX_TRACKED distinct values, new ones are only counted; known ones still are.
+        for v in 0..MAX_TRACKED + 10 {
+            d.add(&format!("v{v:05}"), 1);
+        }
+        d.add("0x10", 1);
+        let (top, other) = d.top();
+        assert_eq!((top.len(), top[0]), (TOP_VALUES, ("0x10", 6)));
+        assert_eq!(top.iter().map(|x| x.1).sum::<usize>() + other, 6 + 1 + MAX_TRACKED + 10);
+        assert_eq!(d.distinct(), format!(">{MAX_TRACKED}"));
+        let j = d.to_json();
+        assert_eq!((j["distinct_capped"].as_bool(), j["top"][0]["count"].as_u64()), (Some(true), Some(6)));
+    }
 
     #[test]
     fn harness_failures_are_all_counted_and_the_first_max_details_kept() {

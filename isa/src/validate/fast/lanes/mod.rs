@@ -21,7 +21,7 @@ pub(super) mod avx2;
 pub(super) mod avx512;
 
 use super::classes::*;
-use super::{Plan, SlotPlan, Tables, MAX_BAND, SLOT_ENTRIES};
+use super::{BandTest, Plan, SlotPlan, Tables, MAX_BAND, SLOT_ENTRIES};
 use crate::addr4::{Addr4, Region};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
@@ -264,6 +264,12 @@ fn word_clear_table(clears: &[u32]) -> Option<[u32; 8]> {
     Some(table)
 }
 
+/// Whether the lanes hold band test `t` in lane `lane`: a lane of its own,
+/// its set one of the bits of a byte, its byte inside the bundle.
+fn band_test_fits(lane: usize, t: &BandTest) -> bool {
+    lane < SLOT_ENTRIES && usize::from(t.set) < BAND_SET_BITS && usize::from(t.at) < BUNDLE_BYTES
+}
+
 impl SlotVectors {
     /// The lanes of `plan`'s used slots; `None` if a slot's dtype or mode
     /// section is not one the tables hold.
@@ -277,7 +283,7 @@ impl SlotVectors {
             v.lane(lane, s)?;
         }
         for (lane, t) in plan.band.iter().enumerate().take(usize::from(plan.band_used)) {
-            if lane >= SLOT_ENTRIES || usize::from(t.set) >= BAND_SET_BITS || usize::from(t.at) >= BUNDLE_BYTES {
+            if !band_test_fits(lane, t) {
                 return None;
             }
             v.b[DTYPE_AT + 4 * lane + BAND_BYTE_AT] = t.at;
@@ -425,6 +431,17 @@ use lanes_kernel;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_band_test_fits_the_lanes_only_within_their_lanes_sets_and_bundle() {
+        // Today's plans never reach these edges (at most three tests, eight sets); the guard is tested here.
+        use super::{band_test_fits, BandTest, BAND_SET_BITS, BUNDLE_BYTES, SLOT_ENTRIES};
+        let t = |set: usize, at: usize| BandTest { set: set as u8, at: at as u8 };
+        assert!(band_test_fits(SLOT_ENTRIES - 1, &t(BAND_SET_BITS - 1, BUNDLE_BYTES - 1)));
+        assert!(!band_test_fits(SLOT_ENTRIES, &t(0, 4)));
+        assert!(!band_test_fits(0, &t(BAND_SET_BITS, 4)));
+        assert!(!band_test_fits(0, &t(0, BUNDLE_BYTES)));
+    }
+
     #[test]
     fn the_word_clear_table_takes_eight_masks_and_refuses_a_ninth() {
         let masks: Vec<u32> = (1..=9).map(|k| (1 << k) - 1).collect();
