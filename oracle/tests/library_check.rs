@@ -235,6 +235,13 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
             let Some(s) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(want)) else { panic!("no {want}") };
             assert_eq!((s.sh_addralign, s.sh_offset % align), (align, 0), "{want}");
         }
+        // Every function symbol lies inside .text, as a linker places them.
+        let Some(text) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".text")) else { panic!("no .text") };
+        let funcs: Vec<_> = elf.dynsyms.iter().chain(elf.syms.iter()).filter(|s| s.st_type() == goblin::elf::sym::STT_FUNC).collect();
+        assert!(!funcs.is_empty());
+        for s in funcs {
+            assert!(s.st_value >= text.sh_addr && s.st_value + s.st_size <= text.sh_addr + text.sh_size, "{s:?} outside .text {text:?}");
+        }
         // What the loader maps is marked SHF_ALLOC; the name and symbol tables are not.
         for s in elf.section_headers.iter().filter(|s| s.sh_type != goblin::elf::section_header::SHT_NULL) {
             let name = elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?");
