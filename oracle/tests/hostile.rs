@@ -143,6 +143,22 @@ fn a_huge_kelf_graph_list_gives_a_bounded_list_of_notes() {
     assert!(n.notes.len() < 25, "{}", n.notes.len());
 }
 
+#[test]
+fn graphs_without_streams_are_all_named_up_to_the_bound_and_counted_past_it() {
+    // 16 such graphs: all named, no count line; 17: 16 named and "… and 1 more".
+    for (graphs, named, more) in [(16usize, 16usize, None), (17, 16, Some("… and 1 more like the above"))] {
+        let names: Vec<String> = (0..graphs).map(|i| format!(r#"{{"name":"g{i}"}}"#)).collect();
+        let kelf = format!(r#"{{"target": "cayman", "graphs": [{}, {{"name":"sg00"}}]}}"#, names.join(","));
+        let pe = bundles(&[0xB1]);
+        let mut m = program(&pe);
+        m[1].1 = kelf.into_bytes();
+        let n = parse(&container(2, &refs(&m)).unwrap()).unwrap();
+        let empty = n.notes.iter().filter(|x| x.contains("has no engine streams")).count();
+        let counted: Vec<&String> = n.notes.iter().filter(|x| x.starts_with("… and ")).collect();
+        assert_eq!((empty, counted.first().map(|s| s.as_str())), (named, more), "{:?}", n.notes);
+    }
+}
+
 // ---- 2. No silent last-one-wins ----------------------------------------------------
 
 #[test]

@@ -235,6 +235,10 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
             let Some(s) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(want)) else { panic!("no {want}") };
             assert_eq!((s.sh_addralign, s.sh_offset % align), (align, 0), "{want}");
         }
+        // A table's size is a whole number of its entries.
+        for s in elf.section_headers.iter().filter(|s| s.sh_entsize > 0) {
+            assert_eq!(s.sh_size % s.sh_entsize, 0, "{:?}: {s:?}", elf.shdr_strtab.get_at(s.sh_name));
+        }
         // Every function symbol lies inside .text, as a linker places them.
         let Some(text) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".text")) else { panic!("no .text") };
         let funcs: Vec<_> = elf.dynsyms.iter().chain(elf.syms.iter()).filter(|s| s.st_type() == goblin::elf::sym::STT_FUNC).collect();
