@@ -318,7 +318,7 @@ impl OpData {
             top: top.into_iter().map(|(s, c)| (format!("{s:?}"), c)).collect(),
             other,
             distinct: acc.distinct(),
-            capped: other > 0 && acc.distinct() >= 256,
+            capped: acc.capped(),
             min: String::new(),
             max: String::new(),
         };

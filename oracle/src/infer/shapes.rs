@@ -212,4 +212,9 @@ impl AsciiAcc {
     pub fn distinct(&self) -> usize {
         self.strings.len()
     }
+
+    /// Whether some strings were only counted: more distinct ones than are tracked.
+    pub fn capped(&self) -> bool {
+        self.untracked > 0
+    }
 }

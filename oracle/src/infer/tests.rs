@@ -403,3 +403,20 @@ fn a_word_of_single_bits_across_its_bytes_is_one_pow2_and_a_bit_in_one_byte_is_n
     assert_eq!((w.kind, w.size), (Kind::Pow2, 4), "{w:#?}");
     assert!(!fields.iter().any(|f| f.kind == Kind::Pow2 && f.offset != 0x20), "{fields:#?}");
 }
+
+#[test]
+fn ascii_names_are_capped_only_past_the_strings_tracked() {
+    // Each name is counted; past the tracked number of distinct names, new ones are only counted.
+    let name = |i: usize| format!("nm{i:04}\0\0");
+    let mut acc = shapes::AsciiAcc::new(0);
+    for i in 0..256 {
+        acc.add(name(i).as_bytes());
+    }
+    acc.add(name(0).as_bytes());
+    assert_eq!((acc.distinct(), acc.capped()), (256, false));
+    let (top, other) = acc.top(TOP_VALUES);
+    assert_eq!((top[0].clone(), other), (("nm0000".to_string(), 2), 256 - TOP_VALUES as u64));
+    acc.add(name(256).as_bytes());
+    assert_eq!((acc.distinct(), acc.capped()), (256, true));
+    assert_eq!(acc.top(TOP_VALUES).1, 256 - TOP_VALUES as u64 + 1);
+}
