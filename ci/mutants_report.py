@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes reports/mutants.md from one or more cargo-mutants output folders.
 
-    usage: ci/mutants_report.py [-o reports/mutants.md] [--recheck RECHECK_OUT] MUTANTS_OUT [MUTANTS_OUT...]
+    usage: ci/mutants_report.py [-o reports/mutants.md] [--recheck RECHECK_OUT --recheck-map MAP]... MUTANTS_OUT [MUTANTS_OUT...]
 
 Exits 2 when a counted mutant was missed (excluded ones and the CPU kernels
 are not counted), else 0.
@@ -81,7 +81,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-o", "--output", default=str(ROOT / "reports" / "mutants.md"))
     ap.add_argument("--recheck", action="append", default=[])
-    ap.add_argument("--recheck-map", help="JSON {earlier name: name now or null} (ci/mutants_recheck.py)")
+    ap.add_argument("--recheck-map", action="append", default=[], help="JSON {earlier name: name now or null} (ci/mutants_recheck.py); one per recheck")
     ap.add_argument("folders", nargs="+")
     args = ap.parse_args()
 
@@ -194,13 +194,18 @@ def main():
     if args.recheck:
         now = {}
         for folder in args.recheck:
-            outcomes, run = load(folder)
+            try:
+                outcomes, run = load(folder)
+            except (OSError, ValueError):
+                outcomes, run = {}, {}  # nothing was carried, so nothing ran again
             for o in outcomes.get("outcomes", []):
                 scenario = o.get("scenario")
                 m = scenario.get("Mutant") if isinstance(scenario, dict) else None
                 if m and KINDS.get(o.get("summary")):
                     now[m["name"]] = (KINDS[o["summary"]], run.get("commit", "?"))
-        moved = json.loads(Path(args.recheck_map).read_text()) if args.recheck_map else {}
+        moved = {}
+        for m in args.recheck_map:
+            moved.update(json.loads(Path(m).read_text()))
         after = dict(total)
         lines += ["", "## Missed, then rechecked", ""]
         lines += ["Each mutant missed above, run again after the tests were added (`ci/mutants.sh --recheck`):", ""]

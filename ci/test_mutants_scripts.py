@@ -288,6 +288,21 @@ class Report(unittest.TestCase):
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | not run again (the recheck stopped before it): still missed |", lines)
         self.assertIn("| **after the recheck** (missed ones run again: below) | 5 | 1 | 1 | 1 | 71.4% |", lines)
 
+    def test_two_runs_rechecked_apart_merge_with_both_maps(self):
+        a, b = "isa/src/f.rs:10:5: replace + with - in g", "oracle/src/h.rs:3:1: replace k -> bool with true"
+        run_a = cargo_mutants_out(self.dir / "ra", [outcome(a, "MissedMutant"), outcome("isa/src/f.rs:1:1: f", "CaughtMutant")], scope="sample: shard 2/40 (round-robin)")
+        run_b = cargo_mutants_out(self.dir / "rb", [outcome(b, "MissedMutant", "tpb-oracle")], scope="sample: shard 3/40 (round-robin)")
+        again_a = cargo_mutants_out(self.dir / "aa", [outcome("isa/src/f.rs:12:5: replace + with - in g", "CaughtMutant")], commit="def5678", scope="recheck")
+        map_a, map_b = self.dir / "ma.json", self.dir / "mb.json"
+        map_a.write_text(json.dumps({a: "isa/src/f.rs:12:5: replace + with - in g"}))
+        map_b.write_text(json.dumps({b: None}))
+        # b's recheck carried nothing: its folder holds no outcomes.
+        code, lines = self.report("--recheck", again_a, "--recheck-map", str(map_a), "--recheck", str(self.dir / "absent"), "--recheck-map", str(map_b), run_a, run_b)
+        self.assertEqual(code, 0)
+        self.assertIn(f"| `{a}` | caught at def5678 |", lines)
+        self.assertIn(f"| `{b}` | no longer generated: the code it mutated changed |", lines)
+        self.assertIn("| **after the recheck** (missed ones run again: below) | 2 | 0 | 0 | 0 | 100.0% |", lines)
+
     def test_recheck_without_the_map_finds_no_moved_mutant(self):
         code, lines = self.report("--recheck", self.recheck("MissedMutant"), self.earlier())
         self.assertEqual(code, 0)
