@@ -394,6 +394,8 @@ fn a_word_of_single_bits_across_its_bytes_is_one_pow2_and_a_bit_in_one_byte_is_n
                 let bit = bits[i % bits.len()].map_or(0u32, |k| 1 << k);
                 put(b, 0x20, &bit.to_le_bytes());
                 b[0x30] = 1 << (i % 8);
+                // A u16 whose bit moves between its two bytes only.
+                put(b, 0x38, &[0u16, 1 << 1, 1 << 9][i % 3].to_le_bytes());
             })
         })
         .collect();
@@ -401,7 +403,9 @@ fn a_word_of_single_bits_across_its_bytes_is_one_pow2_and_a_bit_in_one_byte_is_n
     assert_tiles(&fields, 40);
     let w = field_at(&fields, 0x20);
     assert_eq!((w.kind, w.size), (Kind::Pow2, 4), "{w:#?}");
-    assert!(!fields.iter().any(|f| f.kind == Kind::Pow2 && f.offset != 0x20), "{fields:#?}");
+    let h = field_at(&fields, 0x38);
+    assert_eq!((h.kind, h.size), (Kind::Pow2, 2), "{h:#?}");
+    assert!(!fields.iter().any(|f| f.kind == Kind::Pow2 && ![0x20, 0x38].contains(&f.offset)), "{fields:#?}");
 }
 
 #[test]
@@ -419,4 +423,46 @@ fn ascii_names_are_capped_only_past_the_strings_tracked() {
     acc.add(name(256).as_bytes());
     assert_eq!((acc.distinct(), acc.capped()), (256, true));
     assert_eq!(acc.top(TOP_VALUES).1, 256 - TOP_VALUES as u64 + 1);
+}
+
+#[test]
+fn counts_in_a_row_are_one_nums_field() {
+    // Three u16 counts at 0x32..0x38 (small, never zero, both bytes varying): one num array.
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let bundles: Vec<Raw> = (0..64)
+        .map(|_| {
+            bundle(|b| {
+                for k in 0..3 {
+                    let n = (rng.next() % 0x3FF) as u16 + 1;
+                    put(b, 0x32 + 2 * k, &n.to_le_bytes());
+                }
+            })
+        })
+        .collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 64);
+    let f = field_at(&fields, 0x32);
+    assert_eq!((f.kind, f.size, f.ty.as_str(), f.parts.len()), (Kind::Nums, 6, "u16[3]", 3), "{fields:#?}");
+}
+
+#[test]
+fn a_name_longer_than_another_bundles_padding_is_no_ascii_field() {
+    // "abcdefgh" and NULs on some bundles; "abcd" then a non-NUL byte at +4 on others: the
+    // field cannot be 8 bytes on those, so no ASCII field is proposed at 0x0c.
+    let bundles: Vec<Raw> = (0..8).map(|i| bundle(|b| if i % 2 == 0 { put(b, 0x0c, b"abcdefgh") } else { put(b, 0x0c, b"abcd\x01") })).collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 8);
+    assert!(!fields.iter().any(|f| f.kind == Kind::Ascii), "{fields:#?}");
+    // With the padding there, it is one.
+    let padded: Vec<Raw> = (0..8).map(|i| bundle(|b| put(b, 0x0c, if i % 2 == 0 { b"abcdefgh" } else { b"abcd" }))).collect();
+    let f = field_at(&op(&infer(&padded)).propose(), 0x0c).clone();
+    assert_eq!((f.kind, f.size), (Kind::Ascii, 8), "{f:#?}");
+}
+
+#[test]
+fn the_text_says_value_for_one_and_values_for_more() {
+    let bundles: Vec<Raw> = (0..6u8).map(|i| bundle(|b| (b[0x10], b[0x11]) = (7, i % 3 + 1))).collect();
+    let text = infer(&bundles).to_text();
+    assert!(text.contains(" 1 value: 0x07 ×6"), "{text}");
+    assert!(text.contains(" 3 values 0x01..0x03: "), "{text}");
 }
