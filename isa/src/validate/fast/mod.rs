@@ -246,8 +246,8 @@ fn plan(byte: u8, g: Generation) -> Plan {
     p.band = [BandTest { at: 0, set: u8::try_from(BYTE_RULES.len()).unwrap_or(u8::MAX) }; BAND_ENTRIES];
     let live_rules = rules.iter().filter(|r| BYTE_RULES.get(r.rule).is_some_and(|b| b.on.contains(&g)));
     for (n, r) in live_rules.enumerate() {
-        match (p.band.get_mut(n).filter(|_| n < MAX_BAND), u8::try_from(r.rule)) {
-            (Some(t), Ok(set)) if r.at < BUNDLE_BYTES => {
+        match (p.band.get_mut(n).filter(|_| band_rule_fits(n, r.at)), u8::try_from(r.rule)) {
+            (Some(t), Ok(set)) => {
                 *t = BandTest { at: offset(r.at), set };
                 p.band_used += 1;
             }
@@ -314,6 +314,12 @@ fn plan(byte: u8, g: Generation) -> Plan {
         p.mx_used = 0;
     }
     p
+}
+
+/// Whether the plan holds a band's `n`th byte rule, on the byte at `at`: one
+/// of the first [`MAX_BAND`] (the work lists take that many), inside the bundle.
+fn band_rule_fits(n: usize, at: usize) -> bool {
+    n < MAX_BAND && at < BUNDLE_BYTES
 }
 
 /// Whether a pattern slot's plan can hold it: 1 to [`MAX_NUMS`] nums (one
@@ -831,6 +837,14 @@ mod tests {
             // Every verdict occurs, so each pass's result is compared.
             assert!(checked.iter().all(|&n| n > 100), "{} kernel, verdicts seen: {checked:?}", kernel.name());
         }
+    }
+
+    #[test]
+    fn a_band_rule_is_planned_only_among_the_first_few_and_inside_the_bundle() {
+        // Today's bands have at most MAX_BAND rules, all inside: the edges are tested here.
+        use super::{band_rule_fits, BUNDLE_BYTES, MAX_BAND};
+        assert!(band_rule_fits(0, 0) && band_rule_fits(MAX_BAND - 1, BUNDLE_BYTES - 1));
+        assert!(!band_rule_fits(MAX_BAND, 4) && !band_rule_fits(0, BUNDLE_BYTES));
     }
 
     #[test]
