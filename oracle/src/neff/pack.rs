@@ -534,10 +534,9 @@ fn parse_pax(body: &[u8]) -> Option<Vec<[String; 2]>> {
     while !rest.is_empty() {
         let sp = rest.iter().position(|b| *b == b' ')?;
         let len: usize = std::str::from_utf8(&rest[..sp]).ok()?.parse().ok()?;
-        if len <= sp + 1 || len > rest.len() || rest[len - 1] != b'\n' {
-            return None;
-        }
-        let (k, v) = std::str::from_utf8(&rest[sp + 1..len - 1]).ok()?.split_once('=')?;
+        // A record ends with its newline, so it is longer than its length field and space.
+        let record = rest.get(..len).filter(|r| r.ends_with(b"\n"))?;
+        let (k, v) = std::str::from_utf8(record.get(sp + 1..len - 1)?).ok()?.split_once('=')?;
         out.push([k.to_string(), v.to_string()]);
         rest = &rest[len..];
     }
@@ -1131,6 +1130,11 @@ mod tests {
         assert!(body.starts_with(b"30 mtime=1724962536.444408577\n"), "{}", String::from_utf8_lossy(&body));
         assert_eq!(parse_pax(&body), Some(recs));
         assert_eq!(parse_pax(b"9 a=bc\n"), None, "a wrong length is kept as raw bytes");
+        // Lengths that end short of the newline, on it, at the space, at zero or past the body: none panics.
+        for body in [&b"6 a=bc\n"[..], b"7 a=bc\n", b"2 \n", b"1 a=b\n", b"0 a=b\n", b"99 a=b\n"] {
+            let got = parse_pax(body);
+            assert_eq!(got.is_some(), body == b"7 a=bc\n", "{}: {got:?}", String::from_utf8_lossy(body));
+        }
     }
 
     /// A pax `size` record follows the member it describes: a member packed
