@@ -530,3 +530,24 @@ fn a_wheel_member_name_cannot_forge_lines_of_check_or_diff() {
     }
     assert!(d.stdout.starts_with("OLD  ") && d.stdout.lines().nth(1).is_some_and(|l| l.starts_with("NEW  ")), "{}", d.stdout);
 }
+
+#[test]
+fn end_of_archive_blocks_survive_unpack_and_pack_and_more_than_two_are_refused() {
+    use tpb_oracle::neff::pack::{pack_from, unpack_to};
+    let pe = bundles(&[0xB1]);
+    let t = build::tar(&refs(&program(&pe))).unwrap();
+    for keep in 0..=2usize {
+        let neff = wrap(&build::gzip(&t[..t.len() - 512 * (2 - keep)]).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let u = unpack_to(&neff, "p.neff", dir.path(), &Limits::default()).unwrap();
+        assert_eq!(usize::from(u.manifest.end_blocks), keep);
+        let packed = pack_from(dir.path(), &Limits::default()).unwrap();
+        assert_eq!(parse(&packed.bytes).unwrap().archive_end.zero_blocks, keep as u8, "{keep} end blocks");
+        // A tar has at most the two blocks its end is written with.
+        let manifest = dir.path().join("manifest.json");
+        let text = std::fs::read_to_string(&manifest).unwrap().replace(&format!("\"end_blocks\": {keep}"), "\"end_blocks\": 3");
+        std::fs::write(&manifest, text).unwrap();
+        let Err(e) = pack_from(dir.path(), &Limits::default()) else { panic!("3 end blocks packed") };
+        assert!(e.to_string().contains("end_blocks: 3 is over 2"), "{e}");
+    }
+}

@@ -1153,6 +1153,19 @@ mod tests {
     }
 
     #[test]
+    fn a_ustar_name_splits_at_the_last_slash_that_leaves_both_parts_in_their_fields() {
+        // The name part (after the slash) is 1..=100 bytes, the prefix at most 155.
+        assert_eq!(ustar_split(b"a/bbbbbbbb/c"), Some(10));
+        assert_eq!(ustar_split(b"abc/"), None, "nothing after the slash");
+        let long = [vec![b'p'; 155], b"/".to_vec(), vec![b'n'; 100]].concat();
+        assert_eq!(ustar_split(&long), Some(155));
+        let name_too_long = [vec![b'p'; 10], b"/".to_vec(), vec![b'n'; 101]].concat();
+        assert_eq!(ustar_split(&name_too_long), None);
+        let prefix_too_long = [vec![b'p'; 156], b"/".to_vec(), vec![b'n'; 10]].concat();
+        assert_eq!(ustar_split(&prefix_too_long), None);
+    }
+
+    #[test]
     fn unsafe_paths_are_named() {
         for (p, why) in [("../evil", "`..`"), ("/abs", "absolute"), ("a/../../b", "`..`"), ("a//b", "empty"), ("./a", "`.`"), ("", "empty")] {
             let e = check_path(p).expect_err(p);
