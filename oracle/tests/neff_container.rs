@@ -331,6 +331,11 @@ fn conformance_on_a_built_container() {
     assert_eq!(both.bundles(), 30);
     assert_eq!(both.opcode_count(0xB1), 10);
     assert_eq!(both.sources().len(), 2);
+    // Every count and distribution of a merged report is that of one report over both.
+    let (a, b) = (neff::parse(&good_v2(), "t.neff").unwrap(), neff::parse(&good_v2(), "u.neff").unwrap());
+    let mut merged = conform::conform(&a, None);
+    merged.merge(conform::conform(&b, None));
+    assert_eq!(merged.to_json(), conform::conform_all(&[a, b], None).to_json());
 }
 
 #[test]
