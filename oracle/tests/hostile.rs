@@ -551,3 +551,28 @@ fn end_of_archive_blocks_survive_unpack_and_pack_and_more_than_two_are_refused()
         assert!(e.to_string().contains("end_blocks: 3 is over 2"), "{e}");
     }
 }
+
+#[test]
+fn bytes_after_the_gzip_member_pack_back_as_they_were() {
+    use tpb_oracle::neff::pack::{pack_from, unpack_to};
+    let pe = bundles(&[0xB1]);
+    let gz = build::gzip(&build::tar(&refs(&program(&pe))).unwrap()).unwrap();
+    let to_record = 10240 - gz.len() % 10240;
+    // Zero padding to the record (what compilers write) pads the new member to the record;
+    // any other bytes (non-zero ones to the record, zeros short of it) come back exactly.
+    for (tail, padding) in [(vec![0u8; to_record], true), (vec![0xABu8; to_record], false), (vec![0u8; to_record - 1], false), (vec![7u8; 3], false)]
+    {
+        let neff = wrap(&[gz.clone(), tail.clone()].concat());
+        let dir = tempfile::tempdir().unwrap();
+        unpack_to(&neff, "p.neff", dir.path(), &Limits::default()).unwrap();
+        let packed = pack_from(dir.path(), &Limits::default()).unwrap().bytes;
+        let n = parse(&packed).unwrap();
+        let payload = &packed[HEADER_BYTES..];
+        let after = &payload[payload.len() - n.trailing_payload_bytes..];
+        if padding {
+            assert!(payload.len() % 10240 == 0 && after.iter().all(|b| *b == 0) && after.len() < 10240, "{} bytes after", after.len());
+        } else {
+            assert!(after == &tail[..], "{} bytes of {:#04x} came back as {} bytes", tail.len(), tail[0], after.len());
+        }
+    }
+}
