@@ -570,7 +570,7 @@ fn bytes_after_the_gzip_member_pack_back_as_they_were() {
         let payload = &packed[HEADER_BYTES..];
         let after = &payload[payload.len() - n.trailing_payload_bytes..];
         if padding {
-            assert!(payload.len() % 10240 == 0 && after.iter().all(|b| *b == 0) && after.len() < 10240, "{} bytes after", after.len());
+            assert!(payload.len().is_multiple_of(10240) && after.iter().all(|b| *b == 0) && after.len() < 10240, "{} bytes after", after.len());
         } else {
             assert!(after == &tail[..], "{} bytes of {:#04x} came back as {} bytes", tail.len(), tail[0], after.len());
         }
