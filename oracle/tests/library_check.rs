@@ -299,3 +299,21 @@ fn the_build_id_note_is_as_long_as_a_linker_writes_it() {
         assert_eq!(pt_note.p_filesz, note.sh_size);
     }
 }
+
+#[test]
+fn a_section_header_table_that_ends_at_the_end_of_the_file_is_read() {
+    // One (null) section header, the file's last 64 bytes: in bounds to the byte.
+    let mut lib = Fixture::moved().build().unwrap();
+    let at = lib.len() as u64;
+    lib.extend_from_slice(&[0u8; 64]);
+    lib[0x28..0x30].copy_from_slice(&at.to_le_bytes());
+    lib[0x3c..0x3e].copy_from_slice(&1u16.to_le_bytes());
+    lib[0x3e..0x40].copy_from_slice(&0u16.to_le_bytes());
+    if let Err(e) = Image::parse("fixture", &lib) {
+        panic!("{e}");
+    }
+    // One byte short, it is truncated.
+    lib.pop();
+    let Err(e) = Image::parse("fixture", &lib) else { panic!("a cut section header table was read") };
+    assert!(e.to_string().contains("section header table"), "{e}");
+}

@@ -25,7 +25,8 @@ pub fn size_assert(data: &[u8], base: u64, dims: usize) -> Option<SizeAssert> {
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         let k = std::str::from_utf8(rest.get(..digits).unwrap_or(&[]))
             .ok()
-            .filter(|_| digits > 0 && digits <= 6)
+            // Six digits at most: a K no descriptor comes near, and no overflow to think about.
+            .filter(|_| digits <= 6)
             .and_then(|s| s.parse::<u64>().ok())
             .filter(|_| rest.get(digits..).is_some_and(|t| t.starts_with(SIZE_ASSERT_TAIL.as_bytes())));
         SizeAssert { address: base.saturating_add(at as u64), k, text: c_text(data, at, 96), occurrences: hits.len() }
@@ -58,5 +59,12 @@ mod tests {
         let three = size_assert(d, 0x100, 3);
         assert_eq!(three.map(|s| s.k), Some(None), "the tail changed, so K is not read");
         assert!(size_assert(d, 0, 4).is_none());
+    }
+
+    #[test]
+    fn k_has_one_to_six_digits() {
+        let k_of = |k: &str| size_assert(format!("ISA mem pattern 2D must have {k} bytes to encode").as_bytes(), 0, 2).and_then(|s| s.k);
+        assert_eq!((k_of("1"), k_of("999999")), (Some(1), Some(999_999)));
+        assert_eq!((k_of(""), k_of("1000000"), k_of("-1")), (None, None, None));
     }
 }
