@@ -466,3 +466,13 @@ fn the_text_says_value_for_one_and_values_for_more() {
     assert!(text.contains(" 1 value: 0x07 ×6"), "{text}");
     assert!(text.contains(" 3 values 0x01..0x03: "), "{text}");
 }
+
+#[test]
+fn independent_bytes_are_not_related() {
+    // Two nearby bytes drawn apart: neither decides the other.
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let bundles: Vec<Raw> = (0..256).map(|_| bundle(|b| (b[0x10], b[0x12]) = (rng.next() as u8 % 8 + 1, (rng.next() >> 8) as u8 % 8 + 1))).collect();
+    let inf = infer(&bundles);
+    let d = op(&inf);
+    assert_eq!(d.relations(&d.propose()), Vec::<Relation>::new());
+}
