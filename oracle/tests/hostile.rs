@@ -576,3 +576,15 @@ fn bytes_after_the_gzip_member_pack_back_as_they_were() {
         }
     }
 }
+
+#[test]
+fn a_corrupt_header_is_placed_after_the_last_member_read() {
+    // The second header's checksum broken: the error names the member before it.
+    let pe = bundles(&[0xB1]);
+    let m = program(&pe);
+    let mut t = build::tar(&refs(&m)).unwrap();
+    let second = 512 * (1 + m[0].1.len().div_ceil(512));
+    t[second + 148] ^= 0x01;
+    let Err(e) = parse(&wrap(&build::gzip(&t).unwrap())) else { panic!("a corrupt header was read") };
+    assert!(e.to_string().contains(&format!("after {}", m[0].0)), "{e}");
+}

@@ -1153,6 +1153,16 @@ mod tests {
     }
 
     #[test]
+    fn only_ustar_headers_hold_a_long_name_in_prefix_and_name() {
+        let long = [vec![b'd'; 60], b"/".to_vec(), vec![b'f'; 60]].concat();
+        assert!(fits_name(&long, Format::Ustar));
+        assert!(!fits_name(&long, Format::Gnu) && !fits_name(&long, Format::V7), "GNU and v7 have no prefix field");
+        for format in [Format::Ustar, Format::Gnu, Format::V7] {
+            assert!(fits_name(&[b'n'; 100], format) && !fits_name(&[b'n'; 101], format));
+        }
+    }
+
+    #[test]
     fn a_ustar_name_splits_at_the_last_slash_that_leaves_both_parts_in_their_fields() {
         // The name part (after the slash) is 1..=100 bytes, the prefix at most 155.
         assert_eq!(ustar_split(b"a/bbbbbbbb/c"), Some(10));
