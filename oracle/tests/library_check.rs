@@ -317,3 +317,14 @@ fn a_section_header_table_that_ends_at_the_end_of_the_file_is_read() {
     let Err(e) = Image::parse("fixture", &lib) else { panic!("a cut section header table was read") };
     assert!(e.to_string().contains("section header table"), "{e}");
 }
+
+#[test]
+fn an_assert_text_found_twice_says_so_and_once_says_nothing() {
+    let mut f = Fixture::moved();
+    let r = report(&f);
+    assert!(row(&r, "assert.mx_scale_in_sb").notes.is_empty(), "{:?}", row(&r, "assert.mx_scale_in_sb").notes);
+    f.strings.push("MX Scale Tensor can only be in SB".to_string());
+    let r = report(&f);
+    let notes = &row(&r, "assert.mx_scale_in_sb").notes;
+    assert!(notes.iter().any(|n| n.starts_with("2 copies: ")), "{notes:?}");
+}

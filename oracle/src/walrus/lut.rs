@@ -121,6 +121,17 @@ mod tests {
         assert!(exact_hits(&data, 0x1000, &BIR_TO_WIRE).is_empty());
     }
 
+    #[test]
+    fn two_copies_side_by_side_are_two_candidates() {
+        // Exactly one table apart: they touch but do not overlap.
+        let mut data = vec![0u8; 200];
+        data[64..84].copy_from_slice(&BIR_TO_WIRE);
+        data[84..104].copy_from_slice(&BIR_TO_WIRE);
+        let c = candidates(&data, 0, &BIR_TO_WIRE, &tags());
+        let exact: Vec<u64> = c.iter().filter(|c| c.distance == 0).map(|c| c.address).collect();
+        assert_eq!(exact, [64, 84]);
+    }
+
     /// A section no longer than the table, holding just the table, still yields it.
     #[test]
     fn a_section_that_is_exactly_the_lut_is_a_candidate() {

@@ -156,4 +156,15 @@ mod tests {
         assert_eq!(demangle("plain_c_symbol"), "plain_c_symbol");
         assert_eq!(demangle("_Zgarbage"), "_Zgarbage");
     }
+
+    #[test]
+    fn a_name_longer_than_the_demangling_bound_is_kept_as_it_is() {
+        // A function of one long identifier: `_Z<n><n letters>v`, demangled as `aaa…a()`.
+        let name = |n: usize| format!("_Z{n}{}v", "a".repeat(n));
+        let short = name(100);
+        assert_eq!(demangle(&short), format!("{}()", "a".repeat(100)));
+        let long = name(MAX_DEMANGLE);
+        assert!(long.len() > MAX_DEMANGLE);
+        assert_eq!(demangle(&long), long);
+    }
 }
