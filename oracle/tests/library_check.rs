@@ -328,3 +328,14 @@ fn an_assert_text_found_twice_says_so_and_once_says_nothing() {
     let notes = &row(&r, "assert.mx_scale_in_sb").notes;
     assert!(notes.iter().any(|n| n.starts_with("2 copies: ")), "{notes:?}");
 }
+
+#[test]
+fn symbols_are_collected_by_key_only() {
+    let lib = Fixture::moved().build().unwrap();
+    let img = Image::parse("fixture", &lib).unwrap();
+    let all = tpb_oracle::walrus::symbols::Symbols::collect(&img, &["setupHeader", "encode"]);
+    let setup = tpb_oracle::walrus::symbols::Symbols::collect(&img, &["setupHeader"]);
+    assert!(all.named.len() > setup.named.len() && !setup.named.is_empty(), "{} vs {}", all.named.len(), setup.named.len());
+    assert!(setup.named.iter().all(|n| n.raw.contains("setupHeader")), "{:?}", setup.named.iter().map(|n| &n.raw).collect::<Vec<_>>());
+    assert_eq!(setup.total, all.total, "every symbol is looked at");
+}
