@@ -339,3 +339,14 @@ fn symbols_are_collected_by_key_only() {
     assert!(setup.named.iter().all(|n| n.raw.contains("setupHeader")), "{:?}", setup.named.iter().map(|n| &n.raw).collect::<Vec<_>>());
     assert_eq!(setup.total, all.total, "every symbol is looked at");
 }
+
+#[test]
+fn the_lut_found_twice_by_its_bytes_says_so() {
+    // The table's bytes are valid UTF-8 with no NUL: a string of .rodata can carry a copy.
+    let mut f = Fixture::moved();
+    assert!(row(&report(&f), "dtype.bir_to_wire").notes.iter().all(|n| !n.contains("copies")));
+    f.strings.push(BIR_TO_WIRE.iter().map(|&b| char::from(b)).collect());
+    let r = report(&f);
+    let notes = &row(&r, "dtype.bir_to_wire").notes;
+    assert!(notes.iter().any(|n| n.starts_with("2 copies: ")), "{notes:?}");
+}
