@@ -336,6 +336,15 @@ fn conformance_on_a_built_container() {
     let mut merged = conform::conform(&a, None);
     merged.merge(conform::conform(&b, None));
     assert_eq!(merged.to_json(), conform::conform_all(&[a, b], None).to_json());
+    // Each finding code counts its findings once per opcode and once per field.
+    let j = merged.to_json();
+    let Some(codes) = j["spec_disagreements"]["findings"].as_array().filter(|c| !c.is_empty()) else { panic!("no findings in {j}") };
+    for c in codes {
+        let count = c["count"].as_u64();
+        let by_op: u64 = c["opcodes"].as_array().map_or(0, |o| o.iter().filter_map(|x| x["count"].as_u64()).sum());
+        let by_field: u64 = c["fields"].as_object().map_or(0, |f| f.values().filter_map(|x| x.as_u64()).sum());
+        assert_eq!((Some(by_op), Some(by_field)), (count, count), "{c}");
+    }
 }
 
 #[test]
