@@ -5,6 +5,8 @@
 #                        [--packages "tpb-isa tpb-oracle"] [--out DIR (mutants.out goes inside)]
 #                        [--report FILE] [-- CARGO_MUTANTS_ARGS...]
 #          ci/mutants.sh --merge [--report FILE] DIR...   (report only, e.g. nightly shards)
+#          ci/mutants.sh --merge [--report FILE] --kept reports/mutants/runs   (every kept run)
+#          ci/mutants.sh --keep DIR NAME   (keep DIR's run, trimmed, as reports/mutants/runs/NAME)
 #          ci/mutants.sh --recheck DIR [--out DIR2] [--report FILE]
 #                        (run again the mutants DIR's run missed, each carried to its
 #                        line now through `git diff` from the commit that run mutated,
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --report) report="$2"; shift 2 ;;
     --merge) merge=1; shift ;;
+    --keep) exec python3 ci/mutants_keep.py "$2" "reports/mutants/runs/$3" ;;
     --recheck) recheck="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) if [ "$merge" = 1 ]; then break; fi; echo "unknown argument: $1" >&2; exit 1 ;;

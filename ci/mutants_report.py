@@ -65,6 +65,37 @@ def load(folder):
     return outcomes, run
 
 
+def kept_runs(folder):
+    """(runs, rechecks) among the runs kept in `folder`, oldest first (a later
+    recheck's verdict on a mutant replaces an earlier one's)."""
+    subs = []
+    for sub in sorted(Path(folder).iterdir()) if Path(folder).is_dir() else []:
+        try:
+            _, run = load(sub)
+        except (OSError, ValueError) as e:
+            print(f"skipped {sub}: {e}", file=sys.stderr)
+            continue
+        subs.append((run.get("date", ""), sub.name, sub))
+    subs.sort()
+    runs = [str(s) for _, _, s in subs if not (s / "recheck.json").exists()]
+    rechecks = [str(s) for _, _, s in subs if (s / "recheck.json").exists()]
+    return runs, rechecks
+
+
+def coverage(runs):
+    """What share of the whole set the runs tested, when they are round-robin
+    shards of one count: a line for the report, or None."""
+    shards = [re.search(r"shard (\d+)/(\d+) \(round-robin\)", r.get("scope", "")) for _, _, r in runs]
+    if not shards or None in shards or len({m.group(2) for m in shards}) != 1:
+        return None
+    of = int(shards[0].group(2))
+    done = sorted({int(m.group(1)) for m in shards})
+    tested = sum(1 for _, o, _ in runs for x in o.get("outcomes", []) if isinstance(x.get("scenario"), dict))
+    whole = max((r.get("all_mutants", 0) for _, _, r in runs), default=0)
+    share = f" ({100.0 * tested / whole:.1f}% of the whole set's {whole})" if whole else ""
+    return f"- **coverage**: {len(done)} of {of} shards ({', '.join(map(str, done))}): {tested} mutants{share}"
+
+
 def score(c):
     viable = c["caught"] + c["missed"] + c["timeout"]
     return f"{100.0 * c['caught'] / viable:.1f}%" if viable else "–"
@@ -82,8 +113,15 @@ def main():
     ap.add_argument("-o", "--output", default=str(ROOT / "reports" / "mutants.md"))
     ap.add_argument("--recheck", action="append", default=[])
     ap.add_argument("--recheck-map", action="append", default=[], help="JSON {earlier name: name now or null} (ci/mutants_recheck.py); one per recheck")
-    ap.add_argument("folders", nargs="+")
+    ap.add_argument("--kept", action="append", default=[], help="a folder of runs kept by ci/mutants_keep.py: each run is merged, each recheck (a run with recheck.json) applied")
+    ap.add_argument("folders", nargs="*")
     args = ap.parse_args()
+    for kept in args.kept:
+        runs_kept, rechecks_kept = kept_runs(kept)
+        args.folders += runs_kept
+        for r in rechecks_kept:
+            args.recheck.append(r)
+            args.recheck_map.append(str(Path(r) / "recheck.json"))
 
     zero = lambda: {"caught": 0, "missed": 0, "unviable": 0, "timeout": 0}
     by_crate, by_file, kernels = defaultdict(zero), defaultdict(zero), defaultdict(zero)
@@ -157,6 +195,8 @@ def main():
         f"- **cargo-mutants**: {', '.join(versions)}; tests: whole workspace per mutant (`test_workspace = true`), under nextest's `mutants` profile",
         f"- **runs merged**: {len(runs)}; wall time {wall / 60:.1f} min",
     ]
+    if coverage(runs):
+        lines.append(coverage(runs))
     if mutants_timed:
         per = (test_secs + build_secs) / mutants_timed
         lines.append(

@@ -19,7 +19,7 @@ from unittest import mock
 sys.dont_write_bytecode = True  # no ci/__pycache__ from loading the scripts
 
 CI = Path(__file__).resolve().parent
-RECHECK, REPORT = CI / "mutants_recheck.py", CI / "mutants_report.py"
+RECHECK, REPORT, KEEP = CI / "mutants_recheck.py", CI / "mutants_report.py", CI / "mutants_keep.py"
 
 
 def load(path):
@@ -334,6 +334,87 @@ class Report(unittest.TestCase):
         for scopes in cases:
             with self.subTest(scopes=scopes):
                 self.assertEqual(self.shards(*scopes), "- **scope**: " + "; ".join(sorted(scopes)))
+
+
+class Kept(unittest.TestCase):
+    """ci/mutants_keep.py, and reports merged from the runs it kept (--kept)."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.dir = Path(tmp.name)
+
+    def keep(self, src, name):
+        run = subprocess.run([sys.executable, str(KEEP), str(src), str(self.dir / "kept" / name)], capture_output=True, text=True)
+        return run.returncode, run.stderr
+
+    def shard(self, name, k, outcomes, **run):
+        folder = cargo_mutants_out(self.dir / name, outcomes, scope=f"sample: shard {k}/4 (round-robin)", all_mutants=40, **run)
+        missed = [o["scenario"]["Mutant"]["name"] for o in outcomes if o["summary"] == "MissedMutant"]
+        write_lines(Path(folder) / "mutants.out" / "missed.txt", missed)
+        return folder
+
+    def test_a_kept_run_holds_what_the_report_reads_and_nothing_else(self):
+        noisy = outcome(M1, "MissedMutant")
+        noisy["log_path"] = "log/a.log"
+        noisy["scenario"]["Mutant"]["span"] = {"start": {"line": 10}}
+        for p in noisy["phase_results"]:
+            p["argv"] = ["cargo", "nextest", "run"]
+        src = self.shard("s0", 0, [noisy, outcome("isa/src/a.rs:1:1: f", "CaughtMutant")], date="2026-01-01 00:00 UTC")
+        self.assertEqual(self.keep(src, "shard-0")[0], 0)
+        out = self.dir / "kept" / "shard-0" / "mutants.out"
+        kept = json.loads((out / "outcomes.json").read_text())
+        self.assertEqual(kept["cargo_mutants_version"], "27.1.0")
+        m = kept["outcomes"][1]
+        self.assertEqual(m["scenario"], {"Mutant": {"name": M1, "file": "isa/src/a.rs", "package": "tpb-isa"}})
+        self.assertNotIn("log_path", m)
+        self.assertEqual(m["phase_results"], [{"phase": "Build", "duration": 1.0}, {"phase": "Test", "duration": 2.0}])
+        self.assertEqual((out / "missed.txt").read_text(), f"{M1}\n")
+        self.assertEqual(json.loads((out / "run.json").read_text())["scope"], "sample: shard 0/4 (round-robin)")
+        # The report reads the kept run as it read the original.
+        original, kept_report = self.dir / "a.md", self.dir / "b.md"
+        for folder, md in ((src, original), (str(self.dir / "kept" / "shard-0"), kept_report)):
+            subprocess.run([sys.executable, str(REPORT), "-o", str(md), folder], capture_output=True, check=False)
+        self.assertEqual(original.read_text(), kept_report.read_text())
+
+    def test_a_kept_run_is_never_replaced(self):
+        src = self.shard("s0", 0, [outcome("isa/src/a.rs:1:1: f", "CaughtMutant")])
+        self.assertEqual(self.keep(src, "shard-0")[0], 0)
+        before = (self.dir / "kept" / "shard-0" / "mutants.out" / "outcomes.json").read_text()
+        other = self.shard("s1", 1, [outcome("isa/src/b.rs:1:1: g", "MissedMutant")])
+        code, err = self.keep(other, "shard-0")
+        self.assertEqual(code, 1)
+        self.assertIn("already kept", err)
+        self.assertEqual((self.dir / "kept" / "shard-0" / "mutants.out" / "outcomes.json").read_text(), before)
+
+    def test_a_folder_that_is_no_finished_run_is_refused(self):
+        (self.dir / "empty").mkdir()
+        code, err = self.keep(self.dir / "empty", "x")
+        self.assertEqual(code, 1)
+        self.assertIn("not a run ci/mutants.sh finished", err)
+        self.assertFalse((self.dir / "kept" / "x").exists())
+
+    def test_kept_runs_and_rechecks_merge_with_their_coverage(self):
+        self.keep(self.shard("s0", 0, [outcome(M1, "MissedMutant"), outcome("isa/src/a.rs:1:1: f", "CaughtMutant")], date="2026-01-01 00:00 UTC"), "shard-0")
+        self.keep(self.shard("s2", 2, [outcome("oracle/src/b.rs:1:1: g", "CaughtMutant", "tpb-oracle")], date="2026-01-02 00:00 UTC"), "shard-2")
+        again = cargo_mutants_out(self.dir / "r0", [outcome(M1_NOW, "CaughtMutant")], commit="def5678", scope="recheck", date="2026-01-03 00:00 UTC")
+        (Path(again) / "recheck.json").write_text(json.dumps({M1: M1_NOW}))
+        self.keep(again, "shard-0.recheck-1")
+        out = self.dir / "r.md"
+        run = subprocess.run([sys.executable, str(REPORT), "-o", str(out), "--kept", str(self.dir / "kept")], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        lines = out.read_text().splitlines()
+        self.assertIn("- **runs merged**: 2; wall time 2.0 min", lines)  # the recheck is applied, not merged
+        self.assertIn("- **coverage**: 2 of 4 shards (0, 2): 3 mutants (7.5% of the whole set's 40)", lines)
+        self.assertIn("| **all (kernels apart)** | 2 | 1 | 0 | 0 | 66.7% |", lines)
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
+        self.assertIn("| **after the recheck** (missed ones run again: below) | 3 | 0 | 0 | 0 | 100.0% |", lines)
+
+    def test_no_coverage_line_for_runs_that_are_not_shards_of_one_count(self):
+        runs = [({}, {"outcomes": []}, {"scope": "whole set"})]
+        self.assertIsNone(report.coverage(runs))
+        mixed = [({}, {"outcomes": []}, {"scope": "sample: shard 0/4 (round-robin)"}), ({}, {"outcomes": []}, {"scope": "sample: shard 1/8 (round-robin)"})]
+        self.assertIsNone(report.coverage(mixed))
 
 
 if __name__ == "__main__":
