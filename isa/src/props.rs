@@ -197,10 +197,20 @@ pub fn edited_name_reads_back(line: &str, pick: [u8; 3]) -> Outcome {
     let edited = tokens.join(" ");
     let Ok(Some(raw)) = text::asm_line(&edited) else { return Ok(()) };
     let printed = text::disasm(&Bundle::decode(&raw));
+    match shown_name(&printed, &key) {
+        Ok(_) => Ok(()),
+        Err(shown) => Err(format!("`{key}={value}` assembles but reads back as {shown:?}:\n{edited}\n{printed}")),
+    }
+}
+
+/// The value a disassembled line shows for `key` if it is a name (it starts
+/// with a letter); else what it shows instead (raw bits), or `None` if the
+/// line has no such field.
+fn shown_name<'a>(printed: &'a str, key: &str) -> Result<&'a str, Option<&'a str>> {
     let prefix = format!("{key}=");
     match printed.split_whitespace().find_map(|t| t.strip_prefix(&prefix)) {
-        Some(v) if v.starts_with(|c: char| c.is_ascii_alphabetic()) => Ok(()),
-        shown => Err(format!("`{key}={value}` assembles but reads back as {shown:?}:\n{edited}\n{printed}")),
+        Some(v) if v.starts_with(|c: char| c.is_ascii_alphabetic()) => Ok(v),
+        shown => Err(shown),
     }
 }
 
@@ -241,7 +251,7 @@ pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::{hex, names_real_field, same_bytes, same_value, seeded_bytes};
+    use super::{hex, names_real_field, same_bytes, same_value, seeded_bytes, shown_name};
     use crate::bundle::{Bundle, BUNDLE_BYTES};
 
     #[test]
@@ -294,5 +304,17 @@ mod tests {
             }
         }
         assert!(seen > 100, "only {seen} findings on random bundles");
+    }
+
+    #[test]
+    fn a_value_shown_as_raw_bits_is_not_a_name() {
+        // What `edited_name_reads_back` fails on: the edited field printed as bits.
+        let line = "0x41:TensorTensor dtype=0x3 in0.dtype=fp32 op=add";
+        assert_eq!(shown_name(line, "in0.dtype"), Ok("fp32"));
+        assert_eq!(shown_name(line, "op"), Ok("add"));
+        assert_eq!(shown_name(line, "dtype"), Err(Some("0x3")));
+        assert_eq!(shown_name(line, "dst.dtype"), Err(None));
+        // The key is matched whole: `dtype=` is not found inside `in0.dtype=`.
+        assert_eq!(shown_name("0x41:X in0.dtype=fp32", "dtype"), Err(None));
     }
 }
