@@ -148,6 +148,16 @@ pub fn layouts() -> [&'static crate::layout::Layout; 11] {
     ]
 }
 
+/// The static pattern layout an operand slot of `dims` dims reads as:
+/// TENSOR2D, TENSOR4D, else TENSOR3D (as the reporting checks read it).
+pub fn pattern_layout(dims: usize) -> &'static crate::layout::Layout {
+    match dims {
+        2 => &Tensor2d::LAYOUT,
+        4 => &Tensor4d::LAYOUT,
+        _ => &Tensor3d::LAYOUT,
+    }
+}
+
 /// The static N-dim pattern size: 4 + 4N (the `.rodata` size asserts).
 pub const fn pattern_size(dims: usize) -> usize {
     4 + 4 * dims

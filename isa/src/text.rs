@@ -86,18 +86,19 @@ fn format_scalar(s: &mut String, prim: Prim, fmt: LeafFmt, at: &[u8]) {
         LeafFmt::Dec => {
             let _ = write!(s, "{u}");
         }
+        // Named values are single bytes in every layout (a test in isa/tests/layout.rs).
         LeafFmt::Dtype => match dtype::info(u as u8) {
-            Some(d) if prim == Prim::U8 => s.push_str(d.name),
+            Some(d) => s.push_str(d.name),
             _ => hex(s),
         },
         LeafFmt::DtypeNibbles => match (dtype::info((u & 0xF) as u8), dtype::info((u >> 4) as u8 & 0xF)) {
-            (Some(lo), Some(hi)) if prim == Prim::U8 => {
+            (Some(lo), Some(hi)) => {
                 let _ = write!(s, "{}/{}", lo.name, hi.name);
             }
             _ => hex(s),
         },
         LeafFmt::Enum(t) => match t.name_of(u as u8) {
-            Some(n) if prim == Prim::U8 => s.push_str(n),
+            Some(n) => s.push_str(n),
             _ => hex(s),
         },
         LeafFmt::Hex | LeafFmt::Bytes => hex(s),

@@ -116,3 +116,14 @@ fn a_slot_read_at_its_corrected_place_is_checked_with_its_dtype() {
     assert!(aligned.iter().any(|f| f.erratum == Some("max8-out-2d-at-0x30")), "{aligned:#?}");
     assert!(!aligned.iter().any(|f| f.field == "out.addr" && f.severity != Severity::Note), "{aligned:#?}");
 }
+
+#[test]
+fn findings_of_a_slot_read_at_its_corrected_place_name_its_fields_there() {
+    // Max8's `out` read as TENSOR2D at +0x30: its num[0] is at +0x38, where the spec's
+    // MEM_PATTERN4D has its num[0] too, so a zero there is one finding, not two.
+    let set = [(0x20, 0x0A), (0x21, 0x0A), (0x30, 0x40), (0x38, 0), (0x3C, 0), (0x3E, 0)];
+    let f = amended(&bundle(0x6C, &set), Generation::V2);
+    assert!(f.iter().any(|x| x.erratum == Some("max8-out-2d-at-0x30")), "{f:#?}");
+    let num0: Vec<_> = f.iter().filter(|x| x.field == "out.num[0]").map(|x| (x.code, x.offset)).collect();
+    assert_eq!(num0, [("zero-num", 0x38)], "{f:#?}");
+}

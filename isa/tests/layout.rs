@@ -3,7 +3,7 @@
 use tpb_isa::bundle::*;
 use tpb_isa::catalog;
 use tpb_isa::descriptor::*;
-use tpb_isa::layout::Layout;
+use tpb_isa::layout::{Layout, LeafFmt, Prim};
 
 fn at(l: &Layout, path: &str) -> (usize, usize) {
     l.resolve(path).unwrap_or_else(|| panic!("{}: no field {path}", l.name))
@@ -20,6 +20,30 @@ fn descriptor_sizes_follow_the_4_plus_4n_rule() {
     assert_eq!(MxIndirect16b::LAYOUT.size, 16);
     assert_eq!(Indirect16b::LAYOUT.size, 16);
     assert_eq!(Indirect20b::LAYOUT.size, 20);
+}
+
+#[test]
+fn named_values_are_bytes() {
+    // The text format prints a dtype, a dtype pair or an enum value by name only
+    // from one byte (`text::disasm` has no case for a wider named field).
+    let mut named = 0;
+    for layout in catalog::layouts() {
+        for leaf in layout.leaves() {
+            if matches!(leaf.fmt, LeafFmt::Dtype | LeafFmt::DtypeNibbles | LeafFmt::Enum(_)) {
+                assert_eq!((leaf.prim, leaf.len), (Prim::U8, None), "{}.{}", layout.name, leaf.path);
+                named += 1;
+            }
+        }
+    }
+    assert!(named > 20, "only {named} named fields");
+}
+
+#[test]
+fn a_pattern_slot_reads_as_the_tensor_of_its_dims() {
+    // Two, three and four dims; a slot the tables give no other count reads as 3-D.
+    let names = [2, 3, 4, 0].map(|d| pattern_layout(d).name);
+    assert_eq!(names, ["Tensor2d", "Tensor3d", "Tensor4d", "Tensor3d"]);
+    assert_eq!([2, 3, 4].map(|d| pattern_layout(d).size), [2, 3, 4].map(pattern_size));
 }
 
 #[test]

@@ -217,4 +217,24 @@ mod tests {
             assert!(index.addr29() < PSUM_BASE, "draw {draw:#x}: index {:#010x} outside SBUF", index.word());
         }
     }
+
+    /// An avg Pool's scale is drawn from the reciprocals 1/n, n up to 65535:
+    /// many values in (0, 1], not only 1.0 (a clean stream exercises the
+    /// validator's range check, not one constant).
+    #[test]
+    fn avg_pool_scales_are_many_reciprocals() {
+        let Some(op) = opcode::lookup(crate::validate::POOL_OPCODE) else { panic!("Pool missing") };
+        let mut scales = std::collections::BTreeSet::new();
+        for seed in 0..400u64 {
+            let bytes = crate::props::seeded_bytes(seed, 256);
+            let Ok(crate::Bundle::PoolCopy(b)) = bundle_for(&mut Unstructured::new(&bytes), Generation::V3, op) else { continue };
+            if enums::POOL_FUNC.name_of(b.func) == Some("avg") {
+                let s = f32::from_bits(b.scale_or_fill.get());
+                assert!(s > 0.0 && s <= 1.0, "scale {s}");
+                scales.insert(b.scale_or_fill.get());
+            }
+        }
+        assert!(scales.len() > 50, "{} distinct avg scales: {scales:x?}", scales.len());
+        assert!(scales.iter().any(|&s| f32::from_bits(s) < 0.01), "no small scale: {scales:x?}");
+    }
 }

@@ -8,7 +8,6 @@
 use super::{slots, Ctx, Finding};
 use crate::addr4::Addr4;
 use crate::bundle::Bundle;
-use crate::descriptor::{Tensor2d, Tensor3d, Tensor4d};
 use crate::dtype;
 use crate::errata::{Accepts, Cond, Erratum, ERRATA};
 use crate::generation::Generation;
@@ -106,11 +105,7 @@ fn recheck(bundle: &Bundle, g: Generation, e: &Erratum, out: &mut Vec<Finding>) 
             let first = cx.out.len();
             slots::operand(&mut cx, bytes, &s, offset, dt);
             // Findings name the slot's fields; place them where the slot now is.
-            let view: &Layout = match dims {
-                2 => &Tensor2d::LAYOUT,
-                4 => &Tensor4d::LAYOUT,
-                _ => &Tensor3d::LAYOUT,
-            };
+            let view = crate::descriptor::pattern_layout(dims);
             for f in &mut cx.out[first..] {
                 if let Some((at, _)) = f.field.strip_prefix(slot).and_then(|p| p.strip_prefix('.')).and_then(|leaf| view.resolve(leaf)) {
                     f.offset = offset + at;

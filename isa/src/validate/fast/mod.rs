@@ -31,9 +31,8 @@ use classes::*;
 use super::band::{self, BYTE_RULES};
 use crate::bundle::header::INST_WORD_LEN_SATURATE;
 use crate::bundle::{Bundle, Header, BUNDLE_BYTES, INST_WORD_LEN};
-use crate::descriptor::{Indirect16b, Tensor2d, Tensor3d, Tensor4d};
+use crate::descriptor::Indirect16b;
 use crate::generation::Generation;
-use crate::layout::Layout;
 use crate::opcode::{self, QUANTIZE_MX};
 use crate::operands::{self, Role, SlotType};
 use std::sync::OnceLock;
@@ -217,15 +216,6 @@ fn tables() -> &'static Tables {
     })
 }
 
-/// The static pattern layout the full path reads a slot of `dims` with.
-fn pattern_layout(dims: usize) -> &'static Layout {
-    match dims {
-        2 => &Tensor2d::LAYOUT,
-        4 => &Tensor4d::LAYOUT,
-        _ => &Tensor3d::LAYOUT,
-    }
-}
-
 /// Where an MX operand's fields are; `None` if its layouts do not fit the
 /// fast path (MX bodies then take the reporting path).
 fn mx_fields() -> Option<mx::MxFields> {
@@ -276,7 +266,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
             fast = false;
             continue;
         };
-        let view = pattern_layout(dims);
+        let view = crate::descriptor::pattern_layout(dims);
         let (Some(0), Some(num)) = (view.field_offset("addr"), view.field_offset("num")) else {
             fast = false;
             continue;
