@@ -441,7 +441,9 @@ impl Planned {
     fn head(self, plan: &Plan, raw: Raw) -> u8 {
         let h = raw.word(0);
         let head_ok = (h == plan.header[0]) | (h == plan.header[1]);
-        (u8::from(head_ok) * HEAD_CLEAN) | (u8::from(plan.band_fast) * BAND_CLEAN)
+        let head = if head_ok { HEAD_CLEAN } else { 0 };
+        let band = if plan.band_fast { BAND_CLEAN } else { 0 };
+        disjoint(head, band)
     }
 
     /// Whether the byte a band test reads is in its set.
@@ -835,6 +837,14 @@ mod tests {
         use super::{band_rule_fits, BUNDLE_BYTES, MAX_BAND};
         assert!(band_rule_fits(0, 0) && band_rule_fits(MAX_BAND - 1, BUNDLE_BYTES - 1));
         assert!(!band_rule_fits(MAX_BAND, 4) && !band_rule_fits(0, BUNDLE_BYTES));
+    }
+
+    #[test]
+    fn a_planned_offset_is_a_byte_of_the_bundle() {
+        // Plans only hold in-bundle offsets today; one past the end is held as the last byte.
+        use super::{offset, BUNDLE_BYTES};
+        assert_eq!([0, 17, BUNDLE_BYTES - 1].map(offset), [0, 17, 63]);
+        assert_eq!([BUNDLE_BYTES, BUNDLE_BYTES + 1, 0x1000, usize::MAX].map(offset), [63; 4]);
     }
 
     #[test]
