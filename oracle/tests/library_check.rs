@@ -219,19 +219,28 @@ fn report_json_names_every_column() {
 #[test]
 fn the_fixture_names_its_sections_as_a_linker_does() {
     // Every section header names its section, as `readelf -S` would show them.
-    for lib in [Fixture::known().unwrap().build().unwrap(), Fixture::moved().build().unwrap()] {
+    // `known` pins the real library's addresses; `moved` is laid out by the fixture itself.
+    let symtab_only = Fixture { tables: Tables::Symtab, ..Fixture::moved() };
+    let libs = [(Fixture::known().unwrap(), false), (Fixture::moved(), true), (symtab_only, true)];
+    for (lib, planned) in libs.map(|(f, planned)| (f.build().unwrap(), planned)) {
         let elf = goblin::elf::Elf::parse(&lib).unwrap();
         // SHT_NULL placeholders (a stripped symbol table's slots) are nameless, as in real files.
         let named = elf.section_headers.iter().skip(1).filter(|s| s.sh_type != goblin::elf::section_header::SHT_NULL);
         let names: Vec<&str> = named.map(|s| elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?")).collect();
-        for want in [".note.gnu.build-id", ".dynsym", ".dynstr", ".hash", ".dynamic", ".text", ".rodata", ".shstrtab"] {
-            assert_eq!(names.iter().filter(|n| **n == want).count(), 1, "{want} in {names:?}");
+        // The dynamic tables, or (a library linked without them) a symbol table and its names.
+        let tables: &[(&str, u64)] = if names.contains(&".symtab") {
+            &[(".symtab", 8), (".strtab", 1)]
+        } else {
+            &[(".dynsym", 8), (".dynstr", 1), (".hash", 8), (".dynamic", 8)]
+        };
+        let always = [(".note.gnu.build-id", 4), (".text", 16), (".rodata", 32), (".shstrtab", 1)];
+        for (want, _) in always.iter().chain(tables) {
+            assert_eq!(names.iter().filter(|n| *n == want).count(), 1, "{want} in {names:?}");
         }
+        assert_eq!(names.len(), always.len() + tables.len(), "{names:?}");
         assert!(names.iter().all(|n| n.starts_with('.')), "{names:?}");
         // Each section is aligned as its contents need (a table of 8-byte words on 8), and lies so.
-        for (want, align) in
-            [(".note.gnu.build-id", 4), (".dynsym", 8), (".dynstr", 1), (".hash", 8), (".dynamic", 8), (".text", 16), (".rodata", 32)]
-        {
+        for &(want, align) in always.iter().chain(tables) {
             let Some(s) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(want)) else { panic!("no {want}") };
             assert_eq!((s.sh_addralign, s.sh_offset % align), (align, 0), "{want}");
         }
@@ -243,8 +252,21 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
         let Some(text) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".text")) else { panic!("no .text") };
         let funcs: Vec<_> = elf.dynsyms.iter().chain(elf.syms.iter()).filter(|s| s.st_type() == goblin::elf::sym::STT_FUNC).collect();
         assert!(!funcs.is_empty());
-        for s in funcs {
+        for s in &funcs {
             assert!(s.st_value >= text.sh_addr && s.st_value + s.st_size <= text.sh_addr + text.sh_size, "{s:?} outside .text {text:?}");
+        }
+        // None overlaps the next; a planned layout packs them as a linker packs one object's, no page-sized gap between.
+        let mut spans: Vec<(u64, u64)> = funcs.iter().map(|s| (s.st_value, s.st_value + s.st_size)).collect();
+        spans.sort();
+        spans.dedup();
+        for w in spans.windows(2) {
+            assert!(w[0].1 <= w[1].0 && (!planned || w[1].0 - w[0].1 < 0x1000), "functions at {:#x?} then {:#x?}", w[0], w[1]);
+        }
+        // Each table links the section it names entries of, as a linker sets sh_link.
+        let index = |name: &str| elf.section_headers.iter().position(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(name));
+        for (table, linked) in [(".dynsym", ".dynstr"), (".hash", ".dynsym"), (".dynamic", ".dynstr"), (".symtab", ".strtab")] {
+            let Some(t) = index(table) else { continue };
+            assert_eq!(Some(elf.section_headers[t].sh_link as usize), index(linked), "{table}'s sh_link");
         }
         // What the loader maps is marked SHF_ALLOC; the name and symbol tables are not.
         for s in elf.section_headers.iter().filter(|s| s.sh_type != goblin::elf::section_header::SHT_NULL) {

@@ -142,7 +142,8 @@ pub(super) fn dtype_class(tag: Option<u8>, kind: PsumWrite, g: Generation) -> u8
                 PsumWrite::MatmulWrites => d.psum_write || d.tag == BF16,
             };
             let align = u8::try_from(d.align.trailing_zeros()).unwrap_or(0) << dclass::ALIGN_SHIFT;
-            align | if d.since <= g { dclass::VALID } else { 0 } | if psum_ok { dclass::PSUM_OK } else { 0 }
+            let valid = if d.since <= g { dclass::VALID } else { 0 };
+            [valid, if psum_ok { dclass::PSUM_OK } else { 0 }].into_iter().fold(align, super::disjoint)
         }
         // Unknown tags, and any alignment the class cannot express, are never valid here.
         _ => 0,

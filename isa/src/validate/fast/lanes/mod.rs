@@ -199,7 +199,8 @@ impl Lanes {
                 if !matches!(n.gathered_sel, 0 | GATHERED_WIDE) || n.fail > 1 {
                     return None;
                 }
-                needs[c << DTYPE_CLASS_BITS | usize::from(d)] = (n.fail * NEED_FAIL) | nums | n.gathered_sel | (code as u8) << WORD_CLEAR_SHIFT;
+                let bits = [nums, n.gathered_sel, (code as u8) << WORD_CLEAR_SHIFT].into_iter().fold(n.fail * NEED_FAIL, super::disjoint);
+                needs[super::disjoint(c << DTYPE_CLASS_BITS, usize::from(d))] = bits;
             }
         }
         let word_clear = word_clear_table(&clears)?;
@@ -317,7 +318,7 @@ impl SlotVectors {
         let mode_row = MODE_SECTIONS.iter().position(|m| m.base() == s.mode_base)? * 32;
         put_u32(&mut self.b, SHIFT_AT + 4 * lane, shift);
         put_u32(&mut self.b, TAG_MASK_AT + 4 * lane, mask);
-        put_u32(&mut self.b, BASES_AT + 4 * lane, u32::try_from(dtype_row | mode_row << 8).ok()?);
+        put_u32(&mut self.b, BASES_AT + 4 * lane, u32::try_from(super::disjoint(dtype_row, mode_row << 8)).ok()?);
         Some(())
     }
 }
