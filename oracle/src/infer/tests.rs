@@ -292,6 +292,9 @@ fn differences_between_builds_are_listed() {
     assert_eq!(d.iter().map(|x| (x.offset, x.kind)).collect::<Vec<_>>(), [(0x08, DiffKind::ZeroInSome), (0x0c, DiffKind::Disjoint)]);
     assert_eq!(d[1].groups.iter().map(|g| (g.build.as_str(), g.values.clone())).collect::<Vec<_>>(), [("old", vec![1]), ("new", vec![2])]);
     assert_eq!(op(&inf).builds().into_iter().collect::<Vec<_>>(), [("new", 4), ("old", 4)]);
+    // Each build was read on its own generation: the bundles per generation, in the JSON too.
+    assert_eq!(op(&inf).generations().into_iter().collect::<Vec<_>>(), [(V2, 4), (V3, 4)]);
+    assert_eq!(inf.to_json()["opcodes"][0]["fields"][0]["evidence"]["generations"], serde_json::json!({"v2": 4, "v3": 4}));
 }
 
 #[test]
