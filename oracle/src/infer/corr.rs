@@ -125,8 +125,9 @@ impl Corr {
                     if !eq[i * n + j] || !varies(a, *w) {
                         continue;
                     }
-                    // Inside a wider equal pair at the same distance: already said.
-                    if words_equal.iter().any(|&(ww, wa, wb)| ww > *w && wb - wa == b - a && a >= wa && a + w <= wa + ww) {
+                    // Inside a wider equal pair at the same distance: already said. (Widths come
+                    // widest first, and a pair inside one of its own width is that pair, met once.)
+                    if words_equal.iter().any(|&(ww, wa, wb)| wb - wa == b - a && a >= wa && a + w <= wa + ww) {
                         continue;
                     }
                     words_equal.push((*w, a, b));
