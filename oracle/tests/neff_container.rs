@@ -336,6 +336,23 @@ fn conformance_on_a_built_container() {
     let mut merged = conform::conform(&a, None);
     merged.merge(conform::conform(&b, None));
     assert_eq!(merged.to_json(), conform::conform_all(&[a, b], None).to_json());
+    // Merged into a report that has none of its finding codes yet, too (an empty one).
+    let mut from_empty = conform::conform_all(&[], None);
+    from_empty.merge(conform::conform(&n, None));
+    assert_eq!(from_empty.to_json(), conform::conform_all(std::slice::from_ref(&n), None).to_json());
+    // A field's values, asked by path, are that field's (as the JSON lists them).
+    let mut asked = 0;
+    for op in c.to_json()["opcodes"].as_array().into_iter().flatten() {
+        let Some(byte) = op["opcode"].as_str().and_then(|o| u8::from_str_radix(o.trim_start_matches("0x"), 16).ok()) else { panic!("{op}") };
+        for f in op["fields"].as_array().into_iter().flatten() {
+            let Some(path) = f["path"].as_str() else { panic!("{f}") };
+            let listed: Vec<(String, usize)> =
+                f["top"].as_array().into_iter().flatten().map(|t| (t["value"].as_str().unwrap_or("?").to_string(), t["count"].as_u64().unwrap_or(0) as usize)).collect();
+            assert_eq!(c.field_values(byte, path), listed, "{byte:#04x} {path}");
+            asked += 1;
+        }
+    }
+    assert!(asked > 20, "{asked} fields");
     // Each finding code counts its findings once per opcode and once per field.
     let j = merged.to_json();
     let Some(codes) = j["spec_disagreements"]["findings"].as_array().filter(|c| !c.is_empty()) else { panic!("no findings in {j}") };

@@ -29,6 +29,8 @@ use tpb_isa::{Generation, Raw, BUNDLE_BYTES};
 
 /// The body: every byte after the header word.
 pub const BODY: std::ops::Range<usize> = 4..BUNDLE_BYTES;
+// Words are 4-byte aligned in the bundle, so in the body too.
+const _: () = assert!(BODY.start.is_multiple_of(4));
 
 /// The build of a stream that names none (a raw bundle file).
 pub const UNKNOWN_BUILD: &str = "unknown";

@@ -253,7 +253,7 @@ impl OpData {
 
     /// A descriptor, an ASCII name or a distinctive ADDR4 word at `p` (a multiple of 4).
     fn structured(&self, p: usize) -> Option<Field> {
-        if !(p - BODY.start).is_multiple_of(4) {
+        if !p.is_multiple_of(4) {
             return None;
         }
         let addressable = p >= shapes::first_spec_address();
@@ -416,7 +416,7 @@ impl OpData {
             return Field::new(self, Kind::Byte, p, 1, "u8".to_string(), Summary::default());
         };
         if v.constant() {
-            let q = run_end(p, |q| !(q - BODY.start).is_multiple_of(4) && self.values(q, 1).is_some_and(|x| x.constant() && !x.always_zero()));
+            let q = run_end(p, |q| !q.is_multiple_of(4) && self.values(q, 1).is_some_and(|x| x.constant() && !x.always_zero()));
             let le: Vec<u8> = (p..q).map(|o| self.values(o, 1).map_or(0, |x| x.min() as u8)).collect();
             let ty = if q - p == 1 { "u8".to_string() } else { format!("u8[{}]", q - p) };
             return Field::new(self, Kind::Const, p, q - p, ty, Summary::constant(&le, self.bundles));

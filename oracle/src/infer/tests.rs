@@ -154,8 +154,27 @@ fn a_pattern3d_is_found_at_its_offset() {
         [("addr", 0x20), ("stride[0]", 0x24), ("stride[1]", 0x26), ("stride[2]", 0x28), ("num[0]", 0x2a), ("num[1]", 0x2c), ("num[2]", 0x2e)]
     );
     assert_eq!(f.parts[3].values.min, "-2", "strides read signed");
+    // Addresses in the PSUM window are distinctive: no note that the word alone is weak.
+    assert_eq!(f.note, None);
     assert_eq!(field_at(&fields, 0x04).kind, Kind::Zero);
     assert_eq!(field_at(&fields, 0x30).kind, Kind::Zero);
+}
+
+#[test]
+fn a_pattern_of_low_sbuf_addresses_says_its_address_is_weak_evidence() {
+    let low: Vec<Raw> = pattern3d_bundles()
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut b)| {
+            // Low SBUF words whose low byte spreads: the nums and that spread are the evidence.
+            put(&mut b, 0x20, &(0x0000_1000 + 0x104 * i as u32).to_le_bytes());
+            b
+        })
+        .collect();
+    let fields = op(&infer(&low)).propose();
+    let f = field_at(&fields, 0x20);
+    assert_eq!(f.kind, Kind::Pattern(3), "{f:#?}");
+    assert!(f.note.as_deref().is_some_and(|n| n.contains("weak")), "{f:#?}");
 }
 
 #[test]
@@ -295,6 +314,11 @@ fn differences_between_builds_are_listed() {
     // Each build was read on its own generation: the bundles per generation, in the JSON too.
     assert_eq!(op(&inf).generations().into_iter().collect::<Vec<_>>(), [(V2, 4), (V3, 4)]);
     assert_eq!(inf.to_json()["opcodes"][0]["fields"][0]["evidence"]["generations"], serde_json::json!({"v2": 4, "v3": 4}));
+    // A third build: +0x0c differs among all three.
+    let newer: Vec<Raw> = (0..4u8).map(|i| bundle(|b| (b[0x09], b[0x0c]) = (i, 3))).collect();
+    inf.add_stream("c", Some("newer"), V3, &newer.concat());
+    let d = op(&inf).differences();
+    assert!(d.iter().any(|x| x.offset == 0x0c && x.groups.len() == 3), "{d:#?}");
 }
 
 #[test]
@@ -446,6 +470,33 @@ fn counts_in_a_row_are_one_nums_field() {
     assert_tiles(&fields, 64);
     let f = field_at(&fields, 0x32);
     assert_eq!((f.kind, f.size, f.ty.as_str(), f.parts.len()), (Kind::Nums, 6, "u16[3]", 3), "{fields:#?}");
+    let parts: Vec<(&str, usize, usize)> = f.parts.iter().map(|p| (p.name.as_str(), p.offset, p.size)).collect();
+    assert_eq!(parts, [("num[0]", 0x32, 2), ("num[1]", 0x34, 2), ("num[2]", 0x36, 2)]);
+}
+
+#[test]
+fn a_constant_run_ends_at_a_word_boundary() {
+    // Non-zero constant bytes 0x05..0x0b: one run up to the word at 0x08, another from it.
+    let bundles: Vec<Raw> = (0..10u8).map(|i| bundle(|b| (b[0x05..0x0b].fill(0x5A), b[0x30] = i).0)).collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 10);
+    let runs: Vec<(usize, usize)> = fields.iter().filter(|f| f.kind == Kind::Const).map(|f| (f.offset, f.size)).collect();
+    assert_eq!(runs, [(0x05, 3), (0x08, 3)], "{fields:#?}");
+}
+
+#[test]
+fn a_field_s_json_evidence_holds_its_values() {
+    // +0x30 takes 1, 2, 3 (four bundles each); +0x31 is always 0x5a.
+    let bundles: Vec<Raw> = (0..12u8).map(|i| bundle(|b| (b[0x30], b[0x31]) = (1 + i % 3, 0x5A))).collect();
+    let inf = infer(&bundles);
+    let j = inf.to_json();
+    let Some(fields) = j["opcodes"][0]["fields"].as_array() else { panic!("no fields in {j}") };
+    let at = |o: usize| fields.iter().find(|f| f["offset"] == o).unwrap_or_else(|| panic!("no field at {o:#x} in {j}"));
+    let ev = &at(0x30)["evidence"];
+    assert_eq!((ev["distinct"].as_u64(), ev["other"].as_u64(), ev["distinct_capped"].as_bool()), (Some(3), Some(0), Some(false)), "{ev}");
+    assert_eq!(ev["values"].as_array().map(Vec::len), Some(3), "{ev}");
+    assert!(ev["min"].is_string() && ev["max"].is_string() && ev["min"] != ev["max"], "{ev}");
+    assert_eq!(at(0x31)["evidence"]["distinct"], 1);
 }
 
 #[test]
