@@ -188,6 +188,7 @@ fn a_second_gzip_member_is_an_error() {
     let e = err(&bytes);
     assert_eq!((e.member.as_str(), e.at), ("payload", At::File((HEADER_BYTES + first.len()) as u64)), "{e}");
     assert!(e.message.starts_with(&format!("a second gzip member at payload offset {:#x}", first.len())), "{e}");
+    assert!(!e.message.contains("zero bytes"), "no zero padding in front of it: {e}");
     // Zero padding in front of it hides nothing.
     let odd = Odd { after_gzip: [vec![0u8; 100], other].concat(), ..Odd::default() };
     let e = err(&container_with(2, &refs(&program(&pe)), &odd).unwrap());
@@ -370,6 +371,21 @@ fn a_section_header_size_other_than_elf64s_is_refused_naming_its_offset() {
     if let Err(e) = Image::parse("lib.so", &none) {
         assert!(!e.to_string().contains("e_shentsize"), "{e}");
     }
+}
+
+#[test]
+fn a_program_header_size_other_than_elf64s_is_refused_only_with_program_headers() {
+    let lib = Fixture::moved().build().unwrap();
+    let mut bad = lib.clone();
+    bad[0x36..0x38].copy_from_slice(&0x30u16.to_le_bytes());
+    let phnum = u16::from_le_bytes([lib[0x38], lib[0x39]]);
+    assert!(phnum > 0);
+    let s = Image::parse("lib.so", &bad).err().expect("refused").to_string();
+    assert!(s.contains("e_phentsize 48 at offset 0x36, expected 56"), "{s}");
+    // With no program headers (e_phnum 0) the entry size says nothing.
+    let mut none = bad.clone();
+    none[0x38..0x3a].fill(0);
+    assert!(Image::parse("lib.so", &none).is_ok());
 }
 
 #[test]

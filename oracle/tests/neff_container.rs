@@ -346,8 +346,12 @@ fn conformance_on_a_built_container() {
         let Some(byte) = op["opcode"].as_str().and_then(|o| u8::from_str_radix(o.trim_start_matches("0x"), 16).ok()) else { panic!("{op}") };
         for f in op["fields"].as_array().into_iter().flatten() {
             let Some(path) = f["path"].as_str() else { panic!("{f}") };
-            let listed: Vec<(String, usize)> =
-                f["top"].as_array().into_iter().flatten().map(|t| (t["value"].as_str().unwrap_or("?").to_string(), t["count"].as_u64().unwrap_or(0) as usize)).collect();
+            let listed: Vec<(String, usize)> = f["top"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| (t["value"].as_str().unwrap_or("?").to_string(), t["count"].as_u64().unwrap_or(0) as usize))
+                .collect();
             assert_eq!(c.field_values(byte, path), listed, "{byte:#04x} {path}");
             asked += 1;
         }
@@ -436,4 +440,15 @@ fn fuzz_entry_survives_mutations_of_a_valid_container() {
     for len in [0, 1, 8, 1023, 1024, 1025] {
         neff::fuzz_neff(&vec![0u8; len]);
     }
+}
+
+#[test]
+fn reserved_header_bytes_are_reported_at_their_offsets() {
+    let mut bytes = good_v2();
+    let (a, b) = (NeffHeader::LAYOUT.field_offset("reserved_1e4").unwrap(), NeffHeader::LAYOUT.field_offset("reserved_22c").unwrap());
+    bytes[a + 3] = 1;
+    bytes[b + 5] = 0xFF;
+    let n = neff::parse(&bytes, "t.neff").unwrap();
+    assert_eq!(n.header.reserved_nonzero(), [a + 3, b + 5]);
+    assert!(n.notes.iter().any(|x| x.contains(&format!("2 non-zero byte(s) in reserved header ranges, first at {:#x}", a + 3))), "{:?}", n.notes);
 }

@@ -124,3 +124,19 @@ pub fn fact_list_text(f: &FactList) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use tpb_isa::provenance::FactValue;
+
+    #[test]
+    fn a_fact_s_value_is_written_as_it_reads() {
+        // Numbers in decimal and hex, bytes in hex, text as it is.
+        assert_eq!(super::value_text(&FactValue::Int(64)), "64 (0x40)");
+        assert_eq!(super::value_text(&FactValue::Bytes(&[0x0a, 0xff])), "0a ff");
+        assert_eq!(super::value_text(&FactValue::Text("bf16")), "bf16");
+        // Every fact of the crate is listed with its value.
+        let list = super::fact_list(&super::Profiles::default());
+        assert!(!list.isa.is_empty() && list.isa.iter().all(|f| !f.value.is_empty()));
+    }
+}
