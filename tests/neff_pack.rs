@@ -339,13 +339,19 @@ fn hostile_member_paths_are_refused_and_nothing_is_written_outside() -> R {
     }
 
     // A symlink entry is recorded, never created, and packed back as a symlink.
-    let tar = build::tar_raw(&[build::RawEntry::symlink("link", "../../outside"), build::RawEntry::file("link2/x.txt", b"data")])?;
+    // One with no target is named as a symlink only.
+    let tar = build::tar_raw(&[
+        build::RawEntry::symlink("link", "../../outside"),
+        build::RawEntry::symlink("nowhere", ""),
+        build::RawEntry::file("link2/x.txt", b"data"),
+    ])?;
     let f = base.path().join("link.neff");
     std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
     let dir = jail.join("out");
     let o = tpb(&[&"neff", &"unpack", &f, &dir])?;
     ok(&o, "unpack with a symlink");
     assert!(stderr(&o).contains("symlink to `../../outside`"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("member `nowhere`: symlink: recorded in"), "{}", stderr(&o));
     assert_eq!(tree(&dir), vec!["link2", "link2/x.txt", "manifest.json"]);
     let m: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json"))?)?;
     let link = &m["members"][0];
