@@ -257,8 +257,10 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
         let Some(text) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".text")) else { panic!("no .text") };
         let funcs: Vec<_> = elf.dynsyms.iter().chain(elf.syms.iter()).filter(|s| s.st_type() == goblin::elf::sym::STT_FUNC).collect();
         assert!(!funcs.is_empty());
+        let text_index = elf.section_headers.iter().position(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".text"));
         for s in &funcs {
             assert!(s.st_value >= text.sh_addr && s.st_value + s.st_size <= text.sh_addr + text.sh_size, "{s:?} outside .text {text:?}");
+            assert_eq!(Some(s.st_shndx), text_index, "{s:?}: defined in .text");
         }
         // None overlaps the next; a planned layout packs them as a linker packs one object's, no page-sized gap between.
         let mut spans: Vec<(u64, u64)> = funcs.iter().map(|s| (s.st_value, s.st_value + s.st_size)).collect();
