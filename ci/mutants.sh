@@ -40,7 +40,8 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --report) report="$2"; shift 2 ;;
     --merge) merge=1; shift ;;
-    --keep) exec python3 ci/mutants_keep.py "$2" "reports/mutants/runs/$3" ;;
+    --keep) [ $# -ge 3 ] || { echo "usage: ci/mutants.sh --keep DIR NAME" >&2; exit 1; }
+            exec python3 ci/mutants_keep.py "$2" "reports/mutants/runs/$3" ;;
     --recheck) recheck="$2"; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) if [ "$merge" = 1 ]; then break; fi; echo "unknown argument: $1" >&2; exit 1 ;;

@@ -68,8 +68,11 @@ def load(folder):
 def kept_runs(folder):
     """(runs, rechecks) among the runs kept in `folder`, oldest first (a later
     recheck's verdict on a mutant replaces an earlier one's)."""
+    if not Path(folder).is_dir():
+        print(f"--kept {folder}: no such folder", file=sys.stderr)
+        return [], []
     subs = []
-    for sub in sorted(Path(folder).iterdir()) if Path(folder).is_dir() else []:
+    for sub in sorted(Path(folder).iterdir()):
         try:
             _, run = load(sub)
         except (OSError, ValueError) as e:
@@ -170,6 +173,7 @@ def main():
         print("no outcomes.json in any folder given", file=sys.stderr)
         return 1
     first = runs[0][2]
+    dates = sorted(r.get("date", "?") for _, _, r in runs)  # merged runs: the first and the last
     scopes = sorted({r.get("scope", "unknown") for _, _, r in runs})
     shards = {re.search(r"shard (\d+)/(\d+)", x) for x in scopes}
     if len(runs) > 1 and None not in shards and not any("stopped" in x or "in-diff" in x for x in scopes):
@@ -189,14 +193,15 @@ def main():
         "",
         f"- **scope**: {'; '.join(scopes)}",
         f"- **packages mutated**: {first.get('packages', '?')}",
-        f"- **date**: {first.get('date', '?')}",
+        f"- **date**: {' to '.join(sorted({dates[0], dates[-1]}))}",
         f"- **commit**: {', '.join(commits)}",
         f"- **CPU**: {', '.join(cpus)}",
         f"- **cargo-mutants**: {', '.join(versions)}; tests: whole workspace per mutant (`test_workspace = true`), under nextest's `mutants` profile",
         f"- **runs merged**: {len(runs)}; wall time {wall / 60:.1f} min",
     ]
-    if coverage(runs):
-        lines.append(coverage(runs))
+    covered = coverage(runs)
+    if covered:
+        lines.append(covered)
     if mutants_timed:
         per = (test_secs + build_secs) / mutants_timed
         lines.append(

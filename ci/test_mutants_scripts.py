@@ -405,10 +405,17 @@ class Kept(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stderr)
         lines = out.read_text().splitlines()
         self.assertIn("- **runs merged**: 2; wall time 2.0 min", lines)  # the recheck is applied, not merged
+        self.assertIn("- **date**: 2026-01-01 00:00 UTC to 2026-01-02 00:00 UTC", lines)  # the runs', not the recheck's
         self.assertIn("- **coverage**: 2 of 4 shards (0, 2): 3 mutants (7.5% of the whole set's 40)", lines)
         self.assertIn("| **all (kernels apart)** | 2 | 1 | 0 | 0 | 66.7% |", lines)
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
         self.assertIn("| **after the recheck** (missed ones run again: below) | 3 | 0 | 0 | 0 | 100.0% |", lines)
+
+    def test_a_kept_folder_that_does_not_exist_is_named(self):
+        run = subprocess.run([sys.executable, str(REPORT), "-o", str(self.dir / "r.md"), "--kept", str(self.dir / "nope")], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("nope: no such folder", run.stderr)
+        self.assertFalse((self.dir / "r.md").exists())
 
     def test_no_coverage_line_for_runs_that_are_not_shards_of_one_count(self):
         runs = [({}, {"outcomes": []}, {"scope": "whole set"})]
