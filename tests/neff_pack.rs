@@ -343,6 +343,9 @@ fn hostile_member_paths_are_refused_and_nothing_is_written_outside() -> R {
     let tar = build::tar_raw(&[
         build::RawEntry::symlink("link", "../../outside"),
         build::RawEntry::symlink("nowhere", ""),
+        // A pax `linkpath` record with no value deletes the header's link name (POSIX).
+        build::RawEntry { name: b"PaxHeaders/gone", kind: b'x', link: b"", data: b"13 linkpath=\n" },
+        build::RawEntry::symlink("gone", "header-target"),
         build::RawEntry::file("link2/x.txt", b"data"),
     ])?;
     let f = base.path().join("link.neff");
@@ -352,6 +355,7 @@ fn hostile_member_paths_are_refused_and_nothing_is_written_outside() -> R {
     ok(&o, "unpack with a symlink");
     assert!(stderr(&o).contains("symlink to `../../outside`"), "{}", stderr(&o));
     assert!(stderr(&o).contains("member `nowhere`: symlink: recorded in"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("member `gone`: symlink: recorded in"), "{}", stderr(&o));
     assert_eq!(tree(&dir), vec!["link2", "link2/x.txt", "manifest.json"]);
     let m: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json"))?)?;
     let link = &m["members"][0];

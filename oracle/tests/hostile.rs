@@ -397,11 +397,21 @@ fn without_program_headers_a_virtual_address_is_found_through_its_section() {
     assert_ne!(addr, 0);
     let mut bare = lib.clone();
     bare[0x38..0x3a].fill(0); // e_phnum
+                              // Its address above its file offset, as a linker that starts a segment
+                              // on a new page lays out a library: the section, not the address, says
+                              // where the bytes are.
+    let index = with.sections.iter().position(|s| s.name == ".rodata").unwrap();
+    let shoff = u64::from_le_bytes(lib[0x28..0x30].try_into().unwrap());
+    let sh_addr = usize::try_from(shoff).unwrap() + 64 * index + 16;
+    let biased = addr + 0x20_0000;
+    bare[sh_addr..sh_addr + 8].copy_from_slice(&biased.to_le_bytes());
     let img = Image::parse("lib.so", &bare).unwrap();
     for k in [0, 1, size / 2, size - 1] {
-        assert_eq!(img.va_to_offset(addr + k), Some(offset + k), "va {:#x}", addr + k);
+        assert_eq!(img.va_to_offset(biased + k), Some(offset + k), "va {:#x}", biased + k);
     }
-    assert_eq!(img.read_va(addr, 16), Some(&bytes[..16]));
+    assert_eq!(img.read_va(biased, 16), Some(&bytes[..16]));
+    // Below the section, in no section: nowhere in the file.
+    assert_eq!(img.va_to_offset(biased - 0x1000), None);
 }
 
 #[test]

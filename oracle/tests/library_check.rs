@@ -97,6 +97,25 @@ fn unknown_build_finds_every_fact_by_search_and_exits_0() {
 }
 
 #[test]
+fn two_symbols_of_one_generation_are_named_and_the_one_at_its_body_is_judged() {
+    let r = report(&Fixture::moved().decoy_naming(Generation::V4));
+    assert_eq!(r.exit, EXIT_HOLDS, "{}", tpb_oracle::walrus::render::report_text(&r));
+    let s = row(&r, "setup_header.v4");
+    assert_eq!((s.located, s.status), (Located::Symbol, Status::Holds));
+    let several: Vec<&String> = s.notes.iter().filter(|n| n.starts_with("2 CoreV4 setupHeader symbols: ")).collect();
+    assert_eq!(several.len(), 1, "{:?}", s.notes);
+    // Both addresses are listed, the judged one among them.
+    let judged = s.address.expect("an address");
+    assert!(several[0].contains(&format!("{judged:#x}")), "{:?}", s.notes);
+    assert_eq!(several[0].matches("0x").count(), 2, "{:?}", s.notes);
+    assert!(s.notes.iter().any(|n| n == "symbol walrus::CoreV4::setupHeader(unsigned char*, unsigned char const*)"), "{:?}", s.notes);
+    for g in ["v2", "v3"] {
+        let s = row(&r, &format!("setup_header.{g}"));
+        assert!(!s.notes.iter().any(|n| n.contains("setupHeader symbols:")), "{g}: {:?}", s.notes);
+    }
+}
+
+#[test]
 fn changed_lut_is_found_by_shape_with_its_address() {
     let good = report(&Fixture::moved());
     let at = row(&good, "dtype.bir_to_wire").address;

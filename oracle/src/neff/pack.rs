@@ -1198,4 +1198,17 @@ mod tests {
         assert_eq!(Tail::of(&[], true), None);
         Ok(())
     }
+
+    #[test]
+    fn a_pad_is_within_one_to_the_cap_inclusive() {
+        let cap = payload::MAX_FILE;
+        // An empty payload is a multiple of any pad: the cap itself pads nothing.
+        let mut empty = Vec::new();
+        assert_eq!(Tail::PadTo(cap).append(&mut empty), Ok(()));
+        assert!(empty.is_empty());
+        for n in [0, cap + 1] {
+            assert_eq!(Tail::PadTo(n).append(&mut Vec::new()), Err(format!("pad_to {n} is not within 1..={cap}")));
+        }
+        assert_eq!(Tail::Zeros(cap + 1).append(&mut Vec::new()), Err(format!("{} zero bytes is over the cap of {cap}", cap + 1)));
+    }
 }
