@@ -10,7 +10,8 @@
 #          ci/mutants.sh --recheck DIR [--out DIR2] [--report FILE]
 #                        (run again the mutants DIR's run missed, each carried to its
 #                        line now through `git diff` from the commit that run mutated,
-#                        then report DIR's run with what became of them)
+#                        then report DIR's run with what became of them; DIR may be a
+#                        recheck, and then only what it still missed runs)
 # Without --shard or --in-diff the whole set runs. --budget stops the run
 # (SIGINT, so outcomes so far are kept) and says so; the exit status is
 # cargo-mutants' (0 all caught, 2 missed, 3 timeouts, 4 baseline failed) or

@@ -12,6 +12,11 @@ name now, or null}, and prints the `--re` arguments naming the carried
 mutants, one per line: cargo-mutants 27.1 applies `--re` to every mutant
 but struct-field deletions and `--in-diff` to all, so together they select
 exactly these.
+
+When the earlier run is itself a recheck (recheck.json beside its
+mutants.out), MAP_OUT is keyed by the names of the run that recheck
+rechecked, so a recheck of a recheck runs only what is still missed and the
+report still finds each mutant by its first name.
 """
 
 import json
@@ -54,8 +59,17 @@ def carry(commit, path):
     return new_line
 
 
+def first_names(earlier):
+    """{name in the earlier run: name in the run it rechecked}, or {} when it is no recheck."""
+    prev = Path(earlier).parent / "recheck.json"
+    if not prev.exists():
+        return {}
+    return {now: first for first, now in json.loads(prev.read_text()).items() if now}
+
+
 def main():
     earlier, commit, diff_out, map_out = sys.argv[1:5]
+    firsts = first_names(earlier)
     mapping, lines = {}, defaultdict(set)
     carriers = {}
     for name in (Path(earlier) / "missed.txt").read_text().splitlines():
@@ -66,7 +80,7 @@ def main():
         if path not in carriers:
             carriers[path] = carry(commit, path) if Path(path).exists() else (lambda n: None)
         now = carriers[path](line)
-        mapping[name] = f"{path}:{now}:{col}: {desc}" if now else None
+        mapping[firsts.get(name, name)] = f"{path}:{now}:{col}: {desc}" if now else None
         if now:
             lines[path].add(now)
     diff = []

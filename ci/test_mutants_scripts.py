@@ -157,6 +157,23 @@ class RecheckMain(unittest.TestCase):
         )
         self.assertIn("2 missed mutant(s) carried to the tree, 3 on changed lines", run.stderr)
 
+    def test_a_recheck_of_a_recheck_keys_its_map_by_the_first_names(self):
+        tmp, repo, commit = repo_with({"src/a.rs": OLD})
+        self.addCleanup(tmp.cleanup)
+        write_lines(repo / "src/a.rs", ["// new"] + OLD)
+        first, between = "src/a.rs:3:1: delete ! in f", "src/a.rs:5:1: delete ! in f"
+        other = "src/a.rs:9:1: replace + with - in g"  # in the earlier recheck's list only: kept as it is
+        write_lines(repo / "out/mutants.out/missed.txt", [between, other])
+        (repo / "out/recheck.json").write_text(json.dumps({first: between, "src/a.rs:1:1: caught then": "src/a.rs:2:1: caught then"}))
+        run = subprocess.run(
+            [sys.executable, str(RECHECK), "out/mutants.out", commit, "d.diff", "m.json"], cwd=repo, env=git_env(), capture_output=True, text=True
+        )
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(
+            json.loads((repo / "m.json").read_text()),
+            {first: "src/a.rs:6:1: delete ! in f", other: "src/a.rs:10:1: replace + with - in g"},
+        )
+
     def test_nothing_carried_prints_nothing(self):
         # ci/mutants.sh takes an empty stdout for "none of them is generated now".
         tmp, repo, commit = repo_with({"src/a.rs": OLD})
@@ -410,6 +427,25 @@ class Kept(unittest.TestCase):
         self.assertIn("| **all (kernels apart)** | 2 | 1 | 0 | 0 | 66.7% |", lines)
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
         self.assertIn("| **after the recheck** (missed ones run again: below) | 3 | 0 | 0 | 0 | 100.0% |", lines)
+
+    def test_a_recheck_of_a_recheck_applies_over_the_first(self):
+        # The first recheck catches M1 and still misses M2 (at a new line); the
+        # second, a recheck of the first whose map names the first run's M2, catches it.
+        m2_between, m2_now = "oracle/src/b.rs:5:9: replace == with != in g", "oracle/src/b.rs:7:9: replace == with != in g"
+        self.keep(self.shard("s0", 0, [outcome(M1, "MissedMutant"), outcome(M2, "MissedMutant", "tpb-oracle")], date="2026-01-01 00:00 UTC"), "shard-0")
+        r1 = cargo_mutants_out(self.dir / "r1", [outcome(M1_NOW, "CaughtMutant"), outcome(m2_between, "MissedMutant", "tpb-oracle")], commit="def5678", scope="recheck", date="2026-01-02 00:00 UTC")
+        (Path(r1) / "recheck.json").write_text(json.dumps({M1: M1_NOW, M2: m2_between}))
+        self.keep(r1, "shard-0.recheck-1")
+        r2 = cargo_mutants_out(self.dir / "r2", [outcome(m2_now, "CaughtMutant", "tpb-oracle")], commit="0a1b2c3", scope="recheck", date="2026-01-03 00:00 UTC")
+        (Path(r2) / "recheck.json").write_text(json.dumps({M2: m2_now}))
+        self.keep(r2, "shard-0.recheck-2")
+        out = self.dir / "r.md"
+        run = subprocess.run([sys.executable, str(REPORT), "-o", str(out), "--kept", str(self.dir / "kept")], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        lines = out.read_text().splitlines()
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
+        self.assertIn("| `oracle/src/b.rs:4:9: replace == with != in g` | caught at 0a1b2c3 |", lines)
+        self.assertIn("| **after the recheck** (missed ones run again: below) | 2 | 0 | 0 | 0 | 100.0% |", lines)
 
     def test_a_kept_folder_that_does_not_exist_is_named(self):
         run = subprocess.run([sys.executable, str(REPORT), "-o", str(self.dir / "r.md"), "--kept", str(self.dir / "nope")], capture_output=True, text=True)
