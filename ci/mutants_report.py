@@ -15,7 +15,9 @@ out). Several folders (the nightly shards) are merged into one report.
 figures and adds what became of each missed mutant (caught now, still
 missed, now excluded as equivalent, or no longer generated because the code
 it mutated changed) and the score with those outcomes. --recheck-map
-(ci/mutants_recheck.py) says where each missed mutant's line is now.
+(ci/mutants_recheck.py) says where each missed mutant's line is now. A run
+given that is itself a recheck (recheck.json beside its outcomes) is looked
+up by its first run's names, as the map of a recheck of it names them.
 
 Score: caught / viable, viable = caught + missed + timeout (a timeout is not
 counted as caught). The CPU-specific kernels (validate/fast/lanes/avx*.rs)
@@ -29,6 +31,10 @@ import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+sys.dont_write_bytecode = True  # no ci/__pycache__ from the import below
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mutants_recheck import first_names  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / ".cargo" / "mutants.toml"
@@ -130,6 +136,7 @@ def main():
     by_crate, by_file, kernels = defaultdict(zero), defaultdict(zero), defaultdict(zero)
     total = zero()
     missed, timeouts, runs, excluded = [], [], [], []
+    firsts = {}  # a reported recheck's names: the names of the run it rechecked
     # cargo-mutants 27.1 tests struct-field deletions whatever exclude_re
     # says; the config's word stands, so they are reported as excluded.
     exclude_re = [re.compile(p) for k, p, _ in exclusions() if k == "exclude_re"]
@@ -141,6 +148,8 @@ def main():
             print(f"skipped {folder}: {e}", file=sys.stderr)  # a shard that wrote nothing
             continue
         runs.append((folder, outcomes, run))
+        out = Path(folder) / "mutants.out" if (Path(folder) / "mutants.out").is_dir() else Path(folder)
+        firsts.update(first_names(out))
         for o in outcomes.get("outcomes", []):
             scenario = o.get("scenario")
             if not isinstance(scenario, dict) or "Mutant" not in scenario:
@@ -257,13 +266,14 @@ def main():
         lines += ["| mutant | now |", "|---|---|"]
         still_missed = 0
         for n in sorted(missed):
-            kind, commit = now.get(moved[n] if n in moved else n, (None, None))
+            key = n if n in moved else firsts.get(n, n)
+            kind, commit = now.get(moved[key] if key in moved else key, (None, None))
             if kind is not None:
                 verdict = f"{kind} at {commit}"
                 after["missed"] -= 1
                 after[kind] += 1
                 still_missed += kind == "missed"
-            elif moved.get(n):
+            elif moved.get(key):
                 # Carried to the tree but never run again (a recheck its budget stopped): still missed.
                 verdict = "not run again (the recheck stopped before it): still missed"
                 still_missed += 1

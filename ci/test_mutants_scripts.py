@@ -297,6 +297,18 @@ class Report(unittest.TestCase):
         self.assertIn(f"| `{b}` | caught at def5678 |", lines)
         self.assertIn("| **after the recheck** (missed ones run again: below) | 1 | 0 | 0 | 0 | 100.0% |", lines)
 
+    def test_a_recheck_reported_with_its_own_recheck_finds_each_mutant_by_its_first_name(self):
+        # r1 rechecked a run and still missed M2 (at a new line); r2 rechecked r1, its map keyed by M2.
+        m2_between, m2_now = "oracle/src/b.rs:5:9: replace == with != in g", "oracle/src/b.rs:7:9: replace == with != in g"
+        r1 = cargo_mutants_out(self.dir / "r1", [outcome(m2_between, "MissedMutant", "tpb-oracle")], scope="recheck")
+        (Path(r1) / "recheck.json").write_text(json.dumps({M2: m2_between}))
+        r2 = cargo_mutants_out(self.dir / "r2", [outcome(m2_now, "CaughtMutant", "tpb-oracle")], commit="0a1b2c3", scope="recheck")
+        moves = self.dir / "r2" / "recheck.json"
+        moves.write_text(json.dumps({M2: m2_now}))
+        code, lines = self.report("--recheck", r2, "--recheck-map", str(moves), r1)
+        self.assertEqual(code, 0)
+        self.assertIn(f"| `{m2_between}` | caught at 0a1b2c3 |", lines)
+
     def test_a_carried_mutant_the_recheck_never_reached_stays_missed(self):
         # The recheck's budget ran out before M1 (carried to M1_NOW): nothing says it is caught.
         again = cargo_mutants_out(self.dir / "r3", [], commit="def5678", scope="recheck, stopped by the 60s budget")
