@@ -105,6 +105,17 @@ def coverage(runs):
     return f"- **coverage**: {len(done)} of {of} shards ({', '.join(map(str, done))}): {tested} mutants{share}"
 
 
+TIERS = {
+    "full": "the whole workspace's per mutant (`test_workspace = true`), under nextest's `mutants` profile",
+    "quick": "the quick tier (the whole workspace's but the CLI's bounded, bench and stdout binaries; each miss is rechecked with every test)",
+}
+
+
+def tiers(runs):
+    """Which tests the runs ran (runs from before the tiers ran every test)."""
+    return "; ".join(sorted({TIERS.get(str(r.get("tests", "full")), f"`{r.get('tests')}`") for _, _, r in runs}))
+
+
 def score(c):
     viable = c["caught"] + c["missed"] + c["timeout"]
     return f"{100.0 * c['caught'] / viable:.1f}%" if viable else "–"
@@ -205,7 +216,7 @@ def main():
         f"- **date**: {' to '.join(sorted({dates[0], dates[-1]}))}",
         f"- **commit**: {', '.join(commits)}",
         f"- **CPU**: {', '.join(cpus)}",
-        f"- **cargo-mutants**: {', '.join(versions)}; tests: whole workspace per mutant (`test_workspace = true`), under nextest's `mutants` profile",
+        f"- **cargo-mutants**: {', '.join(versions)}; tests: {tiers(runs)}",
         f"- **runs merged**: {len(runs)}; wall time {wall / 60:.1f} min",
     ]
     covered = coverage(runs)

@@ -260,6 +260,18 @@ class Report(unittest.TestCase):
         self.assertIn("- **time per mutant**: 3 s (build 1 s + test 2 s)", lines)  # the baseline left out
         self.assertIn("- **scope**: whole set", lines)
 
+    def test_the_tests_each_run_ran_are_named(self):
+        quick = cargo_mutants_out(self.dir / "q", [outcome("isa/src/a.rs:1:1: f", "CaughtMutant")], tests="quick")
+        _, lines = self.report(quick)
+        tests = [line for line in lines if line.startswith("- **cargo-mutants**")]
+        self.assertEqual(len(tests), 1)
+        self.assertIn("tests: the quick tier (", tests[0])
+        self.assertNotIn("under nextest", tests[0])
+        _, lines = self.report(quick, self.earlier())  # a run from before the tiers ran every test
+        tests = next(line for line in lines if line.startswith("- **cargo-mutants**"))
+        self.assertIn("the quick tier (", tests)
+        self.assertIn("; the whole workspace's per mutant", tests)
+
     def test_an_excluded_mutant_is_not_counted(self):
         if not any(re.search(p, EXCLUDED) for k, p, _ in report.exclusions() if k == "exclude_re"):
             self.skipTest("the parse_scalar exclusion left .cargo/mutants.toml")
