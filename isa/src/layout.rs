@@ -86,11 +86,7 @@ impl Prim {
 
     /// Reads the value at the start of `b`; `None` when `b` is too short.
     pub fn read(self, b: &[u8]) -> Option<i64> {
-        let n = self.size();
-        let s = b.get(..n)?;
-        let mut w = [0u8; 8];
-        w[..n].copy_from_slice(s);
-        let u = u64::from_le_bytes(w);
+        let u = self.read_u64(b)?;
         Some(match self {
             Prim::I16 => i64::from(u as u16 as i16),
             // u64 fields keep their bit pattern; callers use `read_u64` for the full range.
@@ -99,11 +95,7 @@ impl Prim {
     }
 
     pub fn read_u64(self, b: &[u8]) -> Option<u64> {
-        let n = self.size();
-        let s = b.get(..n)?;
-        let mut w = [0u8; 8];
-        w[..n].copy_from_slice(s);
-        Some(u64::from_le_bytes(w))
+        b.get(..self.size()).map(le_u64)
     }
 
     /// Writes the low `size` bytes of `v` little-endian; `None` when `b` is too short.
@@ -120,6 +112,14 @@ impl Prim {
             _ => v >= 0 && v <= i128::from(unsigned_max(self.size())),
         }
     }
+}
+
+/// The first 8 bytes of `b` as a little-endian value (fewer are zero-extended).
+pub fn le_u64(b: &[u8]) -> u64 {
+    let n = b.len().min(8);
+    let mut w = [0u8; 8];
+    w[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(w)
 }
 
 /// The largest unsigned value `bytes` bytes hold (0 for none, `u64::MAX` for 8 or more).

@@ -239,7 +239,8 @@ fn parse_uint(t: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{push_digits, push_hex};
+    use super::{format_scalar, push_digits, push_hex};
+    use crate::layout::{LeafFmt, Prim};
 
     #[test]
     fn hex_digits_match_the_formatter() {
@@ -254,6 +255,24 @@ mod tests {
                 push_digits(&mut d, v, 2 * bytes);
                 assert_eq!(d, format!("{v:0w$x}", w = 2 * bytes));
             }
+        }
+    }
+
+    #[test]
+    fn decimal_fields_print_by_their_signedness_at_every_width() {
+        // No layout has a 64-bit decimal field today; the format must not
+        // read one with its top bit set as negative when one comes.
+        let cases: [(Prim, &[u8], &str); 5] = [
+            (Prim::U64, &[0xFF; 8], "18446744073709551615"),
+            (Prim::U32, &[0xFF; 4], "4294967295"),
+            (Prim::U16, &[0xFF, 0xFF], "65535"),
+            (Prim::I16, &[0xFF, 0xFF], "-1"),
+            (Prim::U8, &[0x80], "128"),
+        ];
+        for (prim, at, want) in cases {
+            let mut s = String::new();
+            format_scalar(&mut s, prim, LeafFmt::Dec, at);
+            assert_eq!(s, want, "{prim:?}");
         }
     }
 }

@@ -190,3 +190,13 @@ fn a_stream_splits_into_whole_bundles_with_their_offsets() {
     assert_eq!(e, PartialBundle { offset: 128, len: 133 });
     assert_eq!(e.to_string(), "trailing partial bundle at offset 0x80: 133 bytes is not a multiple of 64");
 }
+
+#[test]
+fn le_u64_reads_up_to_eight_bytes_little_endian() {
+    use tpb_isa::layout::le_u64;
+    assert_eq!(le_u64(&[]), 0);
+    assert_eq!(le_u64(&[0x34, 0x12]), 0x1234);
+    assert_eq!(le_u64(&[1, 2, 3, 4, 5, 6, 7, 0x88]), 0x8807_0605_0403_0201);
+    // A ninth byte is past the value.
+    assert_eq!(le_u64(&[1, 0, 0, 0, 0, 0, 0, 0, 0xFF]), 1);
+}

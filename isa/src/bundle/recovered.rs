@@ -631,7 +631,7 @@ impl Claim {
     /// one predicate the real-program test, the generator and the validator's
     /// recovered layer all use.
     pub fn holds(self, bytes: &[u8], g: Generation) -> bool {
-        let value = || bytes.iter().take(8).rev().fold(0u64, |v, &b| (v << 8) | u64::from(b));
+        let value = || crate::layout::le_u64(bytes);
         match self {
             Claim::Zero => bytes.iter().all(|&b| b == 0),
             Claim::Ascii => {

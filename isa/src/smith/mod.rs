@@ -34,9 +34,5 @@ pub(crate) fn put_at(raw: &mut Raw, base: usize, layout: &Layout, path: &str, v:
 /// Reads the field at `path` as an unsigned little-endian value.
 pub(crate) fn get(raw: &Raw, layout: &Layout, path: &str) -> u64 {
     let Some((off, size)) = layout.resolve(path) else { return 0 };
-    let mut w = [0u8; 8];
-    if let (Some(dst), Some(src)) = (w.get_mut(..size), raw.get(off..off + size)) {
-        dst.copy_from_slice(src);
-    }
-    u64::from_le_bytes(w)
+    raw.get(off..off + size).filter(|b| b.len() <= 8).map_or(0, crate::layout::le_u64)
 }

@@ -48,7 +48,7 @@ pub(super) fn amend_from(bundle: &Bundle, g: Generation, findings: &mut Vec<Find
 fn read(bytes: &[u8], layout: &Layout, field: &str) -> Option<u64> {
     let (off, size) = layout.resolve(field)?;
     let b = bytes.get(off..off + size.min(8))?;
-    Some(b.iter().rev().fold(0u64, |v, &x| (v << 8) | u64::from(x)))
+    Some(crate::layout::le_u64(b))
 }
 
 fn holds(c: &Cond, bytes: &[u8], layout: &Layout, finding: &Finding) -> bool {

@@ -33,7 +33,7 @@ impl Hist {
     pub fn add_n(&mut self, le: &[u8], n: u64) {
         let full = self.distinct() >= MAX_TRACKED;
         let counted = if let (Ok(width), true) = (u8::try_from(le.len()), le.len() <= 8) {
-            let key = (le.iter().rev().fold(0u64, |v, &b| (v << 8) | u64::from(b)), width);
+            let key = (tpb_isa::layout::le_u64(le), width);
             match self.narrow.get_mut(&key) {
                 Some(c) => Some(c),
                 None if full => None,
