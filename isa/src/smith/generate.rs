@@ -106,7 +106,8 @@ fn mx(u: &mut Unstructured, g: Generation, raw: &mut Raw, layout: &Layout, slot:
     let d = pick_dtype(u, g, slot.dtype, false, false)?;
     slot.dtype.write(layout, g, raw, d.tag);
     let base = slot.offset(layout);
-    let scale = memory_word(u, false, 1)?;
+    // The scale is an SBUF address, or in a register (whose region no rule can check).
+    let scale = if u.ratio(1, 6)? { register_word(u)? } else { memory_word(u, false, 1)? };
     let k: u16 = u.int_in_range(1..=u16::MAX)?;
     let part: u8 = u.int_in_range(0..=MX_SCALE_PARTS - 1)?;
     let gather = u.ratio(1, 5)?;

@@ -407,8 +407,9 @@ fn band_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
             }
         }
         BodyKind::TensorScalar => {
-            let p = *["op0", "op1"].get(usize::from(raw[4] & 1)).unwrap_or(&"op0");
-            field(v, &c::UNKNOWN_ALU_OP, p, Box::new(not_in(&enums::ALU_OP)));
+            for p in ["op0", "op1"] {
+                field(v, &c::UNKNOWN_ALU_OP, p, Box::new(not_in(&enums::ALU_OP)));
+            }
         }
         BodyKind::TensorTensor => field(v, &c::UNKNOWN_ALU_OP, "alu_op", Box::new(not_in(&enums::ALU_OP))),
         BodyKind::PoolCopy if op.byte == crate::validate::POOL_OPCODE => {
