@@ -288,6 +288,20 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
         for w in spans.windows(2) {
             assert!(w[0].1 <= w[1].0 && (!planned || w[1].0 - w[0].1 < 0x1000), "functions at {:#x?} then {:#x?}", w[0], w[1]);
         }
+        // A planned layout packs the sections before .text back to back, as a linker packs one
+        // segment's: each starts where the one before ends, rounded up to its alignment.
+        if planned {
+            let mut head: Vec<_> = elf.section_headers.iter().filter(|s| s.sh_size > 0 && s.sh_addr != 0 && s.sh_offset < text.sh_offset).collect();
+            head.sort_by_key(|s| s.sh_offset);
+            // The build-id note, then the dynamic tables when there are any.
+            let dynamic_tables = if names.contains(&".symtab") { 0 } else { tables.len() };
+            assert_eq!(head.len(), 1 + dynamic_tables, "{names:?}");
+            for w in head.windows(2) {
+                let end = w[0].sh_offset + w[0].sh_size;
+                let name = |s: &goblin::elf::SectionHeader| elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?");
+                assert_eq!(w[1].sh_offset, end.next_multiple_of(w[1].sh_addralign.max(1)), "{} after {} ending at {end:#x}", name(w[1]), name(w[0]));
+            }
+        }
         // Each table links the section it names entries of, as a linker sets sh_link.
         let index = |name: &str| elf.section_headers.iter().position(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(name));
         for (table, linked) in [(".dynsym", ".dynstr"), (".hash", ".dynsym"), (".dynamic", ".dynstr"), (".symtab", ".strtab")] {
