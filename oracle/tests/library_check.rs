@@ -3,10 +3,12 @@
 //! every fact moved, and one mutant per fact that must fail exactly that fact.
 
 use std::collections::BTreeSet;
+use tpb_isa::bundle::header::SETUP_HEADER_CODE;
 use tpb_isa::dtype::BIR_TO_WIRE;
 use tpb_isa::Generation;
-use tpb_oracle::fixture::{Fixture, Tables};
+use tpb_oracle::fixture::{Fixture, Placement, Tables};
 use tpb_oracle::walrus::image::Image;
+use tpb_oracle::walrus::profile::Profile;
 use tpb_oracle::walrus::report::{Located, Report, Status, EXIT_DIFFERS, EXIT_HOLDS};
 use tpb_oracle::walrus::spec::Kind;
 use tpb_oracle::walrus::symbols::SymbolSource;
@@ -315,6 +317,58 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
             assert_eq!(alloc, ![".shstrtab", ".symtab", ".strtab"].contains(&name), "{name}: flags {:#x}", s.sh_flags);
         }
     }
+}
+
+#[test]
+fn a_moved_fixture_is_a_few_kib_and_each_function_symbol_names_its_code() {
+    // Tests build thousands of moved fixtures: they stay small (their tables, a page of
+    // functions, a page of .rodata), whichever symbol tables they carry.
+    for f in [Fixture::moved(), Fixture { tables: Tables::Symtab, ..Fixture::moved() }] {
+        let lib = f.build().unwrap();
+        assert!(lib.len() <= 0x4000, "{} bytes", lib.len());
+        let img = Image::parse("fixture", &lib).unwrap();
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let strtab = if f.tables == Tables::Symtab { &elf.strtab } else { &elf.dynstrtab };
+        let funcs = elf.dynsyms.iter().chain(elf.syms.iter()).filter(|s| s.st_type() == goblin::elf::sym::STT_FUNC);
+        let mut types = 0;
+        for s in funcs {
+            let name = strtab.get_at(s.st_name).unwrap_or("?");
+            let code = img.read_va(s.st_value, s.st_size as usize).unwrap_or_default();
+            if name.contains("setupHeader") {
+                assert_eq!(code.first(), Some(&if name.contains("Base") { 0x0f } else { SETUP_HEADER_CODE[0] }), "{name}");
+            } else {
+                assert_eq!(code, [0xc3], "{name}: a type function is one `ret`");
+                types += 1;
+            }
+        }
+        assert_eq!(types, f.type_names.len());
+    }
+}
+
+#[test]
+fn a_profile_whose_addresses_overlap_gets_no_fixture() {
+    // A pinned profile with addresses that would lay two things over each other is refused
+    // with both ends named; at the edge (the LUT 0x20 bytes past the strings) it is built.
+    let known = Fixture::known().unwrap();
+    let Placement::Pinned(p) = &known.placement else { panic!("known is pinned") };
+    let build = |edit: &dyn Fn(&mut Profile)| {
+        let mut f = known.clone();
+        if let Placement::Pinned(p) = &mut f.placement {
+            edit(p);
+        }
+        f.build().map(|b| b.len()).map_err(|e| e.to_string())
+    };
+    let rodata = p.section_base(".rodata").unwrap();
+    let strings_end = rodata + 0x20 + known.strings.iter().map(|s| s.len() as u64 + 1).sum::<u64>();
+    let lut_at = |lut: u64| move |p: &mut Profile| drop(p.addresses.insert("dtype.bir_to_wire".into(), format!("{lut:#x}")));
+    let e = build(&lut_at(strings_end + 0x1f)).unwrap_err();
+    assert!(e.contains(&format!("LUT at {:#x} overlaps the strings ending at {strings_end:#x}", strings_end + 0x1f)), "{e}");
+    assert!(build(&lut_at(strings_end + 0x20)).is_ok());
+    // .rodata below the last function, and .text below the tables before it.
+    let e = build(&|p: &mut Profile| p.sections.rodata = Some(format!("{:#x}", p.section_base(".text").unwrap() + 0x10))).unwrap_err();
+    assert!(e.contains("overlaps .text code ending at"), "{e}");
+    let e = build(&|p: &mut Profile| p.sections.text = Some("0x100".into())).unwrap_err();
+    assert!(e.contains(".text at 0x100 overlaps the headers ending at"), "{e}");
 }
 
 #[test]
