@@ -310,6 +310,13 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
             let Some(t) = index(table) else { continue };
             assert_eq!(Some(elf.section_headers[t].sh_link as usize), index(linked), "{table}'s sh_link");
         }
+        // A symbol table's sh_info is one past its last local symbol: only the null one is local.
+        for table in [".dynsym", ".symtab"] {
+            let Some(t) = index(table) else { continue };
+            assert_eq!(elf.section_headers[t].sh_info, 1, "{table}'s sh_info");
+        }
+        let binds: Vec<u8> = elf.dynsyms.iter().chain(elf.syms.iter()).filter(|s| s.st_name != 0).map(|s| s.st_bind()).collect();
+        assert!(!binds.is_empty() && binds.iter().all(|&b| b == goblin::elf::sym::STB_GLOBAL), "{binds:?}");
         // What the loader maps is marked SHF_ALLOC; the name and symbol tables are not.
         for s in elf.section_headers.iter().filter(|s| s.sh_type != goblin::elf::section_header::SHT_NULL) {
             let name = elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?");
