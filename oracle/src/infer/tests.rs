@@ -530,3 +530,46 @@ fn independent_bytes_are_not_related() {
     let d = op(&inf);
     assert_eq!(d.relations(&d.propose()), Vec::<Relation>::new());
 }
+
+#[test]
+fn counts_that_end_the_body_are_one_nums_field() {
+    // Three u16 counts at 0x3a..0x40: the last ends the body and still belongs to the array.
+    let mut rng = Rng(0x1F83_D9AB_FB41_BD6B);
+    let bundles: Vec<Raw> = (0..64)
+        .map(|_| {
+            bundle(|b| {
+                for k in 0..3 {
+                    let n = (rng.next() % 0x3FF) as u16 + 1;
+                    put(b, 0x3A + 2 * k, &n.to_le_bytes());
+                }
+            })
+        })
+        .collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 64);
+    let f = field_at(&fields, 0x3A);
+    assert_eq!((f.kind, f.size, f.ty.as_str()), (Kind::Nums, 6, "u16[3]"), "{fields:#?}");
+}
+
+#[test]
+fn a_lone_count_or_large_numbers_in_a_row_are_no_nums_field() {
+    // One count at 0x30 (a num array has two or more), and two u16 numbers at 0x38 too
+    // large to be counts: neither is a num array.
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let bundles: Vec<Raw> = (0..64)
+        .map(|_| {
+            bundle(|b| {
+                put(b, 0x30, &((rng.next() % 0x3FF) as u16 + 1).to_le_bytes());
+                for k in 0..2 {
+                    put(b, 0x38 + 2 * k, &((rng.next() % 0x7FFF) as u16 + 0x8000).to_le_bytes());
+                }
+            })
+        })
+        .collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 64);
+    for at in [0x30, 0x38] {
+        let f = field_at(&fields, at);
+        assert_ne!(f.kind, Kind::Nums, "{at:#x}: {fields:#?}");
+    }
+}
