@@ -76,6 +76,10 @@ fn conform_reports_the_errata_and_both_verdicts_on_the_committed_programs() -> R
     let sema = c.engine_mismatches().get(&0xA0).ok_or("no EventSemaphore off SP")?;
     assert!(!sema.contains_key("SP") && sema.values().sum::<usize>() > 0, "{sema:?}");
     assert!(c.to_markdown().contains("### Engines the opcode table does not name"));
+    // A bundle disagrees with the spec through a finding or an engine the table does not name.
+    let off_engine: usize = c.engine_mismatches().values().flat_map(|m| m.values()).sum();
+    assert!(c.spec_disagreements() >= c.invalid_spec().max(off_engine), "{} < {} or {off_engine}", c.spec_disagreements(), c.invalid_spec());
+    assert!(c.spec_disagreements() <= c.bundles());
     let j = c.errata_json();
     assert_eq!(j["verdicts"]["invalid_amended"], 0);
     assert_eq!(j["errata"].as_array().map(Vec::len), Some(ERRATA.len()));

@@ -308,6 +308,24 @@ fn raw_bundle_stream_is_not_sniffed_as_neff() {
 }
 
 #[test]
+fn a_clean_bundle_on_an_engine_the_table_does_not_name_is_a_spec_disagreement() {
+    // EventSemaphore (the table says SP) on the PE queue, with no finding: it disagrees with the
+    // opcode table, not with the validator.
+    let op = tpb_isa::opcode::lookup(0xA0).unwrap();
+    let data = tpb_isa::props::seeded_bytes(7, 1024);
+    let sema = tpb_isa::smith::bundle_for(&mut arbitrary::Unstructured::new(&data), Generation::V3, op).unwrap();
+    let findings = tpb_isa::validate::validate(&sema, Generation::V3);
+    assert!(findings.is_empty(), "{findings:?}");
+    let mut m = members(KELF_CAYMAN);
+    m.retain(|(name, _)| !name.ends_with(".bin"));
+    m.push(("sg00/PE.bin", sema.encode().repeat(3)));
+    let n = neff::parse(&container(2, &gzip(&tar(&m)), None), "t.neff").unwrap();
+    let c = conform::conform(&n, None);
+    assert_eq!((c.bundles(), c.invalid_spec(), c.spec_disagreements()), (3, 0, 3));
+    assert_eq!(c.engine_mismatches().get(&0xA0).map(|e| e.values().sum::<usize>()), Some(3));
+}
+
+#[test]
 fn conformance_on_a_built_container() {
     let n = neff::parse(&good_v2(), "t.neff").unwrap();
     let c = conform::conform(&n, None);

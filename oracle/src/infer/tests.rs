@@ -319,6 +319,12 @@ fn differences_between_builds_are_listed() {
     inf.add_stream("c", Some("newer"), V3, &newer.concat());
     let d = op(&inf).differences();
     assert!(d.iter().any(|x| x.offset == 0x0c && x.groups.len() == 3), "{d:#?}");
+    // The text report lists them under their heading; one build alone has none to list.
+    let text = inf.to_text();
+    assert!(text.contains("  differences between generations and builds"), "{text}");
+    assert!(text.contains("    +0x0c disjoint: v2 old: "), "{text}");
+    let alone = infer(&old).to_text();
+    assert!(!alone.contains("differences between"), "{alone}");
 }
 
 #[test]
@@ -572,4 +578,16 @@ fn a_lone_count_or_large_numbers_in_a_row_are_no_nums_field() {
         let f = field_at(&fields, at);
         assert_ne!(f.kind, Kind::Nums, "{at:#x}: {fields:#?}");
     }
+}
+
+#[test]
+fn ascii_names_of_two_characters_are_names_and_the_longer_ones_after_them_count() {
+    // Two characters is the shortest a name may be; names after one are still counted.
+    let mut acc = shapes::AsciiAcc::new(0);
+    for s in [&b"ok\0\0\0\0\0\0"[..], b"abcdef\0\0", b"ok\0\0\0\0\0\0"] {
+        acc.add(s);
+    }
+    assert_eq!(acc.distinct(), 2);
+    let (top, other) = acc.top(TOP_VALUES);
+    assert_eq!((top, other), (vec![("ok".to_string(), 2), ("abcdef".to_string(), 1)], 0));
 }
