@@ -501,3 +501,45 @@ fn a_long_name_or_pax_record_claiming_terabytes_is_an_error_not_an_allocation() 
     }
     Ok(())
 }
+
+#[test]
+fn special_members_are_named_by_kind_and_repack_to_the_same_tar() -> R {
+    // A link that fills its header field exactly needs no GNU long-link record.
+    let full = "t".repeat(100);
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"fifo", kind: b'6', link: b"", data: b"" },
+        build::RawEntry { name: b"chardev", kind: b'3', link: b"", data: b"" },
+        build::RawEntry { name: b"hard", kind: b'1', link: b"fifo", data: b"" },
+        build::RawEntry::symlink("full-link", &full),
+        build::RawEntry::file("x.txt", b"data"),
+    ])?;
+    let orig = build::container_from_tar(2, &tar)?;
+    let (listing, _) = members(&orig)?;
+    let kinds: Vec<(&str, &str)> = listing.iter().map(|m| (m.0.as_str(), m.1.as_str())).collect();
+    assert_eq!(kinds, [("fifo", "type 0x36"), ("chardev", "type 0x33"), ("hard", "hardlink"), ("full-link", "symlink"), ("x.txt", "file")]);
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("special.neff");
+    std::fs::write(&f, &orig)?;
+    let dir = base.path().join("out");
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack special members");
+    let out = base.path().join("packed.neff");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack special members");
+    assert!(members(&std::fs::read(&out)?)? == members(&orig)?, "the repacked tar differs");
+    Ok(())
+}
+
+#[test]
+fn a_stream_s_text_never_takes_the_name_of_a_folder() -> R {
+    // sg00/PE.bin's text would be sg00/PE.tpb, a folder of another member here.
+    let pe = tpb_isa::text::assemble("0xb1:unknown")?;
+    let tar = build::tar_raw(&[build::RawEntry::file("sg00/PE.bin", &pe), build::RawEntry::file("sg00/PE.tpb/inner.txt", b"x")])?;
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("clash.neff");
+    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+    let dir = base.path().join("out");
+    let o = tpb(&[&"neff", &"unpack", &f, &dir])?;
+    ok(&o, "unpack with a text path taken by a folder");
+    assert!(stderr(&o).contains("member `sg00/PE.bin`: no text beside it, `sg00/PE.tpb` is taken by another member"), "{}", stderr(&o));
+    assert_eq!(tree(&dir), vec!["manifest.json", "sg00", "sg00/PE.bin", "sg00/PE.tpb", "sg00/PE.tpb/inner.txt"]);
+    Ok(())
+}
