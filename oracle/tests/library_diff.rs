@@ -38,6 +38,10 @@ fn exit_bits_follow_abidiff() {
     assert_eq!(o.code, BIT_CHANGED | BIT_NEW_FAILS, "{}", o.stdout);
     assert!(o.stdout.contains("-dtype.bir_to_wire = 03 02 10 0d 0e"), "{}", o.stdout);
     assert!(o.stdout.contains("+dtype.bir_to_wire = 03 02 10 0d 0a"), "{}", o.stdout);
+    // The summary lines name what changed and what NEW fails; none is named when there is none.
+    assert!(o.stdout.contains("\n1 constant(s) changed between OLD and NEW: dtype.bir_to_wire\n"), "{}", o.stdout);
+    assert!(o.stdout.contains("\n1 fact(s) NEW fails against isa/profile: dtype.bir_to_wire\n"), "{}", o.stdout);
+    assert!(same.stdout.contains("\n0 constant(s) changed between OLD and NEW\n0 fact(s) NEW fails against isa/profile\n"), "{}", same.stdout);
 
     // OLD was the broken one: a change, but NEW agrees with isa again.
     let o = run(&bad_setup, &good);
