@@ -543,3 +543,28 @@ fn a_stream_s_text_never_takes_the_name_of_a_folder() -> R {
     assert_eq!(tree(&dir), vec!["manifest.json", "sg00", "sg00/PE.bin", "sg00/PE.tpb", "sg00/PE.tpb/inner.txt"]);
     Ok(())
 }
+
+#[test]
+fn a_link_made_longer_in_the_manifest_is_packed_with_a_gnu_long_link_record() -> R {
+    // A link over the header's 100 bytes that no extension carries gets one, as GNU tar writes it.
+    let tar = build::tar_raw(&[build::RawEntry::symlink("link", "short"), build::RawEntry::file("x.txt", b"data")])?;
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("link.neff");
+    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+    let dir = base.path().join("out");
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let long = format!("{}/target", "d".repeat(150));
+    let mut m: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json"))?)?;
+    m["members"][0]["link"] = Value::from(long.as_str());
+    std::fs::write(dir.join("manifest.json"), serde_json::to_vec_pretty(&m)?)?;
+    let out = base.path().join("packed.neff");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack with a long link");
+    let again = base.path().join("again");
+    ok(&tpb(&[&"neff", &"unpack", &out, &again])?, "unpack the repacked container");
+    let m: Value = serde_json::from_slice(&std::fs::read(again.join("manifest.json"))?)?;
+    let link = &m["members"][0];
+    assert_eq!(link["link"], Value::from(long.as_str()), "{link}");
+    let kinds: Vec<&Value> = link["extensions"].as_array().map(|x| x.iter().map(|e| &e["tar"]["type"]).collect()).unwrap_or_default();
+    assert_eq!(kinds, [&Value::from("gnu-long-link")], "{link}");
+    Ok(())
+}
