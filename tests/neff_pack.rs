@@ -529,7 +529,7 @@ fn special_members_are_named_by_kind_and_repack_to_the_same_tar() -> R {
 }
 
 #[test]
-fn a_stream_s_text_never_takes_the_name_of_a_folder() -> R {
+fn a_stream_s_text_never_takes_the_name_of_another_member() -> R {
     // sg00/PE.bin's text would be sg00/PE.tpb, a folder of another member here.
     let pe = tpb_isa::text::assemble("0xb1:unknown")?;
     let tar = build::tar_raw(&[build::RawEntry::file("sg00/PE.bin", &pe), build::RawEntry::file("sg00/PE.tpb/inner.txt", b"x")])?;
@@ -541,6 +541,14 @@ fn a_stream_s_text_never_takes_the_name_of_a_folder() -> R {
     ok(&o, "unpack with a text path taken by a folder");
     assert!(stderr(&o).contains("member `sg00/PE.bin`: no text beside it, `sg00/PE.tpb` is taken by another member"), "{}", stderr(&o));
     assert_eq!(tree(&dir), vec!["manifest.json", "sg00", "sg00/PE.bin", "sg00/PE.tpb", "sg00/PE.tpb/inner.txt"]);
+    // Nor the name of another member's file, which is written as it is.
+    let tar = build::tar_raw(&[build::RawEntry::file("sg00/PE.bin", &pe), build::RawEntry::file("sg00/PE.tpb", b"theirs")])?;
+    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+    let dir = base.path().join("out2");
+    let o = tpb(&[&"neff", &"unpack", &f, &dir])?;
+    ok(&o, "unpack with a text path taken by a file");
+    assert!(stderr(&o).contains("member `sg00/PE.bin`: no text beside it, `sg00/PE.tpb` is taken by another member"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(dir.join("sg00/PE.tpb"))?, b"theirs");
     Ok(())
 }
 
