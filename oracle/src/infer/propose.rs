@@ -345,7 +345,9 @@ impl OpData {
         let mut best = None;
         for k in 0..4usize {
             let o = p + 2 * k;
-            if o + 2 > BODY.end || (k > 0 && self.structured(o).is_some()) || self.number(o, 2).is_none() {
+            // A structured field ends the run (never at `p` itself: propose() asks
+            // for nums only where structured() found none).
+            if o + 2 > BODY.end || self.structured(o).is_some() || self.number(o, 2).is_none() {
                 break;
             }
             let Some(v) = self.values(o, 2) else { break };
