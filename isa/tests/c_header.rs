@@ -300,3 +300,19 @@ fn a_missing_compiler_is_named_with_the_fix() {
     let err = find_compiler("CC", Some("/nonexistent/tpb-no-such-cc".to_string()), "cc").err().unwrap_or_default();
     assert!(err.contains("no C compiler") && err.contains("/nonexistent/tpb-no-such-cc") && err.contains("set CC="), "{err}");
 }
+
+/// Every constant and opcode of the header says where it comes from and how
+/// sure the spec is, as `[section CONFIDENCE]` (no compiler needed).
+#[test]
+fn every_opcode_and_constant_names_its_source_and_confidence() {
+    use tpb_isa::opcode::{OPCODES, OPCODE_PROV};
+    let h = c_header::generate();
+    let tag = |p: tpb_isa::provenance::Provenance| format!("[{} {}]", p.section, p.confidence.as_str());
+    assert!(h.contains("#define NEURON_ISA_TPB_BUNDLE_BYTES 64u /* [2.1 CONFIRMED] "), "{h}");
+    assert!(h.contains(&format!("#define NEURON_ISA_TPB_QUANTIZE_MX_OPCODE 0xe3u /* {} ", tag(OPCODE_PROV))), "{h}");
+    for o in OPCODES {
+        let at = format!("= {:#04x}, /* {} ", o.byte, o.name);
+        let Some(line) = h.lines().find(|l| l.contains(&at)) else { panic!("no enumerator for {:#04x} {}", o.byte, o.name) };
+        assert!(line.contains(&tag(o.body_prov)), "{:#04x}: {line}", o.byte);
+    }
+}
