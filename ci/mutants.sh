@@ -73,6 +73,25 @@ left_out=()
 [[ "$flags" == *" avx2 "* ]] || left_out+=(isa/src/validate/fast/lanes/avx2.rs)
 for f in "${left_out[@]}"; do args+=(--exclude "$f"); done
 
+# run.json beside a run's outcomes: what the report and a later recheck read.
+#   run_json FILE SCOPE ALL_MUTANTS SECONDS COMMIT TESTS
+run_json() {
+  local cpu kernels_json
+  cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
+  kernels_json=$(printf '%s\n' "${left_out[@]}" | python3 -c 'import json,sys; print(json.dumps([l for l in sys.stdin.read().split() if l]))')
+  SCOPE="$2" CPU="${cpu:-unknown} ($(nproc) cores)" PACKAGES="$packages" ALL="$3" SECS="$4" \
+    COMMIT="$5" KERNELS="$kernels_json" TESTS="$6" \
+    python3 - "$1" <<'EOF'
+import json, os, sys, datetime
+json.dump({
+    "scope": os.environ["SCOPE"], "cpu": os.environ["CPU"], "packages": os.environ["PACKAGES"],
+    "commit": os.environ["COMMIT"], "all_mutants": int(os.environ["ALL"]), "seconds": int(os.environ["SECS"]),
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    "kernels_left_out": json.loads(os.environ["KERNELS"]), "tests": os.environ["TESTS"],
+}, open(sys.argv[1], "w"), indent=1)
+EOF
+}
+
 scope="whole set"
 mode=()
 if [ -n "$recheck" ]; then
@@ -87,6 +106,8 @@ if [ -n "$recheck" ]; then
   if [ "${#res[@]}" = 0 ]; then
     echo "== none of the mutants $recheck missed is generated now"
     mkdir -p "$out/mutants.out" && echo '{"outcomes": []}' > "$out/mutants.out/outcomes.json"
+    # A finished recheck that ran nothing: kept and merged like any other.
+    run_json "$out/mutants.out/run.json" "recheck of the mutants $recheck missed" 0 0 "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" full
     exec python3 ci/mutants_report.py -o "$report" --recheck "$out/mutants.out" --recheck-map "$out/recheck.json" "$recheck"
   fi
   mode+=(--in-diff "$recheck_diff" "${res[@]}" --no-shuffle)
@@ -154,19 +175,7 @@ fi
 # cargo-mutants puts mutants.out inside --output.
 dir="$out/mutants.out"
 if [ -f "$dir/outcomes.json" ]; then
-  cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//')
-  kernels_json=$(printf '%s\n' "${left_out[@]}" | python3 -c 'import json,sys; print(json.dumps([l for l in sys.stdin.read().split() if l]))')
-  SCOPE="$scope" CPU="${cpu:-unknown} ($(nproc) cores)" PACKAGES="$packages" ALL="$all" SECS="$secs" \
-    COMMIT="$commit" KERNELS="$kernels_json" TESTS="$tests" \
-    python3 - "$dir/run.json" <<'EOF'
-import json, os, sys, datetime
-json.dump({
-    "scope": os.environ["SCOPE"], "cpu": os.environ["CPU"], "packages": os.environ["PACKAGES"],
-    "commit": os.environ["COMMIT"], "all_mutants": int(os.environ["ALL"]), "seconds": int(os.environ["SECS"]),
-    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-    "kernels_left_out": json.loads(os.environ["KERNELS"]), "tests": os.environ["TESTS"],
-}, open(sys.argv[1], "w"), indent=1)
-EOF
+  run_json "$dir/run.json" "$scope" "$all" "$secs" "$commit" "$tests"
   rstatus=0
   if [ -n "$recheck" ]; then
     python3 ci/mutants_report.py -o "$report" --recheck "$dir" --recheck-map "$out/recheck.json" "$recheck" || rstatus=$?
