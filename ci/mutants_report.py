@@ -284,7 +284,11 @@ def main():
                 after["missed"] -= 1
                 after[kind] += 1
                 still_missed += kind == "missed"
-            elif moved.get(key):
+            elif key not in moved:
+                # No recheck named it (its run was not rechecked): still missed.
+                verdict = "not rechecked yet: still missed"
+                still_missed += 1
+            elif moved[key]:
                 # Carried to the tree but never run again (a recheck its budget stopped): still missed.
                 verdict = "not run again (the recheck stopped before it): still missed"
                 still_missed += 1

@@ -345,9 +345,25 @@ class Report(unittest.TestCase):
         self.assertIn("| **after the recheck** (missed ones run again: below) | 2 | 0 | 0 | 0 | 100.0% |", lines)
 
     def test_recheck_without_the_map_finds_no_moved_mutant(self):
+        # Without the map nothing says where M1 went: it is not taken for gone, it stays missed.
         code, lines = self.report("--recheck", self.recheck("MissedMutant"), self.earlier())
-        self.assertEqual(code, 0)
-        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | no longer generated: the code it mutated changed |", lines)
+        self.assertEqual(code, 2)
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | not rechecked yet: still missed |", lines)
+
+    def test_a_run_no_recheck_covers_keeps_its_misses_beside_one_that_was_rechecked(self):
+        # Two shards merged; only the first was rechecked: the second's miss stays missed.
+        first = cargo_mutants_out(self.dir / "s0", [outcome(M1, "MissedMutant")], scope="sample: shard 0/4 (round-robin)")
+        second = cargo_mutants_out(self.dir / "s1", [outcome(M2, "MissedMutant", "tpb-oracle")], scope="sample: shard 1/4 (round-robin)")
+        code, lines = self.report("--recheck", self.recheck("CaughtMutant"), "--recheck-map", self.moved_map_of_m1(), first, second)
+        self.assertEqual(code, 2)
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
+        self.assertIn(f"| `{M2}` | not rechecked yet: still missed |", lines)
+        self.assertIn("| **after the recheck** (missed ones run again: below) | 1 | 1 | 0 | 0 | 50.0% |", lines)
+
+    def moved_map_of_m1(self):
+        path = self.dir / "m1.json"
+        path.write_text(json.dumps({M1: M1_NOW}))
+        return str(path)
 
     def shards(self, *scopes):
         base = Path(tempfile.mkdtemp(dir=self.dir))
