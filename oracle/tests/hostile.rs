@@ -257,6 +257,19 @@ fn bytes_after_the_tar_end_are_counted_and_noted() {
     let n = parse(&container_with(2, &refs(&m), &odd).unwrap()).unwrap();
     assert_eq!(n.trailing_tar_bytes, (10240 - tar_len) as u64);
     assert!(n.notes.is_empty(), "{:?}", n.notes);
+    // A whole record of zeros after a tar that already ends on a record is more than
+    // blocking: noted.
+    let mut whole = program(&pe);
+    whole.push(("pad.bin", vec![7; 10240 - tar_len - 512]));
+    assert_eq!(build::tar(&refs(&whole)).unwrap().len(), 10240);
+    let odd = Odd { after_tar: vec![0; 10240], ..Odd::default() };
+    let n = parse(&container_with(2, &refs(&whole), &odd).unwrap()).unwrap();
+    assert_eq!(n.trailing_tar_bytes, 10240);
+    assert!(
+        n.notes.iter().any(|x| x.starts_with("10240 bytes after the tar's end-of-archive blocks (tar offset 0x2800)") && x.ends_with("all zero")),
+        "{:?}",
+        n.notes
+    );
 }
 
 #[test]

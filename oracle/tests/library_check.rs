@@ -270,6 +270,12 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
             let Some(s) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(want)) else { panic!("no {want}") };
             assert_eq!((s.sh_addralign, s.sh_offset % align), (align, 0), "{want}");
         }
+        // A table says how long its entries are, as readelf reads them (ELF64).
+        for (table, entsize) in [(".dynsym", 24), (".symtab", 24), (".hash", 4), (".dynamic", 16)] {
+            if let Some(s) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(table)) {
+                assert_eq!(s.sh_entsize, entsize, "{table}'s sh_entsize");
+            }
+        }
         // A table's size is a whole number of its entries.
         for s in elf.section_headers.iter().filter(|s| s.sh_entsize > 0) {
             assert_eq!(s.sh_size % s.sh_entsize, 0, "{:?}: {s:?}", elf.shdr_strtab.get_at(s.sh_name));
