@@ -591,3 +591,30 @@ fn ascii_names_of_two_characters_are_names_and_the_longer_ones_after_them_count(
     let (top, other) = acc.top(TOP_VALUES);
     assert_eq!((top, other), (vec![("ok".to_string(), 2), ("abcdef".to_string(), 1)], 0));
 }
+
+#[test]
+fn an_equal_pair_inside_an_equal_wider_pair_at_another_distance_is_its_own_relation() {
+    // The u32 at 0x10 equals the one at 0x30; the u16 at 0x10 also equals the u16 at 0x20,
+    // a different distance: that pair is not implied by the wider one, so it is listed.
+    let mut rng = Rng(0x51_7CC1_B727_220A);
+    let bundles: Vec<Raw> = (0..64)
+        .map(|_| {
+            let x = rng.next() as u32;
+            bundle(|b| {
+                put(b, 0x10, &x.to_le_bytes());
+                put(b, 0x30, &x.to_le_bytes());
+                put(b, 0x20, &(x as u16).to_le_bytes());
+                put(b, 0x22, &(rng.next() as u16).to_le_bytes());
+            })
+        })
+        .collect();
+    let d = op(&infer(&bundles)).clone();
+    let rel = d.relations(&d.propose());
+    for want in [
+        Relation::Equal { width: 4, a: 0x10, b: 0x30 },
+        Relation::Equal { width: 2, a: 0x10, b: 0x20 },
+        Relation::Equal { width: 2, a: 0x20, b: 0x30 },
+    ] {
+        assert!(rel.contains(&want), "{want:?} not in {rel:?}");
+    }
+}
