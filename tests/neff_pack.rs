@@ -511,12 +511,14 @@ fn special_members_are_named_by_kind_and_repack_to_the_same_tar() -> R {
         build::RawEntry { name: b"chardev", kind: b'3', link: b"", data: b"" },
         build::RawEntry { name: b"hard", kind: b'1', link: b"fifo", data: b"" },
         build::RawEntry::symlink("full-link", &full),
-        build::RawEntry::file("x.txt", b"data"),
+        build::RawEntry::file(&full, b"data"),
     ])?;
+    // The raw builder writes names and links of up to 100 bytes, the header's fields.
+    assert!(build::tar_raw(&[build::RawEntry::file(&format!("{full}u"), b"")]).is_err());
     let orig = build::container_from_tar(2, &tar)?;
     let (listing, _) = members(&orig)?;
     let kinds: Vec<(&str, &str)> = listing.iter().map(|m| (m.0.as_str(), m.1.as_str())).collect();
-    assert_eq!(kinds, [("fifo", "type 0x36"), ("chardev", "type 0x33"), ("hard", "hardlink"), ("full-link", "symlink"), ("x.txt", "file")]);
+    assert_eq!(kinds, [("fifo", "type 0x36"), ("chardev", "type 0x33"), ("hard", "hardlink"), ("full-link", "symlink"), (full.as_str(), "file")]);
     let base = tempfile::tempdir()?;
     let f = base.path().join("special.neff");
     std::fs::write(&f, &orig)?;

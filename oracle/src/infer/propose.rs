@@ -220,6 +220,15 @@ fn contiguous(sorted: &[u8]) -> bool {
     }
 }
 
+/// The wire type of `n` bytes: `u8`, or `u8[n]`.
+fn bytes_ty(n: usize) -> String {
+    if n == 1 {
+        "u8".to_string()
+    } else {
+        format!("u8[{n}]")
+    }
+}
+
 impl OpData {
     /// The proposed layout: fields tiling the body 0x04..0x40 with no overlap,
     /// each holding on every bundle. Empty when there are no bundles.
@@ -331,7 +340,7 @@ impl OpData {
             return None;
         }
         let q = run_end(p, |q| self.byte_always_zero(q) && self.structured(q).is_none());
-        let ty = if q - p == 1 { "u8".to_string() } else { format!("u8[{}]", q - p) };
+        let ty = bytes_ty(q - p);
         Some(Field::new(self, Kind::Zero, p, q - p, ty, Summary::constant(&vec![0; q - p], self.bundles)))
     }
 
@@ -420,12 +429,12 @@ impl OpData {
         if v.constant() {
             let q = run_end(p, |q| !q.is_multiple_of(4) && self.values(q, 1).is_some_and(|x| x.constant() && !x.always_zero()));
             let le: Vec<u8> = (p..q).map(|o| self.values(o, 1).map_or(0, |x| x.min() as u8)).collect();
-            let ty = if q - p == 1 { "u8".to_string() } else { format!("u8[{}]", q - p) };
+            let ty = bytes_ty(q - p);
             return Field::new(self, Kind::Const, p, q - p, ty, Summary::constant(&le, self.bundles));
         }
         if self.mask_byte(p) {
             let q = run_end(p, |q| self.mask_byte(q));
-            let ty = if q - p == 1 { "u8".to_string() } else { format!("u8[{}]", q - p) };
+            let ty = bytes_ty(q - p);
             let mut f = Field::new(self, Kind::Mask, p, q - p, ty, Summary::of(v, Fmt::Hex));
             f.note = Some(format!("every byte of +{p:#04x}..+{q:#04x} is 0x00 or 0xff, and varies; the values shown are +{p:#04x}'s"));
             return f;

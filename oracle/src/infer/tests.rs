@@ -200,6 +200,12 @@ fn a_dtype_byte_is_found_and_a_constant_tag_is_only_a_constant() {
     assert_eq!((f.kind, f.name.as_str()), (Kind::Dtype, "dtype_20"));
     assert!(f.names.contains(&("0x06".to_string(), "bf16".to_string())), "{:?}", f.names);
     assert_eq!(field_at(&fields, 0x22).kind, Kind::Const);
+    // The JSON evidence names the dtype's values, and only where there are names.
+    let j = inf.to_json();
+    let Some(listed) = j["opcodes"][0]["fields"].as_array() else { panic!("no fields in {j}") };
+    let at = |o: usize| listed.iter().find(|f| f["offset"] == o).unwrap_or_else(|| panic!("no field at {o:#x} in {j}"));
+    assert_eq!(at(0x20)["evidence"]["names"]["0x06"], "bf16", "{j}");
+    assert!(at(0x22)["evidence"].get("names").is_none(), "{j}");
 }
 
 #[test]
@@ -482,12 +488,13 @@ fn counts_in_a_row_are_one_nums_field() {
 
 #[test]
 fn a_constant_run_ends_at_a_word_boundary() {
-    // Non-zero constant bytes 0x05..0x0b: one run up to the word at 0x08, another from it.
-    let bundles: Vec<Raw> = (0..10u8).map(|i| bundle(|b| (b[0x05..0x0b].fill(0x5A), b[0x30] = i).0)).collect();
+    // Non-zero constant bytes 0x05..0x0b: one run up to the word at 0x08, another from it;
+    // and a lone one at 0x0f, just before the next word.
+    let bundles: Vec<Raw> = (0..10u8).map(|i| bundle(|b| (b[0x05..0x0b].fill(0x5A), b[0x0f] = 0x33, b[0x30] = i).0)).collect();
     let fields = op(&infer(&bundles)).propose();
     assert_tiles(&fields, 10);
-    let runs: Vec<(usize, usize)> = fields.iter().filter(|f| f.kind == Kind::Const).map(|f| (f.offset, f.size)).collect();
-    assert_eq!(runs, [(0x05, 3), (0x08, 3)], "{fields:#?}");
+    let runs: Vec<(usize, usize, &str)> = fields.iter().filter(|f| f.kind == Kind::Const).map(|f| (f.offset, f.size, f.ty.as_str())).collect();
+    assert_eq!(runs, [(0x05, 3, "u8[3]"), (0x08, 3, "u8[3]"), (0x0f, 1, "u8")], "{fields:#?}");
 }
 
 #[test]
