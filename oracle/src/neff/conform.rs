@@ -832,7 +832,12 @@ mod tests {
     #[test]
     fn harness_failures_are_all_counted_and_the_first_max_details_kept() {
         let mut c = NeffConformance::default();
+        let more = |c: &NeffConformance| c.to_markdown().lines().filter(|l| l.ends_with("more not listed)")).map(String::from).collect::<Vec<_>>();
         for index in 0..MAX_DETAILS + 5 {
+            if index == MAX_DETAILS {
+                // Every one listed: nothing more to say.
+                assert!(more(&c).is_empty(), "{:?}", more(&c));
+            }
             let f = HarnessFailure {
                 file: "f.neff".into(),
                 member: "m".into(),
@@ -847,5 +852,6 @@ mod tests {
         assert_eq!(c.harness_failures(), MAX_DETAILS + 5);
         assert_eq!(c.harness.len(), MAX_DETAILS);
         assert_eq!(c.harness.last().map(|h| h.index), Some(MAX_DETAILS - 1));
+        assert_eq!(more(&c), ["(5 more not listed)"]);
     }
 }
