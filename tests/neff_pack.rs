@@ -578,3 +578,25 @@ fn a_link_made_longer_in_the_manifest_is_packed_with_a_gnu_long_link_record() ->
     assert_eq!(kinds, [&Value::from("gnu-long-link")], "{link}");
     Ok(())
 }
+
+#[test]
+fn unpacking_refuses_a_member_over_its_cap_and_takes_one_at_it() -> R {
+    // A file member against the member cap; any other kind against the inline cap.
+    let limits = neff::Limits { max_member: 100, ..neff::Limits::default() };
+    for (size, ok) in [(100, true), (101, false)] {
+        let data = vec![b'x'; size];
+        let c = build::container_from_tar(2, &build::tar_raw(&[build::RawEntry::file("x.txt", &data)])?)?;
+        match pack::explode(&c, "cap.neff", &limits) {
+            Ok(_) => assert!(ok, "{size} bytes were taken"),
+            Err(e) => {
+                assert!(!ok, "{size} bytes: {e}");
+                assert!(e.to_string().contains("member claims 101 bytes, over the cap of 100 bytes"), "{e}");
+            }
+        }
+    }
+    let data = vec![0u8; pack::MAX_INLINE as usize + 1];
+    let c = build::container_from_tar(2, &build::tar_raw(&[build::RawEntry { name: b"fifo", kind: b'6', link: b"", data: &data }])?)?;
+    let Err(e) = pack::explode(&c, "cap.neff", &neff::Limits::default()) else { panic!("a fifo of over 1 MiB was taken") };
+    assert!(e.to_string().contains(&format!("over the cap of {} bytes for fifo members", pack::MAX_INLINE)), "{e}");
+    Ok(())
+}
