@@ -411,6 +411,19 @@ class Kept(unittest.TestCase):
         write_lines(Path(folder) / "mutants.out" / "missed.txt", missed)
         return folder
 
+    def keep_recheck(self, name, outcomes, moves, commit, date):
+        """A recheck run (its outcomes and its map, recheck.json) kept as `name`."""
+        folder = cargo_mutants_out(self.dir / name, outcomes, commit=commit, scope="recheck", date=date)
+        (Path(folder) / "recheck.json").write_text(json.dumps(moves))
+        self.keep(folder, name)
+
+    def merged_kept(self):
+        """reports from every kept run (--kept), which must exit 0: its lines."""
+        out = self.dir / "r.md"
+        run = subprocess.run([sys.executable, str(REPORT), "-o", str(out), "--kept", str(self.dir / "kept")], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return out.read_text().splitlines()
+
     def test_a_kept_run_holds_what_the_report_reads_and_nothing_else(self):
         noisy = outcome(M1, "MissedMutant")
         noisy["log_path"] = "log/a.log"
@@ -454,13 +467,8 @@ class Kept(unittest.TestCase):
     def test_kept_runs_and_rechecks_merge_with_their_coverage(self):
         self.keep(self.shard("s0", 0, [outcome(M1, "MissedMutant"), outcome("isa/src/a.rs:1:1: f", "CaughtMutant")], date="2026-01-01 00:00 UTC"), "shard-0")
         self.keep(self.shard("s2", 2, [outcome("oracle/src/b.rs:1:1: g", "CaughtMutant", "tpb-oracle")], date="2026-01-02 00:00 UTC"), "shard-2")
-        again = cargo_mutants_out(self.dir / "r0", [outcome(M1_NOW, "CaughtMutant")], commit="def5678", scope="recheck", date="2026-01-03 00:00 UTC")
-        (Path(again) / "recheck.json").write_text(json.dumps({M1: M1_NOW}))
-        self.keep(again, "shard-0.recheck-1")
-        out = self.dir / "r.md"
-        run = subprocess.run([sys.executable, str(REPORT), "-o", str(out), "--kept", str(self.dir / "kept")], capture_output=True, text=True)
-        self.assertEqual(run.returncode, 0, run.stderr)
-        lines = out.read_text().splitlines()
+        self.keep_recheck("shard-0.recheck-1", [outcome(M1_NOW, "CaughtMutant")], {M1: M1_NOW}, "def5678", "2026-01-03 00:00 UTC")
+        lines = self.merged_kept()
         self.assertIn("- **runs merged**: 2; wall time 2.0 min", lines)  # the recheck is applied, not merged
         self.assertIn("- **date**: 2026-01-01 00:00 UTC to 2026-01-02 00:00 UTC", lines)  # the runs', not the recheck's
         self.assertIn("- **coverage**: 2 of 4 shards (0, 2): 3 mutants (7.5% of the whole set's 40)", lines)
@@ -473,16 +481,10 @@ class Kept(unittest.TestCase):
         # second, a recheck of the first whose map names the first run's M2, catches it.
         m2_between, m2_now = "oracle/src/b.rs:5:9: replace == with != in g", "oracle/src/b.rs:7:9: replace == with != in g"
         self.keep(self.shard("s0", 0, [outcome(M1, "MissedMutant"), outcome(M2, "MissedMutant", "tpb-oracle")], date="2026-01-01 00:00 UTC"), "shard-0")
-        r1 = cargo_mutants_out(self.dir / "r1", [outcome(M1_NOW, "CaughtMutant"), outcome(m2_between, "MissedMutant", "tpb-oracle")], commit="def5678", scope="recheck", date="2026-01-02 00:00 UTC")
-        (Path(r1) / "recheck.json").write_text(json.dumps({M1: M1_NOW, M2: m2_between}))
-        self.keep(r1, "shard-0.recheck-1")
-        r2 = cargo_mutants_out(self.dir / "r2", [outcome(m2_now, "CaughtMutant", "tpb-oracle")], commit="0a1b2c3", scope="recheck", date="2026-01-03 00:00 UTC")
-        (Path(r2) / "recheck.json").write_text(json.dumps({M2: m2_now}))
-        self.keep(r2, "shard-0.recheck-2")
-        out = self.dir / "r.md"
-        run = subprocess.run([sys.executable, str(REPORT), "-o", str(out), "--kept", str(self.dir / "kept")], capture_output=True, text=True)
-        self.assertEqual(run.returncode, 0, run.stderr)
-        lines = out.read_text().splitlines()
+        first = [outcome(M1_NOW, "CaughtMutant"), outcome(m2_between, "MissedMutant", "tpb-oracle")]
+        self.keep_recheck("shard-0.recheck-1", first, {M1: M1_NOW, M2: m2_between}, "def5678", "2026-01-02 00:00 UTC")
+        self.keep_recheck("shard-0.recheck-2", [outcome(m2_now, "CaughtMutant", "tpb-oracle")], {M2: m2_now}, "0a1b2c3", "2026-01-03 00:00 UTC")
+        lines = self.merged_kept()
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
         self.assertIn("| `oracle/src/b.rs:4:9: replace == with != in g` | caught at 0a1b2c3 |", lines)
         self.assertIn("| **after the recheck** (missed ones run again: below) | 2 | 0 | 0 | 0 | 100.0% |", lines)

@@ -464,20 +464,17 @@ fn ascii_names_are_capped_only_past_the_strings_tracked() {
     assert_eq!(acc.top(TOP_VALUES).1, 256 - TOP_VALUES as u64 + 1);
 }
 
+/// 64 bundles with three u16 counts (small, never zero, both bytes varying) from `at`.
+fn three_counts_at(at: usize, seed: u64) -> Vec<Raw> {
+    let mut rng = Rng(seed);
+    let count = |rng: &mut Rng| (rng.next() % 0x3FF) as u16 + 1;
+    (0..64).map(|_| bundle(|b| (0..3).for_each(|k| put(b, at + 2 * k, &count(&mut rng).to_le_bytes())))).collect()
+}
+
 #[test]
 fn counts_in_a_row_are_one_nums_field() {
-    // Three u16 counts at 0x32..0x38 (small, never zero, both bytes varying): one num array.
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-    let bundles: Vec<Raw> = (0..64)
-        .map(|_| {
-            bundle(|b| {
-                for k in 0..3 {
-                    let n = (rng.next() % 0x3FF) as u16 + 1;
-                    put(b, 0x32 + 2 * k, &n.to_le_bytes());
-                }
-            })
-        })
-        .collect();
+    // Three u16 counts at 0x32..0x38: one num array.
+    let bundles = three_counts_at(0x32, 0x2545_F491_4F6C_DD1D);
     let fields = op(&infer(&bundles)).propose();
     assert_tiles(&fields, 64);
     let f = field_at(&fields, 0x32);
@@ -547,17 +544,7 @@ fn independent_bytes_are_not_related() {
 #[test]
 fn counts_that_end_the_body_are_one_nums_field() {
     // Three u16 counts at 0x3a..0x40: the last ends the body and still belongs to the array.
-    let mut rng = Rng(0x1F83_D9AB_FB41_BD6B);
-    let bundles: Vec<Raw> = (0..64)
-        .map(|_| {
-            bundle(|b| {
-                for k in 0..3 {
-                    let n = (rng.next() % 0x3FF) as u16 + 1;
-                    put(b, 0x3A + 2 * k, &n.to_le_bytes());
-                }
-            })
-        })
-        .collect();
+    let bundles = three_counts_at(0x3A, 0x1F83_D9AB_FB41_BD6B);
     let fields = op(&infer(&bundles)).propose();
     assert_tiles(&fields, 64);
     let f = field_at(&fields, 0x3A);
