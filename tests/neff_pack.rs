@@ -600,3 +600,45 @@ fn unpacking_refuses_a_member_over_its_cap_and_takes_one_at_it() -> R {
     assert!(e.to_string().contains(&format!("over the cap of {} bytes for fifo members", pack::MAX_INLINE)), "{e}");
     Ok(())
 }
+
+#[test]
+fn a_ustar_member_with_a_long_name_repacks_in_prefix_and_name() -> R {
+    // A 150-byte name splits at a slash into ustar's prefix and name fields, and back.
+    let long = format!("{}/{}", "p".repeat(90), "n".repeat(59));
+    let mut t = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_ustar();
+    h.set_path(&long)?;
+    h.set_size(4);
+    h.set_mode(0o644);
+    h.set_cksum();
+    t.append(&h, &b"data"[..])?;
+    let orig = build::container_from_tar(2, &t.into_inner()?)?;
+    assert_eq!(members(&orig)?.0[0].0, long);
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("ustar.neff");
+    std::fs::write(&f, &orig)?;
+    let dir = base.path().join("out");
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let out = base.path().join("packed.neff");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+    assert!(members(&std::fs::read(&out)?)? == members(&orig)?, "the repacked tar differs");
+    Ok(())
+}
+
+#[test]
+fn a_member_file_that_cannot_be_read_is_an_error_not_a_missing_file() -> R {
+    // `x/y.txt` where `x` became a file: the path cannot be read (not a directory), which is
+    // not the same as the file being absent.
+    let tar = build::tar_raw(&[build::RawEntry::file("x/y.txt", b"data")])?;
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("n.neff");
+    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+    let dir = base.path().join("out");
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    std::fs::remove_dir_all(dir.join("x"))?;
+    std::fs::write(dir.join("x"), b"a file now")?;
+    let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("p.neff")])?;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("y.txt: cannot read: Not a directory"), "{}", stderr(&o));
+    Ok(())
+}
