@@ -273,6 +273,24 @@ fn bytes_after_the_tar_end_are_counted_and_noted() {
 }
 
 #[test]
+fn a_hidden_member_is_named_whichever_way_its_checksum_is_padded() {
+    // GNU tar writes "0012345\0 ", others " 012345\0" or "012345 \0": the octal digits
+    // are read between any spaces and NULs.
+    let pe = bundles(&[0xB1]);
+    let m = program(&pe);
+    let hidden = build::tar(&[("sg01/PE.bin", &bundles(&[0x02; 4])[..])]).unwrap();
+    let stored = std::str::from_utf8(&hidden[148..155]).unwrap().trim_matches('\0').to_string();
+    let sum = u64::from_str_radix(&stored, 8).unwrap();
+    for field in [format!(" {sum:06o}\0"), format!("{sum:06o} \0"), format!("{sum:07o}\0")] {
+        let mut h = hidden.clone();
+        h[148..156].copy_from_slice(field.as_bytes());
+        let odd = Odd { after_tar: h, ..Odd::default() };
+        let n = parse(&container_with(2, &refs(&m), &odd).unwrap()).unwrap();
+        assert_eq!(n.archive_end.hidden_member.as_deref(), Some("sg01/PE.bin"), "checksum field {field:?}");
+    }
+}
+
+#[test]
 fn a_tar_without_its_end_blocks_is_noted() {
     let pe = bundles(&[0xB1]);
     let t = build::tar(&refs(&program(&pe))).unwrap();
