@@ -359,6 +359,18 @@ fn a_moved_fixture_is_a_few_kib_and_each_function_symbol_names_its_code() {
 }
 
 #[test]
+fn a_library_for_another_machine_is_named_by_its_machine() {
+    // A build for Graviton (AArch64) fails the x86-64 fact, and says what it is.
+    let mut lib = Fixture::moved().build().unwrap();
+    for (machine, name) in [(183u16, "AArch64 (e_machine 183)"), (243, "e_machine 243")] {
+        lib[18..20].copy_from_slice(&machine.to_le_bytes());
+        let r = check(&lib).unwrap();
+        let m = row(&r, "elf.machine");
+        assert_eq!((m.status, m.expected.as_deref(), m.found.as_deref()), (Status::Differs, Some("x86-64 (e_machine 62)"), Some(name)));
+    }
+}
+
+#[test]
 fn a_profile_whose_addresses_overlap_gets_no_fixture() {
     // A pinned profile with addresses that would lay two things over each other is refused
     // with both ends named; at the edge (the LUT 0x20 bytes past the strings) it is built.
