@@ -475,12 +475,28 @@ fn three_counts_at(at: usize, seed: u64) -> Vec<Raw> {
 fn counts_in_a_row_are_one_nums_field() {
     // Three u16 counts at 0x32..0x38: one num array.
     let bundles = three_counts_at(0x32, 0x2545_F491_4F6C_DD1D);
-    let fields = op(&infer(&bundles)).propose();
+    let inf = infer(&bundles);
+    let fields = op(&inf).propose();
     assert_tiles(&fields, 64);
     let f = field_at(&fields, 0x32);
     assert_eq!((f.kind, f.size, f.ty.as_str(), f.parts.len()), (Kind::Nums, 6, "u16[3]", 3), "{fields:#?}");
     let parts: Vec<(&str, usize, usize)> = f.parts.iter().map(|p| (p.name.as_str(), p.offset, p.size)).collect();
     assert_eq!(parts, [("num[0]", 0x32, 2), ("num[1]", 0x34, 2), ("num[2]", 0x36, 2)]);
+    // The JSON evidence gives each part's values, and no field without parts has any.
+    let j = inf.to_json();
+    let Some(listed) = j["opcodes"][0]["fields"].as_array() else { panic!("no fields in {j}") };
+    for x in listed {
+        let parts = x["evidence"]
+            .get("parts")
+            .and_then(serde_json::Value::as_array)
+            .map(|p| p.iter().map(|q| (q["name"].clone(), q["offset"].clone())).collect::<Vec<_>>());
+        if x["offset"] == 0x32 {
+            let want: Vec<(serde_json::Value, serde_json::Value)> = (0..3).map(|i| (format!("num[{i}]").into(), (0x32 + 2 * i).into())).collect();
+            assert_eq!(parts, Some(want), "{x}");
+        } else {
+            assert_eq!(parts, None, "{x}");
+        }
+    }
 }
 
 #[test]
