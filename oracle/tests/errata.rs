@@ -13,7 +13,7 @@ use tpb_isa::validate::{self, checks, Finding};
 use tpb_isa::{opcode, smith, Bundle, Generation, Raw, Severity};
 use tpb_oracle::neff::{self, conform};
 
-mod common;
+use crate::common;
 use common::{bundles, corpus, shared};
 
 type R<T> = Result<T, Box<dyn std::error::Error>>;

@@ -4,7 +4,7 @@
 //! real stream is also judged with every byte of its bundles' bodies set to
 //! a few telling values, so the comparison sees failing bundles too.
 
-mod common;
+use crate::common;
 
 use common::R;
 use tpb_isa::validate::{self, Finding, Kernel};

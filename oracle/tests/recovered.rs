@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use tpb_isa::bundle::recovered::CLAIMS;
 use tpb_isa::{opcode, text, validate, BodyKind, Bundle, Severity};
 
-mod common;
+use crate::common;
 use common::{bundles, corpus, shared, R};
 
 /// `max_opaque`: the share of real bundles allowed to stay opaque (the target is set on the full set);

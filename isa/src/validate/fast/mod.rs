@@ -1108,4 +1108,32 @@ mod tests {
             }
         }
     }
+
+    /// [`super::auto`] reads [`super::ENV_KERNEL`] once per process, so each
+    /// kernel is named to a child run of this test binary (this test alone),
+    /// which checks that `Auto` runs the one named: on a CPU with several, a
+    /// name that went unheeded would run the fastest instead.
+    #[test]
+    fn auto_runs_the_kernel_the_environment_names() {
+        use super::{Kernel, ENV_KERNEL};
+        const CHILD: &str = "TPB_ISA_TEST_KERNEL_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            let named = std::env::var(ENV_KERNEL).ok().and_then(|n| Kernel::from_label(&n));
+            assert_eq!(Some(Kernel::Auto.runs()), named, "{ENV_KERNEL} = {:?}", std::env::var(ENV_KERNEL));
+            return;
+        }
+        let this = module_path!().split_once("::").map_or("", |(_, path)| path).to_owned() + "::auto_runs_the_kernel_the_environment_names";
+        let exe = std::env::current_exe().unwrap_or_else(|e| panic!("this test binary: {e}"));
+        for k in Kernel::available_kernels() {
+            let run = std::process::Command::new(&exe)
+                .args(["--exact", &this, "--test-threads", "1"])
+                .env(CHILD, "1")
+                .env(ENV_KERNEL, k.label())
+                .output()
+                .unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+            let out = String::from_utf8_lossy(&run.stdout);
+            assert!(run.status.success(), "{}: {out}{}", k.label(), String::from_utf8_lossy(&run.stderr));
+            assert!(out.contains("1 passed"), "{}: the child ran no test: {out}", k.label());
+        }
+    }
 }

@@ -1,0 +1,12 @@
+//! The package's integration tests as one test binary: one link per build
+//! instead of one per file (a mutant of the library relinks every test
+//! binary, `ci/mutants_notes.md`). Each file stays a module of its own.
+
+mod c_header;
+mod errata;
+mod layout;
+mod properties;
+mod recovered;
+mod tables;
+mod text;
+mod validator;
