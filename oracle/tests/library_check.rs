@@ -329,6 +329,19 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
             let alloc = s.sh_flags & u64::from(goblin::elf::section_header::SHF_ALLOC) != 0;
             assert_eq!(alloc, ![".shstrtab", ".symtab", ".strtab"].contains(&name), "{name}: flags {:#x}", s.sh_flags);
         }
+        // The loader maps what a PT_LOAD covers: every allocated section lies in one, in the
+        // file and in memory at the same distance from the segment's start.
+        let loads: Vec<_> = elf.program_headers.iter().filter(|p| p.p_type == goblin::elf::program_header::PT_LOAD).collect();
+        assert!(!loads.is_empty(), "no PT_LOAD");
+        for s in elf.section_headers.iter().filter(|s| s.sh_flags & u64::from(goblin::elf::section_header::SHF_ALLOC) != 0) {
+            let name = elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?");
+            let covers = |p: &&goblin::elf::ProgramHeader| {
+                let in_memory = s.sh_addr >= p.p_vaddr && s.sh_addr + s.sh_size <= p.p_vaddr + p.p_memsz;
+                let in_file = s.sh_offset >= p.p_offset && s.sh_offset + s.sh_size <= p.p_offset + p.p_filesz;
+                in_memory && in_file && s.sh_addr - p.p_vaddr == s.sh_offset - p.p_offset
+            };
+            assert!(loads.iter().any(covers), "{name} ({s:?}) outside every PT_LOAD: {loads:?}");
+        }
     }
 }
 

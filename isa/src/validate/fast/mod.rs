@@ -538,7 +538,7 @@ const TIED_WORK: usize = BATCH + 1;
 /// index of the slot or band test in the opcode's plan.
 #[inline(always)]
 fn entry(i: usize, op: u8) -> u32 {
-    u32::try_from(i & (BATCH - 1)).unwrap_or(0) << 16 | u32::from(op) << 2
+    disjoint(u32::try_from(i & (BATCH - 1)).unwrap_or(0) << 16, u32::from(op) << 2)
 }
 
 /// Appends `n` (at most `K`) work entries for the first of `K` items of a

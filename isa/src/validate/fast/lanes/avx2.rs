@@ -131,6 +131,13 @@ lanes_kernel!("avx2");
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_cpu_check_agrees_with_the_flags_linux_lists() {
+        // Not on Linux: std's detection is the only witness there.
+        let Some(flags) = super::super::cpuinfo_flags() else { return };
+        assert_eq!(super::cpu_has_features(), flags.contains("avx2"), "flags: {flags:?}");
+    }
+
     use super::super::{lanes, ONES, ZERO};
     use super::Kernel;
     use crate::bundle::BUNDLE_BYTES;

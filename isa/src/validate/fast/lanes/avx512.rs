@@ -100,3 +100,18 @@ fn gathered_clear(k: &Kernel, gidx: __m128i) -> __m128i {
 }
 
 lanes_kernel!("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi");
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_cpu_check_agrees_with_the_flags_linux_lists() {
+        // Not on Linux: std's detection is the only witness there.
+        let Some(flags) = super::super::cpuinfo_flags() else { return };
+        macro_rules! listed {
+            ($f:literal) => {
+                flags.contains($f)
+            };
+        }
+        assert_eq!(super::cpu_has_features(), features!(listed), "flags: {flags:?}");
+    }
+}

@@ -430,6 +430,15 @@ macro_rules! lanes_kernel {
 }
 use lanes_kernel;
 
+/// The CPU flags Linux lists in /proc/cpuinfo (`None` elsewhere): a witness
+/// of a backend's CPU check that does not go through std's detection.
+#[cfg(test)]
+fn cpuinfo_flags() -> Option<std::collections::BTreeSet<String>> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("flags"))?;
+    Some(line.split_once(':')?.1.split_whitespace().map(str::to_owned).collect())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -451,6 +460,25 @@ mod tests {
         let Some(t) = super::word_clear_table(&masks[..3]) else { panic!("three masks fit") };
         assert_eq!(t, [1, 3, 7, 0, 0, 0, 0, 0], "codes name the masks in order; the rest clear nothing");
         assert!(super::word_clear_table(&masks).is_none(), "a ninth mask has no code in three bits");
+    }
+
+    #[test]
+    fn each_need_byte_reads_back_as_the_scalar_need() {
+        // The lanes pack a slot's need (what the scalar rules require of its
+        // mode class and dtype class) into a byte and a word-clear code; a
+        // byte that read back as less would let the lanes call a bad slot
+        // clean, on whichever class only rare bundles reach.
+        use super::*;
+        let Some(l) = lanes() else { panic!("the description fits the lanes") };
+        for (c, &class) in ModeClass::ALL.iter().enumerate() {
+            for d in 0..1u8 << DTYPE_CLASS_BITS {
+                let (want, byte) = (need(class, d), l.needs[c << DTYPE_CLASS_BITS | usize::from(d)]);
+                let code = usize::from(byte >> WORD_CLEAR_SHIFT);
+                let read = (byte & NEED_FAIL, byte & NEED_NUMS != 0, byte & GATHERED_WIDE, l.word_clear.get(code).copied());
+                let scalar = (want.fail, want.nums_off == 0, want.gathered_sel, Some(want.word_clear));
+                assert_eq!(read, scalar, "{class:?}, dtype class {d:#04x}: need byte {byte:#04x}");
+            }
+        }
     }
 
     #[test]
