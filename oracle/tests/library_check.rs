@@ -341,7 +341,21 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
                 in_memory && in_file && s.sh_addr - p.p_vaddr == s.sh_offset - p.p_offset
             };
             assert!(loads.iter().any(covers), "{name} ({s:?}) outside every PT_LOAD: {loads:?}");
+            // Code is mapped executable, and everything readable, as a linker sets p_flags.
+            use goblin::elf::program_header::{PF_R, PF_X};
+            let exec = s.sh_flags & u64::from(goblin::elf::section_header::SHF_EXECINSTR) != 0;
+            let perms = if exec { PF_R | PF_X } else { PF_R };
+            assert!(loads.iter().any(|p| covers(&p) && p.p_flags & perms == perms), "{name}: no PT_LOAD with flags {perms:#x} covers it: {loads:?}");
         }
+        // The build-id note is also named by a PT_NOTE segment, readable, where the section is.
+        let Some(note) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".note.gnu.build-id")) else {
+            panic!("no note")
+        };
+        let notes: Vec<_> = elf.program_headers.iter().filter(|p| p.p_type == goblin::elf::program_header::PT_NOTE).collect();
+        let named = |p: &&goblin::elf::ProgramHeader| {
+            (p.p_offset, p.p_vaddr, p.p_filesz, p.p_flags) == (note.sh_offset, note.sh_addr, note.sh_size, goblin::elf::program_header::PF_R)
+        };
+        assert!(notes.iter().any(named), "{note:?} in {notes:?}");
     }
 }
 

@@ -122,6 +122,22 @@ fn header_fields_members_streams_and_target() {
 }
 
 #[test]
+fn bytes_after_the_payload_are_counted_and_noted_with_their_offset() {
+    let good = good_v2();
+    for extra in [1usize, 4096] {
+        let mut bytes = good.clone();
+        bytes.resize(good.len() + extra, 0xA5);
+        let n = neff::parse(&bytes, "t.neff").unwrap();
+        assert_eq!(n.trailing_file_bytes, extra as u64);
+        let want = format!("{extra} bytes after the payload (file offset {:#x})", good.len());
+        assert_eq!(n.notes, vec![want], "{extra} trailing bytes");
+        assert_eq!(n.bundles(), 15, "the payload is read as before");
+    }
+    // None: no note, and the count is zero (the clean container's test requires no notes at all).
+    assert_eq!(neff::parse(&good, "t.neff").unwrap().trailing_file_bytes, 0);
+}
+
+#[test]
 fn sunda_target_is_v2() {
     let payload = gzip(&tar(&members(KELF_SUNDA)));
     let n = neff::parse(&container(2, &payload, Some((Algorithm::Md5, Form::Plain))), "t.neff").unwrap();
