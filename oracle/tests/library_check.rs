@@ -345,7 +345,7 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
             use goblin::elf::program_header::{PF_R, PF_X};
             let exec = s.sh_flags & u64::from(goblin::elf::section_header::SHF_EXECINSTR) != 0;
             let perms = if exec { PF_R | PF_X } else { PF_R };
-            assert!(loads.iter().any(|p| covers(&p) && p.p_flags & perms == perms), "{name}: no PT_LOAD with flags {perms:#x} covers it: {loads:?}");
+            assert!(loads.iter().any(|p| covers(p) && p.p_flags & perms == perms), "{name}: no PT_LOAD with flags {perms:#x} covers it: {loads:?}");
         }
         // The build-id note is also named by a PT_NOTE segment, readable, where the section is.
         let Some(note) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".note.gnu.build-id")) else {
