@@ -55,7 +55,8 @@ impl OpData {
                 .iter()
                 .map(|((g, b), gr)| GroupValues { generation: *g, build: b.clone(), bundles: gr.bundles, values: gr.byte_values(offset) })
                 .collect();
-            let disjoint = groups.iter().enumerate().any(|(i, x)| groups.iter().skip(i + 1).any(|y| !x.values.iter().any(|v| y.values.contains(v))));
+            // Each pair once: a group against those before it.
+            let disjoint = groups.iter().enumerate().any(|(i, x)| groups[..i].iter().any(|y| !x.values.iter().any(|v| y.values.contains(v))));
             let zero = |g: &GroupValues| g.values == [0];
             if disjoint {
                 out.push(Difference { offset, kind: DiffKind::Disjoint, groups });
