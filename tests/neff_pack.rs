@@ -361,6 +361,12 @@ fn hostile_member_paths_are_refused_and_nothing_is_written_outside() -> R {
     let link = &m["members"][0];
     assert_eq!((&link["name"], &link["tar"]["type"], &link["link"]), (&Value::from("link"), &Value::from("symlink"), &Value::from("../../outside")));
     assert!(link.get("file").is_none());
+    // The header's link field is recorded only where it is not the link: here, where a pax
+    // record deleted it.
+    let by_name = |n: &str| m["members"].as_array().into_iter().flatten().find(|x| x["name"] == n).cloned().unwrap_or_default();
+    assert!(link.get("header_link").is_none(), "{link}");
+    let gone = by_name("gone");
+    assert_eq!((&gone["link"], &gone["header_link"]), (&Value::from(""), &Value::from("header-target")), "{gone}");
     let out = base.path().join("link-packed.neff");
     ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack with a symlink");
     let packed = std::fs::read(&out)?;
@@ -637,5 +643,29 @@ fn a_member_file_that_cannot_be_read_is_an_error_not_a_missing_file() -> R {
     let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("p.neff")])?;
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("y.txt: cannot read: Not a directory"), "{}", stderr(&o));
+    Ok(())
+}
+
+#[test]
+fn a_pax_size_record_that_already_says_the_size_is_kept_as_written() -> R {
+    // `size=00004` is the member's 4 bytes: repacking keeps the record as written (one
+    // that says another size is made the member's). pkg_version 1: the payload is the tar.
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"PaxHeaders/x.txt", kind: b'x', link: b"", data: b"14 size=00004\n" },
+        build::RawEntry::file("x.txt", b"data"),
+    ])?;
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("in.neff");
+    std::fs::write(&f, build::container_from_tar(1, &tar)?)?;
+    let dir = base.path().join("out");
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let out = base.path().join("packed.neff");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+    let packed = std::fs::read(&out)?;
+    let h = neff::NeffHeader::read(&packed).ok_or("short")?;
+    let (hs, ds) = (h.header_size.get() as usize, h.data_size.get() as usize);
+    let payload = packed.get(hs..hs + ds).ok_or("payload past the end")?;
+    assert!(payload.windows(14).any(|w| w == b"14 size=00004\n"), "the record was rewritten");
+    assert!(members(&packed)? == members(&build::container_from_tar(1, &tar)?)?, "the repacked tar differs");
     Ok(())
 }

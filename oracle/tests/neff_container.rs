@@ -353,8 +353,28 @@ fn conformance_on_a_built_container() {
     let md = c.to_markdown();
     assert!(md.contains("| 0xb1 | 5 | Activation x1, DVE x1, PE x1, Pool x1, SP x1 |"), "{md}");
     assert!(md.contains("**harness failures: 0**"));
+    // A field whose values all fit its top list says nothing of others.
+    assert!(md.contains(" x5") && !md.contains("other x0"), "{md}");
+    // Both verdicts count what the validator says of each bundle (some are invalid, some not).
+    let (mut spec, mut amended) = (0, 0);
+    for s in &n.streams {
+        for (_, _, raw) in s.bundles() {
+            let (b, g) = (tpb_isa::Bundle::decode(raw), s.generation.unwrap_or(Generation::V3));
+            let found = tpb_isa::validate::validate_as(&b, g, tpb_isa::errata::Profile::Spec);
+            let mut with_errata = found.clone();
+            tpb_isa::validate::amend(&b, g, &mut with_errata);
+            spec += usize::from(!tpb_isa::validate::is_valid(&found));
+            amended += usize::from(!tpb_isa::validate::is_valid(&with_errata));
+        }
+    }
+    assert!(amended > 0 && amended < c.bundles(), "{amended}");
+    assert_eq!((c.invalid_spec(), c.invalid_amended()), (spec, amended));
     let j = c.to_json();
     assert_eq!(j["bundles"], 15);
+    // Every bundle was built with a clean header.
+    for op in j["opcodes"].as_array().into_iter().flatten() {
+        assert_eq!(op["header_invariant_ok"], op["count"], "{op}");
+    }
     assert_eq!(j["spec_disagreements"]["unknown_opcodes"][0]["opcode"], "0xb1");
     // --arch overrides the target.
     let c4 = conform::conform(&n, Some(Generation::V4));

@@ -79,6 +79,46 @@ fn addr4_forms_follow_the_spec() {
     assert_eq!(addr4_form(0x8000_0112), None, "register form with reserved bits");
 }
 
+#[test]
+fn an_address_word_is_distinctive_by_any_one_of_its_telling_values() {
+    use super::shapes::Addr4Acc;
+    let acc = |words: &[u32]| {
+        let mut a = Addr4Acc::default();
+        words.iter().for_each(|&w| a.add(w));
+        a
+    };
+    // Low static SBUF addresses are what any small number is.
+    assert!(!acc(&[0x0000_1e08, 0x0000_0040, 0x00ff_fff0]).distinctive());
+    // Each telling value alone, among plain ones, and one of each kind together.
+    let telling = [
+        ("PSUM", 0x0200_3000),
+        ("register", 0x8000_0012),
+        ("indirect mode", 0x2000_1000),
+        ("active mode", 0x4000_1000),
+        ("SBUF bit 24", 0x0101_4a08),
+    ];
+    for (what, w) in telling {
+        assert!(acc(&[0x0000_1e08, w]).distinctive(), "{what} {w:#010x}");
+        assert!(acc(&[w]).distinctive(), "{what} {w:#010x} alone");
+    }
+    for (i, (a, wa)) in telling.iter().enumerate() {
+        for (b, wb) in &telling[..i] {
+            assert!(acc(&[*wa, *wb]).distinctive(), "{a} and {b}");
+        }
+    }
+}
+
+#[test]
+fn a_field_counts_up_when_three_quarters_of_its_steps_are_plus_one() {
+    use super::stats::Steps;
+    // (steps of +1, pairs): at least two pairs, and +1 on at least three quarters.
+    for (plus_one, pairs, want) in
+        [(3, 4, true), (2, 4, false), (1, 4, false), (2, 2, true), (1, 1, false), (6, 8, true), (5, 8, false), (1, 12, false)]
+    {
+        assert_eq!(Steps { plus_one, pairs }.counts_up(), want, "{plus_one} of {pairs}");
+    }
+}
+
 fn sbuf_words(outside_at: Option<usize>) -> Vec<Raw> {
     (0..40u32)
         .map(|i| {
@@ -418,7 +458,23 @@ fn a_spread_u32_is_a_word_and_a_byte_of_only_00_or_ff_is_a_mask() {
     let w = field_at(&fields, 0x20);
     assert_eq!((w.kind, w.size), (Kind::Word, 4), "{w:#?}");
     let m = field_at(&fields, 0x28);
-    assert_eq!((m.kind, m.size), (Kind::Mask, 1), "{m:#?}");
+    assert_eq!((m.kind, m.size, m.ty.as_str()), (Kind::Mask, 1, "u8"), "{m:#?}");
+    // A run of such bytes is one mask, typed by its length.
+    let bundles: Vec<Raw> = (0..64).map(|i| bundle(|b| b[0x29..0x2B].fill(if i % 3 == 0 { 0xFF } else { 0x00 }))).collect();
+    let fields = op(&infer(&bundles)).propose();
+    let m = field_at(&fields, 0x29);
+    assert_eq!((m.kind, m.size, m.ty.as_str()), (Kind::Mask, 2, "u8[2]"), "{m:#?}");
+}
+
+#[test]
+fn a_word_is_a_number_only_when_both_halves_vary() {
+    // The low half spreads over many values, the high half is one constant: no u32 word.
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let bundles: Vec<Raw> = (0..64).map(|_| bundle(|b| put(b, 0x20, &((rng.next() as u32 & 0xFFFF) | 0x5A5A_0000).to_le_bytes()))).collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 64);
+    let f = field_at(&fields, 0x20);
+    assert!(f.size < 4 && f.kind != Kind::Word, "{f:#?}");
 }
 
 #[test]

@@ -805,7 +805,58 @@ fn cell(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{FieldDist, HarnessFailure, NeffConformance, MAX_DETAILS, MAX_TRACKED, TOP_VALUES};
+    use super::{record_fields, FieldDist, HarnessFailure, NeffConformance, OpStats, MAX_DETAILS, MAX_TRACKED, TOP_VALUES};
+
+    #[test]
+    fn a_disassembly_line_that_disagrees_with_the_layout_is_named() {
+        use tpb_isa::{opcode, text, BodyKind, Bundle};
+        // A typed opcode's bundle: its line names each field of the layout in order.
+        let Some(op) = (0..=u8::MAX).find(|&op| opcode::lookup(op).is_some() && opcode::body_kind(op) != BodyKind::Opaque) else {
+            panic!("no typed opcode")
+        };
+        let mut raw = [0u8; tpb_isa::bundle::BUNDLE_BYTES];
+        raw[0] = op;
+        let b = Bundle::decode(&raw);
+        let line = text::disasm(&b);
+        let mut st = OpStats::new(op);
+        assert!(st.fields.len() >= 2, "{line}");
+        assert_eq!(record_fields(&mut st, b.kind(), &line), None, "{line}");
+        assert!(st.fields.iter().all(|f| f.top().0.iter().map(|x| x.1).sum::<usize>() == 1), "each field counted once");
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let first = &st.fields[0].path;
+        let other = BodyKind::ALL.iter().copied().find(|&k| k != b.kind()).unwrap_or(BodyKind::Opaque);
+        let cases = [
+            (other, line.clone(), format!("decoded as {other:?}, table says {:?}", b.kind())),
+            (b.kind(), tokens[..tokens.len() - 1].join(" "), format!("disassembly has no token for `{}`", st.fields[st.fields.len() - 1].path)),
+            (b.kind(), format!("{line} x=1"), "disassembly has extra token `x=1`".to_string()),
+            (b.kind(), line.replacen(&format!(" {first}="), " renamed=", 1), format!("disassembly token `renamed` where the layout has `{first}`")),
+        ];
+        for (kind, line, want) in cases {
+            assert_eq!(record_fields(&mut OpStats::new(op), kind, &line), Some(want), "{line}");
+        }
+    }
+
+    #[test]
+    fn merged_reports_add_their_harness_failures() {
+        let failing = |n: usize| {
+            let mut c = NeffConformance::default();
+            for index in 0..n {
+                c.harness_failure(HarnessFailure {
+                    file: "f.neff".into(),
+                    member: "m".into(),
+                    index,
+                    offset: 0,
+                    opcode: "0x00".into(),
+                    kind: "panic",
+                    detail: String::new(),
+                });
+            }
+            c
+        };
+        let mut a = failing(3);
+        a.merge(failing(4));
+        assert_eq!((a.harness_failures(), a.harness.len()), (7, 7));
+    }
 
     #[test]
     fn a_field_distribution_counts_each_value_and_caps_what_it_tracks() {
