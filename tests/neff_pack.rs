@@ -669,3 +669,18 @@ fn a_pax_size_record_that_already_says_the_size_is_kept_as_written() -> R {
     assert!(members(&packed)? == members(&build::container_from_tar(1, &tar)?)?, "the repacked tar differs");
     Ok(())
 }
+
+#[test]
+fn an_unpack_folder_that_cannot_be_inspected_is_not_taken_for_absent() -> R {
+    // `file/out`, where `file` is a file: the folder cannot be looked at (not a directory),
+    // which is an error of its own, not a folder to create.
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("n.neff");
+    std::fs::write(&f, build::container_from_tar(2, &build::tar_raw(&[build::RawEntry::file("a.txt", b"data")])?)?)?;
+    let dir = f.join("out");
+    let o = tpb(&[&"neff", &"unpack", &f, &dir])?;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains(&dir.display().to_string()) && err.contains("cannot read: ") && err.lines().count() == 1, "{err}");
+    Ok(())
+}

@@ -291,6 +291,28 @@ fn a_hidden_member_is_named_whichever_way_its_checksum_is_padded() {
 }
 
 #[test]
+fn a_hidden_member_is_named_from_ustar_prefix_and_name_and_from_the_gnu_name_alone() {
+    // ustar splits a long name into prefix and name; GNU keeps other fields where ustar
+    // has the prefix (its version field is " \0"), so they are no part of the name.
+    let pe = bundles(&[0xB1]);
+    let m = program(&pe);
+    let hidden_name = |block: &tar::Header| {
+        let odd = Odd { after_tar: block.as_bytes().to_vec(), ..Odd::default() };
+        parse(&container_with(2, &refs(&m), &odd).unwrap()).unwrap().archive_end.hidden_member
+    };
+    let long = format!("{}/{}", "p".repeat(90), "n".repeat(59));
+    let mut ustar = tar::Header::new_ustar();
+    ustar.set_path(&long).unwrap();
+    ustar.set_cksum();
+    assert_eq!(hidden_name(&ustar).as_deref(), Some(long.as_str()));
+    let mut gnu = tar::Header::new_gnu();
+    gnu.set_path("sg01/PE.bin").unwrap();
+    gnu.as_mut_bytes()[345..357].copy_from_slice(b"14567123456\0");
+    gnu.set_cksum();
+    assert_eq!(hidden_name(&gnu).as_deref(), Some("sg01/PE.bin"));
+}
+
+#[test]
 fn a_tar_without_its_end_blocks_is_noted() {
     let pe = bundles(&[0xB1]);
     let t = build::tar(&refs(&program(&pe))).unwrap();

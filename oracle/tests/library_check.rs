@@ -49,6 +49,9 @@ fn known_build_is_read_at_the_pinned_addresses() {
     assert_eq!(md5.expected.as_deref(), Some("1d93972b81e619ce6d178a0e4b9003b3"));
     assert!(md5.notes.iter().any(|n| n.contains("build-id matches a known build")));
     assert_eq!(row(&r, "identity.sha256").status, Status::Info, "the spec records no SHA-256");
+    // Only the digest the profile lacks says so; the one it records does not.
+    let lacks = |id: &str| row(&r, id).notes.iter().any(|n| n.contains("the profile records no value"));
+    assert_eq!((lacks("identity.sha256"), lacks("identity.md5")), (true, false));
     let lut = row(&r, "dtype.bir_to_wire");
     assert_eq!((lut.located, lut.address, lut.status), (Located::Pinned, Some(0x1dfbad0), Status::Holds));
     for (g, at) in [("v2", 0x1172120), ("v3", 0x1369280), ("v4", 0x143f440)] {
@@ -83,6 +86,8 @@ fn unknown_build_finds_every_fact_by_search_and_exits_0() {
             Kind::Identity | Kind::Placement => assert_eq!(x.status, Status::Info, "{}", x.id),
         }
     }
+    // With no profile there is no profile to lack a value.
+    assert!(r.rows.iter().all(|x| !x.notes.iter().any(|n| n.contains("the profile records no value"))), "{:#?}", r.rows);
     let lut = row(&r, "dtype.bir_to_wire");
     assert_eq!(lut.located, Located::Content);
     assert!(lut.address.is_some_and(|a| a != 0x1dfbad0));
@@ -484,6 +489,29 @@ fn a_section_header_table_that_ends_at_the_end_of_the_file_is_read() {
     lib.pop();
     let Err(e) = Image::parse("fixture", &lib) else { panic!("a cut section header table was read") };
     assert!(e.to_string().contains("section header table"), "{e}");
+}
+
+#[test]
+fn a_program_header_table_that_ends_at_the_end_of_the_file_is_read() {
+    // The same program headers copied to the file's end (e_phoff moved there): in bounds to
+    // the byte, and read as before.
+    let mut lib = Fixture::moved().build().unwrap();
+    let (phoff, phnum) = (u64::from_le_bytes(lib[0x20..0x28].try_into().unwrap()) as usize, usize::from(u16::from_le_bytes([lib[0x38], lib[0x39]])));
+    assert!(phnum > 0);
+    let table = lib[phoff..phoff + 56 * phnum].to_vec();
+    let at = lib.len() as u64;
+    lib.extend_from_slice(&table);
+    lib[0x20..0x28].copy_from_slice(&at.to_le_bytes());
+    if let Err(e) = Image::parse("fixture", &lib) {
+        panic!("{e}");
+    }
+    // One byte short, it is truncated, and the message names the table and its offset.
+    lib.pop();
+    let Err(e) = Image::parse("fixture", &lib) else { panic!("a cut program header table was read") };
+    assert!(
+        e.to_string().contains(&format!("program header table ({phnum} entries, e_phoff)")) && e.to_string().contains(&format!("{at:#x}")),
+        "{e}"
+    );
 }
 
 #[test]

@@ -246,7 +246,7 @@ fn after_archive(r: impl Read, stopped: Stopped, cap: u64) -> io::Result<Tally> 
     if n > cap {
         return Err(io::Error::other("decompressed payload exceeds the cap"));
     }
-    let mut end = ArchiveEnd { zero_blocks: 0, at: stopped.at, ..ArchiveEnd::default() };
+    let mut end = ArchiveEnd { at: stopped.at, ..ArchiveEnd::default() };
     if stopped.on_zero_block {
         end.zero_blocks = 1;
         if n >= BLOCK && sink.head_zero {

@@ -109,3 +109,23 @@ pub fn check_length(file: &str, member: &str, bytes: &[u8]) -> Result<(), NeffEr
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Engine, EngineStream};
+
+    #[test]
+    fn a_stream_counts_whole_bundles_and_is_empty_only_with_none() {
+        let stream = |n: usize| EngineStream {
+            subgraph: "sg00".into(),
+            engine: Engine::ALL[0],
+            member: "sg00/PE.bin".into(),
+            bytes: vec![0; 64 * n],
+            generation: None,
+        };
+        for n in [0, 1, 3] {
+            let s = stream(n);
+            assert_eq!((s.len(), s.is_empty(), s.bundles().count()), (n, n == 0, n));
+        }
+    }
+}
