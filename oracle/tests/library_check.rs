@@ -178,6 +178,19 @@ fn missing_type_name_fails_only_that_name() {
 }
 
 #[test]
+fn the_summary_counts_each_status() {
+    // The known build (holds, differs, info) and a missing type name: every status.
+    let mut rows = report(&Fixture::known().unwrap()).rows;
+    rows.extend(report(&Fixture::moved().without_type("NEURON_ISA_TPB_DTYPE")).rows);
+    let count = |st: Status| rows.iter().filter(|r| r.status == st).count();
+    let s = Report::summarize(&rows);
+    let counted = (s.holds, s.differs, s.missing, s.info);
+    assert_eq!(counted, (count(Status::Holds), count(Status::Differs), count(Status::Missing), count(Status::Info)));
+    assert!(counted.1 >= 2 && counted.2 == 1 && counted.3 > 0 && counted.0 > 10, "{counted:?}");
+    assert_eq!(counted.0 + counted.1 + counted.2 + counted.3, rows.len());
+}
+
+#[test]
 fn changed_setup_header_fails_its_generation() {
     let r = report(&Fixture::moved().setup_byte(Generation::V3, 6, 0x11));
     assert_eq!(failed(&r), set(&["setup_header.v3"]));
@@ -199,6 +212,23 @@ fn symbol_tables_fall_back_from_pt_dynamic_to_dynsym_to_symtab() {
         assert_eq!(r.symbols.source, source);
         assert_eq!(r.exit, EXIT_HOLDS, "{tables:?}: {:?}", failed(&r));
     }
+}
+
+#[test]
+fn a_pt_dynamic_symbol_table_of_only_the_null_symbol_is_passed_over() {
+    // .hash's nchain says how many symbols PT_DYNAMIC's table has: 1 leaves only the null
+    // symbol, which names nothing, so the .dynsym section is read instead.
+    let mut lib = Fixture::moved().build().unwrap();
+    let hash = {
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let Some(h) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".hash")) else { panic!("no .hash") };
+        h.sh_offset as usize
+    };
+    lib[hash + 4..hash + 8].copy_from_slice(&1u32.to_le_bytes());
+    assert_eq!(goblin::elf::Elf::parse(&lib).unwrap().dynsyms.len(), 1, "nchain 1: the null symbol alone");
+    let r = check(&lib).unwrap();
+    assert_eq!(r.symbols.source, SymbolSource::DynsymSection);
+    assert_eq!(r.exit, EXIT_HOLDS, "{:?}", failed(&r));
 }
 
 #[test]

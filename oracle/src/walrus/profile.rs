@@ -148,4 +148,22 @@ mod tests {
         }
         Ok(())
     }
+
+    #[test]
+    fn an_address_must_pin_a_pinnable_fact() -> Result<(), Box<dyn std::error::Error>> {
+        let (_, json) = EMBEDDED[0];
+        let pinnable = super::super::spec::pinnable_ids();
+        assert!(pinnable.len() >= 2, "{pinnable:?}");
+        let with = |id: &str| -> Result<String, serde_json::Error> {
+            let mut v: serde_json::Value = serde_json::from_str(json)?;
+            v["addresses"][id] = "0x1000".into();
+            Ok(v.to_string())
+        };
+        for id in &pinnable {
+            assert_eq!(Profile::parse("p", &with(id)?, &pinnable)?.address(id), Some(0x1000), "{id}");
+        }
+        let e = Profile::parse("p", &with("no.such.fact")?, &pinnable).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("addresses.no.such.fact: no such pinnable fact"), "{e}");
+        Ok(())
+    }
 }
