@@ -684,3 +684,24 @@ fn an_unpack_folder_that_cannot_be_inspected_is_not_taken_for_absent() -> R {
     assert!(err.contains(&dir.display().to_string()) && err.contains("cannot read: ") && err.lines().count() == 1, "{err}");
     Ok(())
 }
+
+#[test]
+fn the_header_name_is_recorded_only_where_an_extension_renamed_the_member() -> R {
+    // A pax `path` record names the member; the header's own name field stays as stored.
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"PaxHeaders/short.txt", kind: b'x', link: b"", data: b"22 path=long/name.txt\n" },
+        build::RawEntry::file("short.txt", b"data"),
+        build::RawEntry::file("plain.txt", b"more"),
+    ])?;
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("in.neff");
+    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+    let dir = base.path().join("out");
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let m: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json"))?)?;
+    let by_name = |n: &str| m["members"].as_array().into_iter().flatten().find(|x| x["name"] == n).cloned().unwrap_or_default();
+    assert_eq!(by_name("long/name.txt")["header_name"], "short.txt", "{m}");
+    let plain = by_name("plain.txt");
+    assert!(plain.is_object() && plain.get("header_name").is_none(), "{plain}");
+    assert_repacks_to_the_same_tar(&std::fs::read(&f)?)
+}
