@@ -146,7 +146,7 @@ def main():
     zero = lambda: {"caught": 0, "missed": 0, "unviable": 0, "timeout": 0}
     by_crate, by_file, kernels = defaultdict(zero), defaultdict(zero), defaultdict(zero)
     total = zero()
-    missed, timeouts, runs, excluded = [], [], [], []
+    missed, timeouts, runs, excluded, kernel_missed = [], [], [], [], []
     firsts = {}  # a reported recheck's names: the names of the run it rechecked
     # cargo-mutants 27.1 tests struct-field deletions whatever exclude_re
     # says; the config's word stands, so they are reported as excluded.
@@ -180,6 +180,8 @@ def main():
                 continue
             if KERNEL_FILES.match(m["file"]):
                 kernels[m["file"]][kind] += 1
+                if kind == "missed":
+                    kernel_missed.append(m["name"])
                 continue
             by_crate[m["package"]][kind] += 1
             by_file[(m["package"], m["file"])][kind] += 1
@@ -243,9 +245,41 @@ def main():
     lines += ["## Per crate", "", HEAD] + [row(f"`{k}`", v) for k, v in sorted(by_crate.items())] + [""]
     lines += ["## Per file", "", HEAD] + [row(f"`{f}`", v) for (_, f), v in sorted(by_file.items())] + [""]
 
+    # What the rechecks made of each missed mutant: by the name it had when it ran again.
+    now, moved = {}, {}
+    for folder in args.recheck:
+        try:
+            outcomes, run = load(folder)
+        except (OSError, ValueError):
+            outcomes, run = {}, {}  # nothing was carried, so nothing ran again
+        for o in outcomes.get("outcomes", []):
+            scenario = o.get("scenario")
+            m = scenario.get("Mutant") if isinstance(scenario, dict) else None
+            if m and KINDS.get(o.get("summary")):
+                now[m["name"]] = (KINDS[o["summary"]], run.get("commit", "?"))
+    for m in args.recheck_map:
+        moved.update(json.loads(Path(m).read_text()))
+
+    def recheck_verdict(n):
+        """(text, kind the recheck gave or None, still missed) of a missed mutant's first name."""
+        key = n if n in moved else firsts.get(n, n)
+        kind, commit = now.get(moved[key] if key in moved else key, (None, None))
+        if kind is not None:
+            return f"{kind} at {commit}", kind, kind == "missed"
+        if key not in moved:
+            # No recheck named it (its run was not rechecked): still missed.
+            return "not rechecked yet: still missed", None, True
+        if moved[key]:
+            # Carried to the tree but never run again (a recheck its budget stopped): still missed.
+            return "not run again (the recheck stopped before it): still missed", None, True
+        return "no longer generated: the code it mutated changed", None, False
+
     lines += ["## CPU-specific kernels (apart, never counted)", ""]
     if kernels:
         lines += [HEAD] + [row(f"`{f}`", v) for f, v in sorted(kernels.items())]
+    if kernel_missed:
+        lines += ["", "Missed in the kernels" + (", and what the recheck made of each:" if args.recheck else ":"), ""]
+        lines += [f"- `{n}`" + (f": {recheck_verdict(n)[0]}" if args.recheck else "") for n in sorted(kernel_missed)]
     if left_out:
         lines += ["", "Left out of this run (the CPU lacks their instructions): " + ", ".join(f"`{f}`" for f in left_out)]
     if not kernels and not left_out:
@@ -257,43 +291,18 @@ def main():
     lines += [f"- `{n}`" for n in sorted(missed)] or ["None."]
     still_missed = len(missed)
     if args.recheck:
-        now = {}
-        for folder in args.recheck:
-            try:
-                outcomes, run = load(folder)
-            except (OSError, ValueError):
-                outcomes, run = {}, {}  # nothing was carried, so nothing ran again
-            for o in outcomes.get("outcomes", []):
-                scenario = o.get("scenario")
-                m = scenario.get("Mutant") if isinstance(scenario, dict) else None
-                if m and KINDS.get(o.get("summary")):
-                    now[m["name"]] = (KINDS[o["summary"]], run.get("commit", "?"))
-        moved = {}
-        for m in args.recheck_map:
-            moved.update(json.loads(Path(m).read_text()))
         after = dict(total)
         lines += ["", "## Missed, then rechecked", ""]
         lines += ["Each mutant missed above, run again after the tests were added (`ci/mutants.sh --recheck`):", ""]
         lines += ["| mutant | now |", "|---|---|"]
         still_missed = 0
         for n in sorted(missed):
-            key = n if n in moved else firsts.get(n, n)
-            kind, commit = now.get(moved[key] if key in moved else key, (None, None))
+            verdict, kind, still = recheck_verdict(n)
+            still_missed += still
             if kind is not None:
-                verdict = f"{kind} at {commit}"
                 after["missed"] -= 1
                 after[kind] += 1
-                still_missed += kind == "missed"
-            elif key not in moved:
-                # No recheck named it (its run was not rechecked): still missed.
-                verdict = "not rechecked yet: still missed"
-                still_missed += 1
-            elif moved[key]:
-                # Carried to the tree but never run again (a recheck its budget stopped): still missed.
-                verdict = "not run again (the recheck stopped before it): still missed"
-                still_missed += 1
-            else:
-                verdict = "no longer generated: the code it mutated changed"
+            elif not still:
                 after["missed"] -= 1
             lines.append(f"| `{cell(n)}` | {verdict} |")
         lines += ["", "After the recheck:", "", HEAD, row("**all (kernels apart)**", after)]

@@ -290,6 +290,20 @@ class Report(unittest.TestCase):
         self.assertEqual(lines[lines.index("| **all (kernels apart)** | 5 | 2 | 1 | 1 | 62.5% |") + 1], after)
         self.assertEqual(lines[lines.index("After the recheck:") + 4], "| **all (kernels apart)** | 6 | 0 | 1 | 1 | 85.7% |")
 
+    def test_a_missed_kernel_mutant_is_named_with_its_recheck_apart_from_the_counts(self):
+        earlier = self.earlier()
+        _, lines = self.report(earlier)
+        kernels = lines.index("## CPU-specific kernels (apart, never counted)")
+        self.assertIn(f"- `{KERNEL}`", lines[kernels : lines.index("## Missed")])
+        self.assertNotIn(f"- `{KERNEL}`", lines[lines.index("## Missed") :])
+        rechecked = cargo_mutants_out(self.dir / "recheck", [outcome(M1_NOW, "CaughtMutant"), outcome(KERNEL, "CaughtMutant")], commit="def5678", scope="recheck")
+        code, lines = self.report("--recheck", rechecked, "--recheck-map", self.moved_map(), earlier)
+        self.assertEqual(code, 0)
+        section = lines[lines.index("## CPU-specific kernels (apart, never counted)") : lines.index("## Missed")]
+        self.assertIn(f"- `{KERNEL}`: caught at def5678", section)
+        # Never counted: the totals after the recheck are those without it.
+        self.assertIn("| **after the recheck** (missed ones run again: below) | 6 | 0 | 1 | 1 | 85.7% |", lines)
+
     def test_recheck_still_missed(self):
         code, lines = self.report("--recheck", self.recheck("MissedMutant"), "--recheck-map", self.moved_map(), self.earlier())
         self.assertEqual(code, 2)
