@@ -457,7 +457,56 @@ macro_rules! wire_alias {
 
 #[cfg(test)]
 mod tests {
-    use super::Prim;
+    use super::{Field, Fmt, Layout, Prim, Ty};
+    use crate::provenance::{Confidence, Provenance};
+
+    const PROV: Provenance = Provenance::new("test", Confidence::Inferred);
+    const fn field(name: &'static str, offset: usize, ty: fn() -> Ty, fmt: Fmt) -> Field {
+        Field { name, offset, ty, fmt, prov: PROV, doc: "" }
+    }
+    const fn layout(name: &'static str, size: usize, fields: &'static [Field]) -> Layout {
+        Layout { name, c_name: name, size, prov: PROV, doc: "", fields, alias_of: None }
+    }
+    fn word() -> Ty {
+        Ty::U32
+    }
+    fn inner() -> Ty {
+        static INNER: Layout = layout("Inner", 4, &[field("x", 0, word, Fmt::Hex)]);
+        Ty::Struct(|| &INNER)
+    }
+
+    #[test]
+    fn leaf_prov_agrees_with_the_leaf_list_on_every_field_shape() {
+        // A scalar (a leaf), a struct nested as such (its fields are the leaves), and the
+        // two shapes no described layout has: a scalar marked nested, a struct marked hex.
+        static OUTER: Layout = layout(
+            "Outer",
+            16,
+            &[field("a", 0, word, Fmt::Hex), field("n", 4, inner, Fmt::Nested), field("b", 8, word, Fmt::Nested), field("c", 12, inner, Fmt::Hex)],
+        );
+        let leaves: Vec<String> = OUTER.leaves().into_iter().map(|l| l.path).collect();
+        assert_eq!(leaves, ["a", "n.x"]);
+        // (Below a struct marked hex, `find` still walks in; no layout can have one:
+        // `a_field_is_nested_exactly_when_it_is_a_struct`.)
+        for path in ["a", "n", "n.x", "b", "c"] {
+            assert_eq!(OUTER.leaf_prov(path).is_some(), leaves.iter().any(|l| l == path), "`{path}`");
+        }
+    }
+
+    #[test]
+    fn a_field_is_nested_exactly_when_it_is_a_struct() {
+        // The layouts are declared by hand (`field: Type => Fmt`): a struct printed as a
+        // number, or a number marked nested, would vanish from the leaf list.
+        let mut fields = 0;
+        for l in crate::catalog::layouts() {
+            for f in l.fields {
+                let is_struct = matches!((f.ty)(), Ty::Struct(_));
+                assert_eq!(matches!(f.fmt, Fmt::Nested | Fmt::Inline), is_struct, "{}.{}", l.name, f.name);
+                fields += 1;
+            }
+        }
+        assert!(fields > 100, "{fields} fields");
+    }
 
     #[test]
     fn bytes_hold_values_up_to_all_ones() {

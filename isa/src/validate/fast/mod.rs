@@ -489,11 +489,10 @@ const HEAD_CLEAN: u8 = 1;
 const BAND_CLEAN: u8 = 2;
 
 fn verdict_of(state: u8) -> Verdict {
-    const BOTH: u8 = HEAD_CLEAN | BAND_CLEAN;
-    match state & BOTH {
-        BOTH => Verdict::Clean,
-        HEAD_CLEAN => Verdict::BandUnknown,
-        _ => Verdict::Unknown,
+    match (state & HEAD_CLEAN != 0, state & BAND_CLEAN != 0) {
+        (true, true) => Verdict::Clean,
+        (true, false) => Verdict::BandUnknown,
+        (false, _) => Verdict::Unknown,
     }
 }
 
