@@ -135,7 +135,8 @@ impl Steps {
 
 /// A little-endian read of `width` bytes at `offset` (zero past the end).
 pub fn read_le(raw: &[u8], offset: usize, width: usize) -> u32 {
-    raw.get(offset..offset + width).map_or(0, |b| b.iter().rev().fold(0u32, |v, &x| (v << 8) | u32::from(x)))
+    // `width` is 1, 2 or 4: the value fits the u32.
+    raw.get(offset..offset + width).map_or(0, |b| tpb_isa::layout::le_u64(b) as u32)
 }
 
 /// A value as hex padded to its width: `0x05`, `0x0010`, `0x00000200`.

@@ -467,6 +467,41 @@ fn a_spread_u32_is_a_word_and_a_byte_of_only_00_or_ff_is_a_mask() {
 }
 
 #[test]
+fn the_statistics_keep_bytes_halves_at_even_and_words_at_multiples_of_four() {
+    let bundles: Vec<Raw> = (0..4u8).map(|i| bundle(|b| b[0x04..0x40].fill(i))).collect();
+    let inf = infer(&bundles);
+    let d = op(&inf);
+    let kept = |at: usize, width: usize| d.values(at, width).is_some();
+    for at in [0x04, 0x05, 0x3F] {
+        assert!(kept(at, 1), "byte at {at:#04x}");
+    }
+    assert!(!kept(0x03, 1) && !kept(0x40, 1), "bytes outside the body");
+    assert!(kept(0x04, 2) && kept(0x3E, 2) && !kept(0x05, 2) && !kept(0x07, 2), "halves");
+    assert!(kept(0x04, 4) && kept(0x3C, 4) && !kept(0x06, 4) && !kept(0x05, 4), "words");
+    assert!(!kept(0x04, 3) && !kept(0x04, 8), "no other widths");
+    // A kept word reads the four bytes little-endian.
+    assert_eq!(super::stats::read_le(&[0x11, 0x22, 0x33, 0x44, 0x55], 1, 4), 0x5544_3322);
+    assert_eq!(super::stats::read_le(&[0x11, 0x22], 1, 4), 0, "past the end");
+}
+
+#[test]
+fn a_word_is_a_number_only_when_its_low_half_spreads_over_enough_values() {
+    // Both halves vary; the low half takes `distinct` values.
+    let words = |distinct: u32| -> Vec<Raw> {
+        (0..64u32).map(|i| bundle(|b| put(b, 0x20, &((i % distinct) * 0x0101 | (i % 3 + 1) << 16).to_le_bytes()))).collect()
+    };
+    let at_word = |distinct: u32| {
+        let fields = op(&infer(&words(distinct))).propose();
+        let f = field_at(&fields, 0x20);
+        (f.kind, f.size)
+    };
+    assert_eq!(at_word(16), (Kind::Word, 4), "16 distinct low halves");
+    assert_eq!(at_word(17), (Kind::Word, 4), "17 distinct low halves");
+    assert_ne!(at_word(15), (Kind::Word, 4), "15 distinct low halves");
+    assert_ne!(at_word(2), (Kind::Word, 4), "2 distinct low halves");
+}
+
+#[test]
 fn a_word_is_a_number_only_when_both_halves_vary() {
     // The low half spreads over many values, the high half is one constant: no u32 word.
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
