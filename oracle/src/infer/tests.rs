@@ -488,7 +488,7 @@ fn the_statistics_keep_bytes_halves_at_even_and_words_at_multiples_of_four() {
 fn a_word_is_a_number_only_when_its_low_half_spreads_over_enough_values() {
     // Both halves vary; the low half takes `distinct` values.
     let words = |distinct: u32| -> Vec<Raw> {
-        (0..64u32).map(|i| bundle(|b| put(b, 0x20, &((i % distinct) * 0x0101 | (i % 3 + 1) << 16).to_le_bytes()))).collect()
+        (0..64u32).map(|i| bundle(|b| put(b, 0x20, &(((i % distinct) * 0x0101) | ((i % 3 + 1) << 16)).to_le_bytes()))).collect()
     };
     let at_word = |distinct: u32| {
         let fields = op(&infer(&words(distinct))).propose();
