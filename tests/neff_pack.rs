@@ -705,3 +705,80 @@ fn the_header_name_is_recorded_only_where_an_extension_renamed_the_member() -> R
     assert!(plain.is_object() && plain.get("header_name").is_none(), "{plain}");
     assert_repacks_to_the_same_tar(&std::fs::read(&f)?)
 }
+
+/// `tar` built with the tar crate: each member a file with the given metadata.
+fn tar_with(members: &[(&str, u32, u64, u64, &[u8])]) -> R<Vec<u8>> {
+    let mut t = tar::Builder::new(Vec::new());
+    for &(path, mode, uid, mtime, data) in members {
+        let mut h = tar::Header::new_gnu();
+        h.set_mode(mode);
+        h.set_uid(uid);
+        h.set_gid(uid + 1);
+        h.set_mtime(mtime);
+        h.set_size(data.len() as u64);
+        t.append_data(&mut h, path, data)?;
+    }
+    Ok(t.into_inner()?)
+}
+
+#[test]
+fn the_manifest_keeps_each_member_s_mode_owner_and_time() -> R {
+    let tar = tar_with(&[("a.txt", 0o755, 1000, 1_700_000_000, b"data"), ("b.txt", 0o600, 0, 0, b"more")])?;
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("in.neff");
+    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+    let dir = base.path().join("out");
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let m: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json"))?)?;
+    let meta = |i: usize| {
+        let t = &m["members"][i]["tar"];
+        (t["mode"].as_u64(), t["uid"].as_u64(), t["gid"].as_u64(), t["mtime"].as_u64())
+    };
+    assert_eq!(meta(0), (Some(0o755), Some(1000), Some(1001), Some(1_700_000_000)), "{m}");
+    assert_eq!(meta(1), (Some(0o600), Some(0), Some(1), Some(0)), "{m}");
+    Ok(())
+}
+
+#[test]
+fn a_member_folder_that_cannot_be_created_says_so() -> R {
+    // A path component of 300 bytes: no file system takes it, and it does not exist.
+    let long = format!("{}/x.txt", "a".repeat(300));
+    let tar = tar_with(&[(long.as_str(), 0o644, 0, 0, b"data")])?;
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("in.neff");
+    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
+    let o = tpb(&[&"neff", &"unpack", &f, &base.path().join("out")])?;
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot create folder"), "{}", stderr(&o));
+    Ok(())
+}
+
+#[test]
+fn a_pax_link_edited_in_the_manifest_is_the_packed_link_and_a_dotted_path_record_stays() -> R {
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"PaxHeaders/l", kind: b'x', link: b"", data: b"23 linkpath=old-target\n" },
+        build::RawEntry::symlink("l", "old-target"),
+        build::RawEntry { name: b"PaxHeaders/d", kind: b'x', link: b"", data: b"23 path=./dot/name.txt\n" },
+        build::RawEntry::file("d", b"data"),
+    ])?;
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("in.neff");
+    std::fs::write(&f, build::container_from_tar(1, &tar)?)?;
+    let dir = base.path().join("out");
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let path = dir.join("manifest.json");
+    let mut m: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+    let Some(link) = m["members"].as_array_mut().into_iter().flatten().find(|x| x["name"] == "l") else { panic!("no member l: {m}") };
+    link["link"] = "new-target".into();
+    std::fs::write(&path, serde_json::to_vec(&m)?)?;
+    let out = base.path().join("packed.neff");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+    let packed = std::fs::read(&out)?;
+    let x = pack::explode(&packed, "packed.neff", &neff::Limits::default())?;
+    let by_name = |n: &str| x.manifest.members.iter().find(|e| e.name == n).cloned();
+    assert_eq!(by_name("l").and_then(|e| e.link).as_deref(), Some("new-target"));
+    // `./dot/name.txt` names `dot/name.txt`: the record is kept as written.
+    assert!(by_name("dot/name.txt").is_some(), "{:?}", x.manifest.members.iter().map(|e| &e.name).collect::<Vec<_>>());
+    assert!(packed.windows(23).any(|w| w == b"23 path=./dot/name.txt\n"), "the path record was rewritten");
+    Ok(())
+}
