@@ -62,6 +62,7 @@ fn known_build_is_read_at_the_pinned_addresses() {
     assert_eq!(row(&r, "section.text").found.as_deref(), Some("0x62d660"));
     assert_eq!(row(&r, "section.rodata").found.as_deref(), Some("0x1c72000"));
     assert_eq!(row(&r, "section.va_equals_offset").status, Status::Holds);
+    assert_eq!(row(&r, "section.va_equals_offset").found.as_deref(), Some("yes"));
     assert!(r.rows.iter().filter(|x| x.kind == Kind::Constant).all(|x| x.status == Status::Holds));
 }
 

@@ -177,6 +177,34 @@ fn pkg_version_1_is_raw_tar_with_sha256() {
     assert!(!neff::parse(&bad, "t.neff").unwrap().integrity.ok());
 }
 
+/// The test members as a bare tar, with a symlink member `link` after them.
+fn build_tar_with_symlink() -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, data) in members(KELF_CAYMAN) {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        b.append_data(&mut h, name, &data[..]).unwrap();
+    }
+    let mut h = tar::Header::new_gnu();
+    h.set_entry_type(tar::EntryType::Symlink);
+    h.set_size(0);
+    b.append_link(&mut h, "link", "sg00/PE.bin").unwrap();
+    b.into_inner().unwrap()
+}
+
+#[test]
+fn a_member_cut_short_by_the_end_of_a_bare_tar_is_named_with_what_is_there() {
+    // pkg_version 1: the payload is the tar itself, so the reader meets the end of the
+    // bytes inside the last member's data.
+    let mut raw = tar(&[("sg00/PE.bin", stream(&[0x02; 16]))]);
+    raw.truncate(512 + 600);
+    let e = err(&container(1, &raw, Some((Algorithm::Sha256, Form::Plain))));
+    let s = e.to_string();
+    // Named as the member it is, with the bytes there are, at the offset where they end.
+    assert!(s.contains("sg00/PE.bin: tar offset 0x458: member truncated: 600 of 1024 bytes present"), "{s}");
+}
+
 #[test]
 fn truncated_payload_is_an_error_with_an_offset() {
     let payload = gzip(&tar(&members(KELF_CAYMAN)));
@@ -356,10 +384,11 @@ fn conformance_on_a_built_container() {
     // A field whose values all fit its top list says nothing of others.
     assert!(md.contains(" x5") && !md.contains("other x0"), "{md}");
     // Both verdicts count what the validator says of each bundle (some are invalid, some not).
-    let (mut spec, mut amended) = (0, 0);
+    let (mut spec, mut amended, mut clean) = (0, 0, 0);
     for s in &n.streams {
         for (_, _, raw) in s.bundles() {
             let (b, g) = (tpb_isa::Bundle::decode(raw), s.generation.unwrap_or(Generation::V3));
+            clean += usize::from(tpb_isa::validate::validate(&b, g).is_empty());
             let found = tpb_isa::validate::validate_as(&b, g, tpb_isa::errata::Profile::Spec);
             let mut with_errata = found.clone();
             tpb_isa::validate::amend(&b, g, &mut with_errata);
@@ -375,6 +404,10 @@ fn conformance_on_a_built_container() {
     for op in j["opcodes"].as_array().into_iter().flatten() {
         assert_eq!(op["header_invariant_ok"], op["count"], "{op}");
     }
+    // Bundles with no finding at all, per opcode, add up to the validator's count.
+    let no_findings: u64 = j["opcodes"].as_array().into_iter().flatten().filter_map(|op| op["no_findings"].as_u64()).sum();
+    assert!(clean > 0 && clean < 15, "{clean}");
+    assert_eq!(no_findings, clean as u64);
     assert_eq!(j["spec_disagreements"]["unknown_opcodes"][0]["opcode"], "0xb1");
     // --arch overrides the target.
     let c4 = conform::conform(&n, Some(Generation::V4));
@@ -429,6 +462,13 @@ fn summary_lists_header_integrity_members_and_histograms() {
     assert!(t.contains("MD5 ok (word-byte-reversed form)"), "{t}");
     assert!(t.contains("target: cayman -> v3"), "{t}");
     assert!(t.contains("sg00/PE.bin: 4 bundles: 0x01 LoadStationary x1, 0x02 MatMul x1, 0xb1 unknown x1, 0xcc unknown x1"), "{t}");
+    // Files are listed by size and name; a member of another kind says which.
+    assert!(t.contains("  sg00/PE.bin\n") && !t.contains("(file)"), "{t}");
+    let raw = build_tar_with_symlink();
+    let linked = neff::parse(&container(1, &raw, Some((Algorithm::Sha256, Form::Plain))), "l.neff").unwrap();
+    assert_eq!((n.compression.as_str(), linked.compression.as_str()), ("gzip tar", "bare tar"));
+    let lt = neff::summary::text(&linked);
+    assert!(lt.contains("  link (symlink)\n"), "{lt}");
     let j = neff::summary::json(&n);
     assert_eq!(j["header"]["vnc_size"], 2);
     assert_eq!(j["engines"]["PE"]["bundles"], 4);

@@ -837,6 +837,20 @@ mod tests {
     }
 
     #[test]
+    fn merged_opcode_stats_add_the_values_they_no_longer_track() {
+        let op = (0..=u8::MAX).find(|&op| !OpStats::new(op).fields.is_empty()).unwrap_or(0);
+        let with = |untracked: usize| {
+            let mut st = OpStats::new(op);
+            st.fields[0].add("0x1", 1);
+            st.fields[0].untracked = untracked;
+            st
+        };
+        let mut a = with(2);
+        a.merge(with(5));
+        assert_eq!((a.fields[0].untracked, a.fields[0].top().0), (7, vec![("0x1", 2)]));
+    }
+
+    #[test]
     fn merged_reports_add_their_harness_failures() {
         let failing = |n: usize| {
             let mut c = NeffConformance::default();

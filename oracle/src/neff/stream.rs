@@ -126,6 +126,8 @@ mod tests {
         for n in [0, 1, 3] {
             let s = stream(n);
             assert_eq!((s.len(), s.is_empty(), s.bundles().count()), (n, n == 0, n));
+            // Each bundle with its index and its byte offset in the member.
+            assert!(s.bundles().all(|(i, at, _)| at == 64 * i), "{n} bundles");
         }
     }
 }
