@@ -196,7 +196,8 @@ def main():
         return 1
     first = runs[0][2]
     dates = sorted(r.get("date", "?") for _, _, r in runs)  # merged runs: the first and the last
-    scopes = sorted({r.get("scope", "unknown") for _, _, r in runs})
+    # By their numbers where they have some (shard 9 before shard 10).
+    scopes = sorted({r.get("scope", "unknown") for _, _, r in runs}, key=lambda x: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", x)])
     shards = {re.search(r"shard (\d+)/(\d+)", x) for x in scopes}
     if len(runs) > 1 and None not in shards and not any("stopped" in x or "in-diff" in x for x in scopes):
         n = {int(m.group(2)) for m in shards}

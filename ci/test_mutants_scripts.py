@@ -395,6 +395,12 @@ class Report(unittest.TestCase):
         # cargo-mutants numbers shards from 0 (--shard K/N, 0 <= K < N), as ci/mutants.sh and the workflow pass them.
         self.assertEqual(self.shards("sample: shard 0/2 (round-robin)", "sample: shard 1/2 (round-robin)"), "- **scope**: whole set (2 shards merged)")
 
+    def test_scopes_are_listed_by_their_shard_numbers(self):
+        folders = [cargo_mutants_out(self.dir / f"s{k}", [outcome(f"isa/src/a.rs:{k}:1: f", "CaughtMutant")], scope=f"sample: shard {k}/40 (round-robin)") for k in (10, 9, 12)]
+        _, lines = self.report(*folders)
+        scope = "- **scope**: " + "; ".join(f"sample: shard {k}/40 (round-robin)" for k in (9, 10, 12))
+        self.assertIn(scope, lines)
+
     def test_shards_that_are_not_the_whole_set_keep_their_scopes(self):
         cases = [
             ("sample: shard 0/3 (round-robin)", "sample: shard 1/3 (round-robin)"),  # shard 2/3 missing
