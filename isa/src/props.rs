@@ -255,6 +255,16 @@ mod tests {
     use crate::bundle::{Bundle, BUNDLE_BYTES};
 
     #[test]
+    fn a_failing_property_names_the_finding_codes() {
+        // A header with length 0 and reserved bits set: the findings, named in order.
+        let mut raw = [0u8; BUNDLE_BYTES];
+        raw[0] = crate::opcode::QUANTIZE_MX;
+        raw[2] = 0xFF;
+        let f = crate::validate::validate(&Bundle::decode(&raw), crate::generation::Generation::V4);
+        assert_eq!(super::codes(&f), ["inst-word-len", "header-reserved"]);
+    }
+
+    #[test]
     fn a_violation_names_its_bundle_in_hex_that_reads_back_to_the_bytes() {
         // A fuzz failure's message is what reproduces it: every byte, two lowercase digits each, in order.
         let raw: Vec<u8> = (0..=255u8).collect();
