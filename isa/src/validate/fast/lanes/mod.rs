@@ -199,7 +199,9 @@ impl Lanes {
                 if !need_fits(&n) {
                     return None;
                 }
-                let bits = [nums, n.gathered_sel, (code as u8) << WORD_CLEAR_SHIFT].into_iter().fold(n.fail * NEED_FAIL, super::disjoint);
+                let bits = [nums, n.gathered_sel, (code as u8) << WORD_CLEAR_SHIFT]
+                    .into_iter()
+                    .fold(if n.fail == 0 { 0 } else { NEED_FAIL }, super::disjoint);
                 needs[super::disjoint(c << DTYPE_CLASS_BITS, usize::from(d))] = bits;
             }
         }
