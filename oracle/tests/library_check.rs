@@ -369,6 +369,8 @@ fn the_fixture_names_its_sections_as_a_linker_does() {
         // file and in memory at the same distance from the segment's start.
         let loads: Vec<_> = elf.program_headers.iter().filter(|p| p.p_type == goblin::elf::program_header::PT_LOAD).collect();
         assert!(!loads.is_empty(), "no PT_LOAD");
+        // A shared library's segments load where they are linked: physical address = virtual.
+        assert!(elf.program_headers.iter().all(|p| p.p_paddr == p.p_vaddr), "{:?}", elf.program_headers);
         for s in elf.section_headers.iter().filter(|s| s.sh_flags & u64::from(goblin::elf::section_header::SHF_ALLOC) != 0) {
             let name = elf.shdr_strtab.get_at(s.sh_name).unwrap_or("?");
             let covers = |p: &&goblin::elf::ProgramHeader| {

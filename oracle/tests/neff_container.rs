@@ -408,6 +408,14 @@ fn conformance_on_a_built_container() {
     let no_findings: u64 = j["opcodes"].as_array().into_iter().flatten().filter_map(|op| op["no_findings"].as_u64()).sum();
     assert!(clean > 0 && clean < 15, "{clean}");
     assert_eq!(no_findings, clean as u64);
+    // Valid under the spec alone, per opcode, adds up to the bundles not invalid under it.
+    let valid_spec: u64 = j["opcodes"].as_array().into_iter().flatten().filter_map(|op| op["valid_spec"].as_u64()).sum();
+    assert_eq!(valid_spec, (c.bundles() - spec) as u64);
+    // The errata section gives both verdicts with their share of the bundles.
+    let pct = |n: usize| 100.0 * n as f64 / c.bundles() as f64;
+    let em = c.errata_markdown();
+    assert!(em.contains(&format!("**{amended} invalid by default** (the spec amended by the errata, {:.1}%)", pct(amended))), "{em}");
+    assert!(em.contains(&format!("{spec} invalid under `--spec` (the spec alone, {:.1}%)", pct(spec))), "{em}");
     assert_eq!(j["spec_disagreements"]["unknown_opcodes"][0]["opcode"], "0xb1");
     // --arch overrides the target.
     let c4 = conform::conform(&n, Some(Generation::V4));

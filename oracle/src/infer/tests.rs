@@ -694,6 +694,18 @@ fn ascii_names_of_two_characters_are_names_and_the_longer_ones_after_them_count(
 }
 
 #[test]
+fn an_ascii_name_of_four_characters_is_a_four_byte_field() {
+    let mut acc = shapes::AsciiAcc::new(0);
+    for s in [&b"ab\0\0\0\0\0\0"[..], b"abcd\0\0\0\0"] {
+        acc.add(s);
+    }
+    assert_eq!(acc.size(), Some(4));
+    let mut short = shapes::AsciiAcc::new(0);
+    short.add(b"abc\0\0\0\0\0");
+    assert_eq!(short.size(), None, "no name reaches 4 characters");
+}
+
+#[test]
 fn an_equal_pair_inside_an_equal_wider_pair_at_another_distance_is_its_own_relation() {
     // The u32 at 0x10 equals the one at 0x30; the u16 at 0x10 also equals the u16 at 0x20,
     // a different distance: that pair is not implied by the wider one, so it is listed.
