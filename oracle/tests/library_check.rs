@@ -525,6 +525,29 @@ fn a_section_header_table_that_ends_at_the_end_of_the_file_is_read() {
 }
 
 #[test]
+fn a_section_that_ends_at_the_end_of_the_file_is_read() {
+    // .shstrtab's bytes copied to the file's end and its header pointed there.
+    let mut lib = Fixture::moved().build().unwrap();
+    let (shoff, shstrndx) =
+        (u64::from_le_bytes(lib[0x28..0x30].try_into().unwrap()) as usize, usize::from(u16::from_le_bytes([lib[0x3e], lib[0x3f]])));
+    let hdr = shoff + 64 * shstrndx;
+    let (off, size) = (
+        u64::from_le_bytes(lib[hdr + 0x18..hdr + 0x20].try_into().unwrap()) as usize,
+        u64::from_le_bytes(lib[hdr + 0x20..hdr + 0x28].try_into().unwrap()) as usize,
+    );
+    let names = lib[off..off + size].to_vec();
+    let at = lib.len() as u64;
+    lib.extend_from_slice(&names);
+    lib[hdr + 0x18..hdr + 0x20].copy_from_slice(&at.to_le_bytes());
+    if let Err(e) = Image::parse("fixture", &lib) {
+        panic!("{e}");
+    }
+    lib.pop();
+    let Err(e) = Image::parse("fixture", &lib) else { panic!("a cut section was read") };
+    assert!(e.to_string().contains(&format!("section {shstrndx} (header at {hdr:#x})")), "{e}");
+}
+
+#[test]
 fn a_program_header_table_that_ends_at_the_end_of_the_file_is_read() {
     // The same program headers copied to the file's end (e_phoff moved there): in bounds to
     // the byte, and read as before.
