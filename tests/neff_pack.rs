@@ -654,11 +654,7 @@ fn a_pax_size_record_that_already_says_the_size_is_kept_as_written() -> R {
         build::RawEntry { name: b"PaxHeaders/x.txt", kind: b'x', link: b"", data: b"14 size=00004\n" },
         build::RawEntry::file("x.txt", b"data"),
     ])?;
-    let base = tempfile::tempdir()?;
-    let f = base.path().join("in.neff");
-    std::fs::write(&f, build::container_from_tar(1, &tar)?)?;
-    let dir = base.path().join("out");
-    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let (base, _, dir) = unpacked(1, &tar)?;
     let out = base.path().join("packed.neff");
     ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
     let packed = std::fs::read(&out)?;
@@ -693,11 +689,7 @@ fn the_header_name_is_recorded_only_where_an_extension_renamed_the_member() -> R
         build::RawEntry::file("short.txt", b"data"),
         build::RawEntry::file("plain.txt", b"more"),
     ])?;
-    let base = tempfile::tempdir()?;
-    let f = base.path().join("in.neff");
-    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
-    let dir = base.path().join("out");
-    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let (_base, f, dir) = unpacked(2, &tar)?;
     let m: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json"))?)?;
     let by_name = |n: &str| m["members"].as_array().into_iter().flatten().find(|x| x["name"] == n).cloned().unwrap_or_default();
     assert_eq!(by_name("long/name.txt")["header_name"], "short.txt", "{m}");
@@ -724,11 +716,7 @@ fn tar_with(members: &[(&str, u32, u64, u64, &[u8])]) -> R<Vec<u8>> {
 #[test]
 fn the_manifest_keeps_each_member_s_mode_owner_and_time() -> R {
     let tar = tar_with(&[("a.txt", 0o755, 1000, 1_700_000_000, b"data"), ("b.txt", 0o600, 0, 0, b"more")])?;
-    let base = tempfile::tempdir()?;
-    let f = base.path().join("in.neff");
-    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
-    let dir = base.path().join("out");
-    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let (_base, _, dir) = unpacked(2, &tar)?;
     let m: Value = serde_json::from_slice(&std::fs::read(dir.join("manifest.json"))?)?;
     let meta = |i: usize| {
         let t = &m["members"][i]["tar"];
@@ -761,11 +749,7 @@ fn a_pax_link_edited_in_the_manifest_is_the_packed_link_and_a_dotted_path_record
         build::RawEntry { name: b"PaxHeaders/d", kind: b'x', link: b"", data: b"23 path=./dot/name.txt\n" },
         build::RawEntry::file("d", b"data"),
     ])?;
-    let base = tempfile::tempdir()?;
-    let f = base.path().join("in.neff");
-    std::fs::write(&f, build::container_from_tar(1, &tar)?)?;
-    let dir = base.path().join("out");
-    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let (base, _, dir) = unpacked(1, &tar)?;
     let path = dir.join("manifest.json");
     let mut m: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
     let Some(link) = m["members"].as_array_mut().into_iter().flatten().find(|x| x["name"] == "l") else { panic!("no member l: {m}") };
@@ -781,4 +765,15 @@ fn a_pax_link_edited_in_the_manifest_is_the_packed_link_and_a_dotted_path_record
     assert!(by_name("dot/name.txt").is_some(), "{:?}", x.manifest.members.iter().map(|e| &e.name).collect::<Vec<_>>());
     assert!(packed.windows(23).any(|w| w == b"23 path=./dot/name.txt\n"), "the path record was rewritten");
     Ok(())
+}
+
+/// `tar` in a container of `pkg_version`, written to `in.neff` in a new folder and unpacked
+/// to `out` there: the folder (kept alive by the caller), the container's path and `out`.
+fn unpacked(pkg_version: u64, tar: &[u8]) -> R<(tempfile::TempDir, PathBuf, PathBuf)> {
+    let base = tempfile::tempdir()?;
+    let f = base.path().join("in.neff");
+    std::fs::write(&f, build::container_from_tar(pkg_version, tar)?)?;
+    let dir = base.path().join("out");
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    Ok((base, f, dir))
 }

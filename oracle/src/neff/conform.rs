@@ -807,6 +807,11 @@ fn cell(s: &str) -> String {
 mod tests {
     use super::{record_fields, FieldDist, HarnessFailure, NeffConformance, OpStats, MAX_DETAILS, MAX_TRACKED, TOP_VALUES};
 
+    /// A harness failure: a panic at bundle `index`.
+    fn panic_at(index: usize) -> HarnessFailure {
+        HarnessFailure { file: "f.neff".into(), member: "m".into(), index, offset: 0, opcode: "0x00".into(), kind: "panic", detail: String::new() }
+    }
+
     #[test]
     fn a_disassembly_line_that_disagrees_with_the_layout_is_named() {
         use tpb_isa::{opcode, text, BodyKind, Bundle};
@@ -855,15 +860,7 @@ mod tests {
         let failing = |n: usize| {
             let mut c = NeffConformance::default();
             for index in 0..n {
-                c.harness_failure(HarnessFailure {
-                    file: "f.neff".into(),
-                    member: "m".into(),
-                    index,
-                    offset: 0,
-                    opcode: "0x00".into(),
-                    kind: "panic",
-                    detail: String::new(),
-                });
+                c.harness_failure(panic_at(index));
             }
             c
         };
@@ -903,15 +900,7 @@ mod tests {
                 // Every one listed: nothing more to say.
                 assert!(more(&c).is_empty(), "{:?}", more(&c));
             }
-            let f = HarnessFailure {
-                file: "f.neff".into(),
-                member: "m".into(),
-                index,
-                offset: 0,
-                opcode: "0x00".into(),
-                kind: "panic",
-                detail: String::new(),
-            };
+            let f = panic_at(index);
             c.harness_failure(f);
         }
         assert_eq!(c.harness_failures(), MAX_DETAILS + 5);
