@@ -633,11 +633,7 @@ fn a_member_file_that_cannot_be_read_is_an_error_not_a_missing_file() -> R {
     // `x/y.txt` where `x` became a file: the path cannot be read (not a directory), which is
     // not the same as the file being absent.
     let tar = build::tar_raw(&[build::RawEntry::file("x/y.txt", b"data")])?;
-    let base = tempfile::tempdir()?;
-    let f = base.path().join("n.neff");
-    std::fs::write(&f, build::container_from_tar(2, &tar)?)?;
-    let dir = base.path().join("out");
-    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    let (base, _, dir) = unpacked(2, &tar)?;
     std::fs::remove_dir_all(dir.join("x"))?;
     std::fs::write(dir.join("x"), b"a file now")?;
     let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("p.neff")])?;
