@@ -468,6 +468,44 @@ fn without_program_headers_a_virtual_address_is_found_through_its_section() {
 }
 
 #[test]
+fn without_section_headers_a_virtual_address_is_found_through_its_load_segment() {
+    let lib = Fixture::moved().build().unwrap();
+    let with = Image::parse("lib.so", &lib).unwrap();
+    let (rodata, bytes) = with.rodata().unwrap();
+    let (addr, offset, size) = (rodata.addr, rodata.offset, rodata.size);
+    let mut bare = lib.clone();
+    bare[0x28..0x30].fill(0); // e_shoff
+    bare[0x3c..0x40].fill(0); // e_shnum, e_shstrndx
+                              // Every PT_LOAD moved up 2 MiB: the segment, not the address, says where
+                              // the bytes are. The notes keep their addresses, so only a PT_LOAD can
+                              // place the biased address. (The dynamic array is dropped, PT_NULL: its
+                              // addresses would have to move too.)
+    let phoff = u64::from_le_bytes(lib[0x20..0x28].try_into().unwrap()) as usize;
+    let phnum = usize::from(u16::from_le_bytes([lib[0x38], lib[0x39]]));
+    let bias = 0x20_0000u64;
+    let mut loads = 0;
+    for k in 0..phnum {
+        let ph = phoff + 56 * k;
+        let p_type = u32::from_le_bytes(lib[ph..ph + 4].try_into().unwrap());
+        if p_type == 2 {
+            bare[ph..ph + 4].fill(0);
+        }
+        if p_type == 1 {
+            loads += 1;
+            let vaddr = u64::from_le_bytes(lib[ph + 16..ph + 24].try_into().unwrap()) + bias;
+            bare[ph + 16..ph + 24].copy_from_slice(&vaddr.to_le_bytes());
+        }
+    }
+    assert!(loads >= 1 && loads < phnum, "{loads} of {phnum} program headers load");
+    let img = Image::parse("lib.so", &bare).unwrap();
+    assert!(img.sections.is_empty());
+    for k in [0, 1, size / 2, size - 1] {
+        assert_eq!(img.va_to_offset(addr + bias + k), Some(offset + k), "va {:#x}", addr + bias + k);
+    }
+    assert_eq!(img.read_va(addr + bias, 16), Some(&bytes[..16]));
+}
+
+#[test]
 fn a_payload_that_fails_its_digest_and_then_its_tar_says_digest_first() {
     let pe = bundles(&[0xB1]);
     let good = container(2, &refs(&program(&pe))).unwrap();

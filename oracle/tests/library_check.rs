@@ -233,6 +233,25 @@ fn a_pt_dynamic_symbol_table_of_only_the_null_symbol_is_passed_over() {
 }
 
 #[test]
+fn a_dynsym_section_without_an_entry_size_is_read_as_elf64_symbols() {
+    // sh_entsize 0 ("no fixed size") on .dynsym: ELF64's 24-byte entries are meant.
+    let mut f = Fixture::moved();
+    f.tables = Tables::DynsymSection;
+    let mut lib = f.build().unwrap();
+    let entsize_at = {
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let Some(i) = elf.section_headers.iter().position(|s| s.sh_type == goblin::elf::section_header::SHT_DYNSYM) else { panic!("no .dynsym") };
+        assert_eq!(elf.section_headers[i].sh_entsize, 24);
+        elf.header.e_shoff as usize + 64 * i + 56
+    };
+    lib[entsize_at..entsize_at + 8].fill(0);
+    let r = check(&lib).unwrap();
+    assert_eq!(r.symbols.source, SymbolSource::DynsymSection);
+    assert!(r.symbols.total > 1, "{}", r.symbols.total);
+    assert_eq!(r.exit, EXIT_HOLDS, "{:?}", failed(&r));
+}
+
+#[test]
 fn stripped_setup_header_is_found_by_bytes_only() {
     let mut f = Fixture::moved();
     f.setup_symbols = false;

@@ -183,4 +183,31 @@ mod tests {
         let relations = corr.relations(64, varies, |_| 64);
         assert_eq!(relations, [Relation::Equal { width: 4, a: 8, b: 12 }]);
     }
+
+    #[test]
+    fn an_equal_half_word_just_past_an_equal_word_is_said_too() {
+        // Bytes 16..22 equal 32..38 on every bundle, 22..24 and 38..40 do not:
+        // the word at 16 and the half word at 20, at the same distance, are two
+        // relations; the half word starts inside nothing wider.
+        let mut corr = Corr::new();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()
+        };
+        for _ in 0..64 {
+            let (same, own, other) = (next(), next(), next());
+            let mut raw = [0u8; 64];
+            raw[16..22].copy_from_slice(&same[..6]);
+            raw[32..38].copy_from_slice(&same[..6]);
+            raw[22..24].copy_from_slice(&own[..2]);
+            raw[38..40].copy_from_slice(&other[..2]);
+            corr.add(&raw);
+        }
+        let varies = |o: usize, w: usize| (o..o + w).any(|b| (16..24).contains(&b) || (32..40).contains(&b));
+        let relations = corr.relations(64, varies, |_| 64);
+        assert_eq!(relations, [Relation::Equal { width: 2, a: 20, b: 36 }, Relation::Equal { width: 4, a: 16, b: 32 }]);
+    }
 }

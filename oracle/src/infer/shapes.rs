@@ -9,7 +9,7 @@ use super::stats::Values;
 use std::collections::HashMap;
 use tpb_isa::addr4::{Addr4, Region, MODE_DEAD, MODE_MASK, REGID_LIMIT, REGISTER_RESERVED_MASK};
 use tpb_isa::enums::{EnumTable, ALL};
-use tpb_isa::layout::Prim;
+use tpb_isa::layout::{Leaf, Prim};
 use tpb_isa::{dtype, BodyKind, Confidence, Generation};
 
 /// The form an ADDR4 value takes.
@@ -92,15 +92,13 @@ impl Addr4Acc {
 /// layouts, so it follows the description.
 pub fn first_spec_address() -> usize {
     static FIRST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *FIRST.get_or_init(|| {
-        BodyKind::ALL
-            .iter()
-            .flat_map(|k| k.layout().leaves())
-            .filter(|l| l.prim == Prim::Addr4 && l.prov.confidence != Confidence::Inferred)
-            .map(|l| l.offset)
-            .min()
-            .unwrap_or(super::BODY.start)
-    })
+    *FIRST.get_or_init(|| lowest_stated_address(BodyKind::ALL.iter().flat_map(|k| k.layout().leaves())).unwrap_or(super::BODY.start))
+}
+
+/// The lowest offset of an ADDR4 leaf the spec states (an INFERRED leaf is a
+/// guess from programs, and a guess must not move the sync band).
+pub fn lowest_stated_address(leaves: impl IntoIterator<Item = Leaf>) -> Option<usize> {
+    leaves.into_iter().filter(|l| l.prim == Prim::Addr4 && l.prov.confidence != Confidence::Inferred).map(|l| l.offset).min()
 }
 
 /// A num above this is not "small" (element counts of real descriptors are mostly far below).

@@ -60,6 +60,16 @@ impl Rng {
 #[test]
 fn no_spec_layout_places_an_address_in_the_sync_band() {
     assert_eq!(shapes::first_spec_address(), 0x0C);
+    // Only what the spec states places the band's end: an inferred ADDR4 leaf lower down does not.
+    let leaves: Vec<tpb_isa::layout::Leaf> = tpb_isa::BodyKind::ALL.iter().flat_map(|k| k.layout().leaves()).collect();
+    let Some(mut lower) = leaves.iter().find(|l| l.prim == tpb_isa::layout::Prim::Addr4).cloned() else { panic!("no ADDR4 leaf") };
+    lower.offset = 0x04;
+    lower.prov = tpb_isa::Provenance::new("a test's guess", tpb_isa::Confidence::Inferred);
+    let with = |l: &tpb_isa::layout::Leaf| leaves.iter().cloned().chain([l.clone()]);
+    assert_eq!(shapes::lowest_stated_address(with(&lower)), Some(0x0C));
+    lower.prov = tpb_isa::Provenance::new("a test's claim", tpb_isa::Confidence::Strong);
+    assert_eq!(shapes::lowest_stated_address(with(&lower)), Some(0x04));
+    assert_eq!(shapes::lowest_stated_address(Vec::new()), None);
     // A PSUM word at 0x08 is left to the plain readings.
     let bundles: Vec<Raw> = (0..20u32).map(|i| bundle(|b| put(b, 0x08, &(0x0200_0000 + 0x40 * i).to_le_bytes()))).collect();
     let fields = op(&infer(&bundles)).propose();

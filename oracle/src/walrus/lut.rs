@@ -141,6 +141,30 @@ mod tests {
     }
 
     #[test]
+    fn a_window_with_every_tag_but_too_many_bytes_outside_the_range_is_not_a_candidate() {
+        // 14 distinct tags (all but SLACK) and 6 bytes outside the tag range:
+        // the window covers enough but is not table-shaped. Tag bytes earlier
+        // in the section have left every window by then and count for nothing.
+        let tags = tags();
+        let (n, outside) = (BIR_TO_WIRE.len(), 0xEEu8);
+        assert!(!tags.contains(&outside));
+        let mut data = vec![outside; 200];
+        data[..n].fill(tags[0]);
+        let covered = tags.len() - SLACK;
+        for (k, &t) in tags[..covered].iter().enumerate() {
+            data[100 + k] = t;
+        }
+        assert!(n - covered > SLACK, "more bytes outside the range than the slack");
+        assert!(candidates(&data, 0, &BIR_TO_WIRE, &tags).is_empty());
+        // Four of the six outside bytes made tags: within the slack, one
+        // candidate (windows from 98 to 100 all hold those 18 tag bytes; they overlap, so merge).
+        data[100 + covered..100 + covered + 4].fill(tags[0]);
+        let c = candidates(&data, 0, &BIR_TO_WIRE, &tags);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!((98..=100).contains(&c[0].address) && c[0].tags_covered == covered, "{c:?}");
+    }
+
+    #[test]
     fn random_bytes_give_no_candidates() {
         let mut x: u32 = 0x1234_5678;
         let data: Vec<u8> = (0..100_000)
