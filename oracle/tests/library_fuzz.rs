@@ -2,8 +2,8 @@
 //! mutated fixtures and junk must go through the whole pipeline without a panic.
 
 use tpb_oracle::fixture::{Fixture, Tables};
-use tpb_oracle::walrus::fuzz_elf;
 use tpb_oracle::walrus::image::Image;
+use tpb_oracle::walrus::{fuzz_elf, FuzzDepth};
 
 struct Rng(u64);
 
@@ -83,19 +83,28 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
 fn fuzz_elf_survives_seeded_mutations() {
     let seeds = seeds();
     let mut rng = Rng(0x7470_625f_6f72_6163);
-    let (mut parsed, mut refused) = (0, 0);
+    for seed in &seeds {
+        assert_eq!(fuzz_elf(seed), FuzzDepth::Checked, "a seed goes the whole way");
+    }
+    let (mut parsed, mut refused, mut checked) = (0, 0, 0);
     for i in 0..3000 {
         let base = &seeds[i % seeds.len()];
         let data = mutate(&mut rng, base);
-        match Image::parse("fuzz", &data) {
-            Ok(_) => parsed += 1,
-            Err(_) => refused += 1,
+        let is_refused = Image::parse("fuzz", &data).is_err();
+        if is_refused {
+            refused += 1;
+        } else {
+            parsed += 1;
         }
-        fuzz_elf(&data);
+        let depth = fuzz_elf(&data);
+        assert_eq!(depth == FuzzDepth::Refused, is_refused, "input {i}: {depth:?}");
+        checked += usize::from(depth == FuzzDepth::Checked);
     }
-    // Both sides of the pipeline were exercised, not just the magic check.
+    // Both sides of the pipeline were exercised, not just the magic check,
+    // and mutated libraries still reach the checks and the renderers.
     assert!(parsed > 300, "parsed {parsed}");
     assert!(refused > 300, "refused {refused}");
+    assert!(checked > 100, "checked {checked} of {parsed} parsed");
 }
 
 #[test]

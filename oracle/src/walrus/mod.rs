@@ -29,17 +29,30 @@ pub use input::{Input, DEFAULT_MAX_BYTES, ELF_MAGIC, WHEEL_MEMBER};
 pub use profile::Profiles;
 pub use report::{Report, Row, Status};
 
+/// How far [`fuzz_elf`] took an input: a fuzzer whose inputs never get past
+/// the parser tests only the parser, so the smoke tests count these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FuzzDepth {
+    /// Not parsed as a library.
+    Refused,
+    /// Parsed, but the checks refused it (no `.rodata`, say).
+    Parsed,
+    /// Checked, rendered as text and JSON, and diffed against itself.
+    Checked,
+}
+
 /// Runs arbitrary bytes through the whole pipeline as if they were the
 /// library: parse, every fact, text and JSON rendering, a diff against
 /// itself. Errors are expected; a panic is a bug (the `elf` fuzz target).
-pub fn fuzz_elf(data: &[u8]) {
+pub fn fuzz_elf(data: &[u8]) -> FuzzDepth {
     // Parsed once: the embedded profiles never change, and parsing them per input cost an eighth of the time.
     static PROFILES: std::sync::OnceLock<Option<Profiles>> = std::sync::OnceLock::new();
-    let Some(profiles) = PROFILES.get_or_init(|| Profiles::embedded().ok()) else { return };
-    let Ok(img) = image::Image::parse("fuzz", data) else { return };
-    let Ok(report) = check_image(&img, profiles) else { return };
+    let Ok(img) = image::Image::parse("fuzz", data) else { return FuzzDepth::Refused };
+    let Some(profiles) = PROFILES.get_or_init(|| Profiles::embedded().ok()) else { return FuzzDepth::Parsed };
+    let Ok(report) = check_image(&img, profiles) else { return FuzzDepth::Parsed };
     let _ = render::report_text(&report);
     let _ = serde_json::to_string(&report);
     let d = diff::diff(report.clone(), report);
     let _ = render::diff_text(&d);
+    FuzzDepth::Checked
 }

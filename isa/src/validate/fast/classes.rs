@@ -13,7 +13,7 @@ use crate::generation::Generation;
 /// Register-mode bits that must be clear: the reserved bits and the id bits
 /// at or above [`REGID_LIMIT`] (a power of two, so ids below it fit a mask).
 pub(super) const REGISTER_MUST_BE_CLEAR: u32 = REGISTER_RESERVED_MASK | (0xFF & !(REGID_LIMIT - 1));
-const _: () = assert!(REGID_LIMIT.is_power_of_two() && REGID_LIMIT <= 0x100);
+const _: () = assert!(REGID_LIMIT.is_power_of_two() && REGID_LIMIT <= 0x100 && REGISTER_RESERVED_MASK & 0xFF == 0);
 
 /// A dtype planned for one generation and one kind of slot, as a class
 /// that fits [`DTYPE_CLASS_BITS`] bits: [`dclass::VALID`] when it is a
