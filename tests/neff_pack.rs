@@ -529,6 +529,22 @@ fn special_members_are_named_by_kind_and_repack_to_the_same_tar() -> R {
 }
 
 #[test]
+fn only_a_non_file_member_with_a_body_keeps_it_in_the_manifest() -> R {
+    // A file's bytes go to its own file; a fifo's body (rare, but tar allows it) is kept inline.
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"fifo", kind: b'6', link: b"", data: b"body" },
+        build::RawEntry { name: b"empty-fifo", kind: b'6', link: b"", data: b"" },
+        build::RawEntry::file("x.txt", b"data"),
+    ])?;
+    let c = build::container_from_tar(2, &tar)?;
+    let x = pack::explode(&c, "data.neff", &neff::Limits::default())?;
+    let got: Vec<(&str, Option<&str>, Option<&str>)> =
+        x.manifest.members.iter().map(|m| (m.name.as_str(), m.data.as_deref(), m.file.as_deref())).collect();
+    assert_eq!(got, [("fifo", Some("626f6479"), None), ("empty-fifo", None, None), ("x.txt", None, Some("x.txt"))]);
+    assert_repacks_to_the_same_tar(&c)
+}
+
+#[test]
 fn a_stream_s_text_never_takes_the_name_of_another_member() -> R {
     // sg00/PE.bin's text would be sg00/PE.tpb, a folder of another member here.
     let pe = tpb_isa::text::assemble("0xb1:unknown")?;
@@ -744,12 +760,19 @@ fn a_pax_link_edited_in_the_manifest_is_the_packed_link_and_a_dotted_path_record
         build::RawEntry::symlink("l", "old-target"),
         build::RawEntry { name: b"PaxHeaders/d", kind: b'x', link: b"", data: b"23 path=./dot/name.txt\n" },
         build::RawEntry::file("d", b"data"),
+        build::RawEntry { name: b"PaxHeaders/r", kind: b'x', link: b"", data: b"21 path=long/old.txt\n" },
+        build::RawEntry::file("r", b"more"),
     ])?;
     let (base, _, dir) = unpacked(1, &tar)?;
     let path = dir.join("manifest.json");
     let mut m: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
     let Some(link) = m["members"].as_array_mut().into_iter().flatten().find(|x| x["name"] == "l") else { panic!("no member l: {m}") };
     link["link"] = "new-target".into();
+    // A member renamed in the manifest: its path record says the new name.
+    let Some(renamed) = m["members"].as_array_mut().into_iter().flatten().find(|x| x["name"] == "long/old.txt") else {
+        panic!("no member long/old.txt: {m}")
+    };
+    renamed["name"] = "long/new.txt".into();
     std::fs::write(&path, serde_json::to_vec(&m)?)?;
     let out = base.path().join("packed.neff");
     ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
@@ -760,6 +783,8 @@ fn a_pax_link_edited_in_the_manifest_is_the_packed_link_and_a_dotted_path_record
     // `./dot/name.txt` names `dot/name.txt`: the record is kept as written.
     assert!(by_name("dot/name.txt").is_some(), "{:?}", x.manifest.members.iter().map(|e| &e.name).collect::<Vec<_>>());
     assert!(packed.windows(23).any(|w| w == b"23 path=./dot/name.txt\n"), "the path record was rewritten");
+    assert!(by_name("long/new.txt").is_some() && by_name("long/old.txt").is_none());
+    assert!(packed.windows(21).any(|w| w == b"21 path=long/new.txt\n"), "the renamed member's path record");
     Ok(())
 }
 

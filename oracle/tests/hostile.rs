@@ -351,6 +351,23 @@ fn a_wheel_with_the_library_twice_is_an_error_naming_both() {
     assert_eq!(o.code, 1, "{o:?}");
 }
 
+/// Another member named twice says nothing of the library, which is read.
+#[test]
+fn a_wheel_with_another_member_twice_reads_the_library() {
+    let lib = Fixture::moved().build().unwrap();
+    let (name, decoy) = ("neuronxcc/__init__.py", "neuronxcc/__init__.pX");
+    let mut z = wheel(&[(WHEEL_MEMBER, &lib), (name, b""), (decoy, b"# not this one")], false).unwrap();
+    for at in memchr_all(&z, decoy.as_bytes()) {
+        z[at..at + decoy.len()].copy_from_slice(name.as_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("dup.whl");
+    std::fs::write(&p, &z).unwrap();
+    let input = Input::open(&p, DEFAULT_MAX_BYTES).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(input.bytes, lib);
+    assert_eq!(check_command(&p, false, DEFAULT_MAX_BYTES).code, 0);
+}
+
 fn memchr_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     (0..=hay.len().saturating_sub(needle.len())).filter(|i| hay[*i..].starts_with(needle)).collect()
 }

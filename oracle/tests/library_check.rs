@@ -233,6 +233,63 @@ fn a_pt_dynamic_symbol_table_of_only_the_null_symbol_is_passed_over() {
 }
 
 #[test]
+fn a_section_whose_address_is_not_its_offset_is_named() {
+    // .text's address moved a page above its file offset (as a linker that starts a segment
+    // on a new page would place it): the placement fact is "no", and the note says where.
+    let mut lib = Fixture::moved().build().unwrap();
+    let (at, addr, offset) = {
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let Some(i) = elf.section_headers.iter().position(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".text")) else { panic!("no .text") };
+        let s = &elf.section_headers[i];
+        assert_eq!(s.sh_addr, s.sh_offset);
+        (elf.header.e_shoff as usize + 64 * i + 16, s.sh_addr, s.sh_offset)
+    };
+    lib[at..at + 8].copy_from_slice(&(addr + 0x1000).to_le_bytes());
+    let r = check(&lib).unwrap();
+    let s = row(&r, "section.va_equals_offset");
+    assert_eq!(s.found.as_deref(), Some("no"));
+    assert_eq!(s.notes, [format!(".text: VA {:#x} at file offset {offset:#x}", addr + 0x1000)]);
+}
+
+#[test]
+fn the_fixture_s_symbol_tables_begin_with_the_null_symbol() {
+    // ELF reserves entry 0 of every symbol table; a fixture that wrote a symbol there would
+    // hide a reader that skips it.
+    for tables in [Tables::Dynamic, Tables::DynsymSection, Tables::Symtab] {
+        let mut f = Fixture::moved();
+        f.tables = tables;
+        let lib = f.build().unwrap();
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let want = if tables == Tables::Symtab { goblin::elf::section_header::SHT_SYMTAB } else { goblin::elf::section_header::SHT_DYNSYM };
+        let Some(sh) = elf.section_headers.iter().find(|s| s.sh_type == want) else { panic!("{tables:?}: no symbol table") };
+        let at = sh.sh_offset as usize;
+        assert!(lib[at..at + 24].iter().all(|&b| b == 0), "{tables:?}: entry 0 is not the null symbol");
+        let count = sh.sh_size as usize / 24;
+        assert!(count > 1);
+        assert!((1..count).all(|k| lib[at + 24 * k..at + 24 * k + 4] != [0; 4]), "{tables:?}: every other entry has a name");
+    }
+}
+
+#[test]
+fn a_pt_dynamic_symbol_table_without_strings_is_passed_over() {
+    // DT_STRSZ 0: PT_DYNAMIC's symbols have no names to read, so the .dynsym section is read instead.
+    let mut lib = Fixture::moved().build().unwrap();
+    let strsz = {
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let Some(d) = elf.section_headers.iter().find(|s| s.sh_type == goblin::elf::section_header::SHT_DYNAMIC) else { panic!("no .dynamic") };
+        let at = d.sh_offset as usize;
+        let Some(k) = (0..d.sh_size as usize / 16).find(|k| lib[at + 16 * k..at + 16 * k + 8] == 10u64.to_le_bytes()) else { panic!("no DT_STRSZ") };
+        at + 16 * k + 8
+    };
+    lib[strsz..strsz + 8].fill(0);
+    let elf = goblin::elf::Elf::parse(&lib).unwrap();
+    assert!(elf.dynsyms.len() > 1 && elf.dynstrtab.len() == 0, "symbols without strings");
+    let r = check(&lib).unwrap();
+    assert_eq!(r.symbols.source, SymbolSource::DynsymSection);
+    assert_eq!(r.exit, EXIT_HOLDS, "{:?}", failed(&r));
+}
+
+#[test]
 fn a_dynsym_section_without_an_entry_size_is_read_as_elf64_symbols() {
     // sh_entsize 0 ("no fixed size") on .dynsym: ELF64's 24-byte entries are meant.
     let mut f = Fixture::moved();
@@ -584,7 +641,11 @@ fn a_program_header_table_that_ends_at_the_end_of_the_file_is_read() {
     lib.pop();
     let Err(e) = Image::parse("fixture", &lib) else { panic!("a cut program header table was read") };
     assert!(
-        e.to_string().contains(&format!("program header table ({phnum} entries, e_phoff)")) && e.to_string().contains(&format!("{at:#x}")),
+        e.to_string().contains(&format!(
+            "program header table ({phnum} entries, e_phoff) at offset {at:#x} needs {:#x} bytes but the file has {:#x}",
+            56 * phnum,
+            lib.len()
+        )),
         "{e}"
     );
 }

@@ -400,10 +400,16 @@ fn conformance_on_a_built_container() {
     assert_eq!((c.invalid_spec(), c.invalid_amended()), (spec, amended));
     let j = c.to_json();
     assert_eq!(j["bundles"], 15);
-    // Every bundle was built with a clean header.
+    // Every bundle was built with a clean header, and (no harness failure) every
+    // bundle round-trips through the codec and the text form.
+    let mut counted = 0;
     for op in j["opcodes"].as_array().into_iter().flatten() {
         assert_eq!(op["header_invariant_ok"], op["count"], "{op}");
+        assert_eq!(op["codec_round_trip_ok"], op["count"], "{op}");
+        assert_eq!(op["text_round_trip_ok"], op["count"], "{op}");
+        counted += op["count"].as_u64().unwrap_or(0);
     }
+    assert_eq!(counted, 15);
     // Bundles with no finding at all, per opcode, add up to the validator's count.
     let no_findings: u64 = j["opcodes"].as_array().into_iter().flatten().filter_map(|op| op["no_findings"].as_u64()).sum();
     assert!(clean > 0 && clean < 15, "{clean}");

@@ -58,6 +58,16 @@ impl Rng {
 }
 
 #[test]
+fn an_opcode_never_seen_holds_no_byte_shape() {
+    // No bundle is no evidence: a dtype byte is not proposed for an opcode the programs never use.
+    let none = infer(&[]);
+    assert!(!op(&none).byte_holds(0x0C, |_, _| true));
+    let one = infer(&[bundle(|b| b[0x0C] = 7)]);
+    assert!(op(&one).byte_holds(0x0C, |v, g| v == 7 && g == V2));
+    assert!(!op(&one).byte_holds(0x0C, |v, _| v == 8));
+}
+
+#[test]
 fn no_spec_layout_places_an_address_in_the_sync_band() {
     assert_eq!(shapes::first_spec_address(), 0x0C);
     // Only what the spec states places the band's end: an inferred ADDR4 leaf lower down does not.
