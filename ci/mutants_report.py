@@ -247,19 +247,30 @@ def main():
     lines += ["## Per file", "", HEAD] + [row(f"`{f}`", v) for (_, f), v in sorted(by_file.items())] + [""]
 
     # What the rechecks made of each missed mutant: by the name it had when it ran again.
-    now, moved = {}, {}
-    for folder in args.recheck:
+    now, moved, ungenerated = {}, {}, set()
+    for i, folder in enumerate(args.recheck):
         try:
             outcomes, run = load(folder)
         except (OSError, ValueError):
             outcomes, run = {}, {}  # nothing was carried, so nothing ran again
+        tested = set()
         for o in outcomes.get("outcomes", []):
             scenario = o.get("scenario")
             m = scenario.get("Mutant") if isinstance(scenario, dict) else None
+            if m:
+                tested.add(m["name"])
             if m and KINDS.get(o.get("summary")):
                 now[m["name"]] = (KINDS[o["summary"]], run.get("commit", "?"))
-    for m in args.recheck_map:
-        moved.update(json.loads(Path(m).read_text()))
+        # A recheck that tested every mutant it selected (cargo-mutants' total)
+        # did not select a carried name because no such mutant exists any more:
+        # its line kept its place but its text changed (a new signature, say).
+        selected = outcomes.get("total_mutants")
+        complete = isinstance(selected, int) and len(tested) >= selected
+        if i < len(args.recheck_map):
+            mapping = json.loads(Path(args.recheck_map[i]).read_text())
+            moved.update(mapping)
+            if complete:
+                ungenerated |= {v for v in mapping.values() if v and v not in tested}
 
     def recheck_verdict(n):
         """(text, kind the recheck gave or None, still missed) of a missed mutant's first name."""
@@ -270,7 +281,7 @@ def main():
         if key not in moved:
             # No recheck named it (its run was not rechecked): still missed.
             return "not rechecked yet: still missed", None, True
-        if moved[key]:
+        if moved[key] and moved[key] not in ungenerated:
             # Carried to the tree but never run again (a recheck its budget stopped): still missed.
             return "not run again (the recheck stopped before it): still missed", None, True
         return "no longer generated: the code it mutated changed", None, False

@@ -195,12 +195,14 @@ def outcome(name, summary, package="tpb-isa"):
     return {"scenario": {"Mutant": mutant}, "summary": summary, "phase_results": phases}
 
 
-def cargo_mutants_out(folder, outcomes, **run):
-    """A folder as ci/mutants.sh leaves it: FOLDER/mutants.out/{outcomes,run}.json."""
+def cargo_mutants_out(folder, outcomes, total=None, **run):
+    """A folder as ci/mutants.sh leaves it: FOLDER/mutants.out/{outcomes,run}.json.
+    `total` is cargo-mutants' count of the mutants the run selected."""
     out = Path(folder) / "mutants.out"
     out.mkdir(parents=True)
     baseline = {"scenario": "Baseline", "summary": "Success", "phase_results": [{"phase": "Build", "duration": 50.0}]}
-    (out / "outcomes.json").write_text(json.dumps({"outcomes": [baseline] + outcomes, "cargo_mutants_version": "27.1.0"}))
+    counts = {} if total is None else {"total_mutants": total}
+    (out / "outcomes.json").write_text(json.dumps({"outcomes": [baseline] + outcomes, "cargo_mutants_version": "27.1.0", **counts}))
     fields = {"scope": "whole set", "commit": "abc1234", "cpu": "test cpu", "packages": "tpb-isa tpb-oracle", "date": "2026-01-01 00:00 UTC", "seconds": 60}
     (out / "run.json").write_text(json.dumps({**fields, **run}))
     return str(folder)
@@ -342,6 +344,24 @@ class Report(unittest.TestCase):
         self.assertEqual(code, 2)
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | not run again (the recheck stopped before it): still missed |", lines)
         self.assertIn("| **after the recheck** (missed ones run again: below) | 5 | 1 | 1 | 1 | 71.4% |", lines)
+
+    def test_a_carried_mutant_a_finished_recheck_never_selected_is_no_longer_generated(self):
+        # Carried to the same line, but its text changed (say, the function's return type):
+        # the recheck tested all it selected, and M1_NOW was not among them.
+        other = "isa/src/a.rs:40:1: replace k -> u8 with 0"
+        again = cargo_mutants_out(self.dir / "r4", [outcome(other, "CaughtMutant")], total=1, commit="def5678", scope="recheck")
+        path = self.dir / "r4.json"
+        path.write_text(json.dumps({M1: M1_NOW, M2: other}))
+        earlier = self.earlier()
+        code, lines = self.report("--recheck", again, "--recheck-map", str(path), earlier)
+        self.assertEqual(code, 0)
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | no longer generated: the code it mutated changed |", lines)
+        self.assertIn(f"| `{M2}` | caught at def5678 |", lines)
+        # The same run stopped by its budget (two selected, one tested): M1 is still missed.
+        stopped = cargo_mutants_out(self.dir / "r5", [outcome(other, "CaughtMutant")], total=2, commit="def5678", scope="recheck")
+        code, lines = self.report("--recheck", stopped, "--recheck-map", str(path), earlier)
+        self.assertEqual(code, 2)
+        self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | not run again (the recheck stopped before it): still missed |", lines)
 
     def test_two_runs_rechecked_apart_merge_with_both_maps(self):
         a, b = "isa/src/f.rs:10:5: replace + with - in g", "oracle/src/h.rs:3:1: replace k -> bool with true"
