@@ -183,6 +183,14 @@ fn layout_lists_every_field() {
     let f = mm["fields"].as_array().expect("fields").iter().find(|f| f["name"] == "dst_dtype_dense").expect("field");
     assert_eq!((f["offset"].as_u64(), f["size"].as_u64()), (Some(0x23), Some(1)));
     assert_eq!(f["confidence"], "CONFIRMED");
+    // The text form gives each layout's provenance: the spec's section and its confidence tag.
+    let o = tpb(&["layout"]);
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for l in tpb_isa::descriptor::layouts() {
+        let Some(line) = text.lines().find(|t| t.starts_with(&format!("{} ({})", l.c_name, l.name))) else { panic!("no {}: {text}", l.c_name) };
+        assert!(line.ends_with(&format!("  [§{} {}]", l.prov.section, l.prov.confidence.as_str())), "{line}");
+    }
 }
 
 #[test]

@@ -47,6 +47,23 @@ fn numbers_take_digits_only() {
 }
 
 #[test]
+fn the_value_names_are_every_dtype_every_dtype_pair_and_every_enum_entry() {
+    use tpb_isa::{enums, props};
+    let names = props::value_names();
+    let entries: usize = enums::ALL.iter().map(|t| t.entries.len()).sum();
+    assert_eq!(names.len(), DTYPES.len() + DTYPES.len() * DTYPES.len() + entries);
+    let (first, last) = (DTYPES[0].name, DTYPES[DTYPES.len() - 1].name);
+    for want in [first.to_string(), format!("{first}/{last}"), format!("{last}/{first}"), last.to_string()] {
+        assert!(names.contains(&want), "{want}");
+    }
+    for t in enums::ALL {
+        for (_, e) in t.entries {
+            assert!(names.iter().any(|n| n == e), "{}: {e}", t.name);
+        }
+    }
+}
+
+#[test]
 fn every_value_name_in_every_field_of_every_body_reads_back_as_a_name() {
     use tpb_isa::{props, smith, Generation};
     let names = props::value_names().len();
