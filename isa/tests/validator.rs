@@ -108,7 +108,12 @@ fn pool_band() {
     let avg = bundle(&ok.replace("func=max", "func=avg").replace("0x3f800000", "0x3e800000"));
     assert!(validate(&avg, Generation::V2).is_empty(), "1/4 is a valid avg scale");
     let bad = bundle(&ok.replace("0x3f800000", "0x3f000000"));
-    assert_eq!(codes(&validate(&bad, Generation::V2)), vec![("pool-scale", "scale_or_fill", 0x28)]);
+    let found = validate(&bad, Generation::V2);
+    assert_eq!(codes(&found), vec![("pool-scale", "scale_or_fill", 0x28)]);
+    // The message says which rule: max wants 1.0 exactly, avg a reciprocal in (0, 1].
+    assert_eq!(found[0].message, "max pool scale is 0x3f000000, not 1.0");
+    let avg_bad = validate(&bundle(&ok.replace("func=max", "func=avg").replace("0x3f800000", "0x40000000")), Generation::V2);
+    assert_eq!(avg_bad.iter().map(|f| f.message.as_str()).collect::<Vec<_>>(), ["avg pool scale 2 is not a reciprocal in (0, 1]"]);
 }
 
 #[test]

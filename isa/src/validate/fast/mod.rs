@@ -526,12 +526,13 @@ pub(super) const BATCH: usize = 32;
 /// A batch of bundles' wire bytes.
 pub(super) type Batch = [[u8; BUNDLE_BYTES]; BATCH];
 /// Work entries of a batch: at most [`MAX_SLOTS`] slots, [`MAX_BAND`]
-/// band tests, one MX operand or one tied band per bundle, plus room for
-/// the unused entries the last bundle writes.
-const SLOT_WORK: usize = MAX_SLOTS * BATCH + SLOT_ENTRIES;
-const BAND_WORK: usize = MAX_BAND * BATCH + BAND_ENTRIES;
-const MX_WORK: usize = BATCH + 1;
-const TIED_WORK: usize = BATCH + 1;
+/// band tests, one MX operand or one tied band per bundle. Exactly that:
+/// [`push`] writes its `K` entries from the list's length, which is at
+/// most `K · i` before bundle `i`, so the last write ends by `K · BATCH`.
+const SLOT_WORK: usize = MAX_SLOTS * BATCH;
+const BAND_WORK: usize = MAX_BAND * BATCH;
+const MX_WORK: usize = BATCH;
+const TIED_WORK: usize = BATCH;
 
 /// A work entry: the bundle's index in its batch, its opcode byte, and the
 /// index of the slot or band test in the opcode's plan.
@@ -541,7 +542,9 @@ fn entry(i: usize, op: u8) -> u32 {
 }
 
 /// Appends `n` (at most `K`) work entries for the first of `K` items of a
-/// plan, writing all `K` so the loop has no data-dependent exit.
+/// plan, writing all `K` so the loop has no data-dependent exit. The clamp
+/// to `W - K` never binds (the work lists' sizes say why): it is there so
+/// the compiler sees the write in bounds and drops the check.
 #[inline(always)]
 fn push<const K: usize, const W: usize>(work: &mut [u32; W], len: &mut usize, entry: u32, n: u8) {
     let at = (*len).min(W - K);
