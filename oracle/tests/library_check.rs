@@ -535,6 +535,13 @@ fn a_profile_whose_addresses_overlap_gets_no_fixture() {
     assert!(e.contains("overlaps .text code ending at"), "{e}");
     let e = build(&|p: &mut Profile| p.sections.text = Some("0x100".into())).unwrap_err();
     assert!(e.contains(".text at 0x100 overlaps the headers ending at"), "{e}");
+    // Each section may start right where what comes before it ends.
+    let end = |e: &str| e.rsplit("ending at ").next().unwrap_or_default().trim().to_string();
+    let headers_end = end(&e);
+    assert!(build(&|p: &mut Profile| p.sections.text = Some(headers_end.clone())).is_ok(), ".text at {headers_end}");
+    let e = build(&|p: &mut Profile| p.sections.rodata = Some(format!("{:#x}", p.section_base(".text").unwrap() + 0x10))).unwrap_err();
+    let code_end = end(&e);
+    assert!(build(&|p: &mut Profile| p.sections.rodata = Some(code_end.clone())).is_ok(), ".rodata at {code_end}");
 }
 
 #[test]
