@@ -278,3 +278,23 @@ impl Inference {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{summary_text, values_text, Summary};
+
+    #[test]
+    fn values_past_the_top_are_said_as_other_only_when_there_are_some() {
+        let mut s = Summary {
+            top: vec![("0x05".into(), 27000), ("0x00".into(), 739)],
+            other: 3,
+            distinct: 5,
+            capped: false,
+            min: "0x00".into(),
+            max: "0x09".into(),
+        };
+        assert_eq!(values_text(&s), "0x05 ×27000, 0x00 ×739, other ×3");
+        (s.other, s.distinct, s.max) = (0, 2, "0x05".into());
+        assert_eq!(summary_text(&s), "2 values 0x00..0x05: 0x05 ×27000, 0x00 ×739");
+    }
+}

@@ -723,6 +723,13 @@ fn an_ascii_name_of_four_characters_is_a_four_byte_field() {
     let mut short = shapes::AsciiAcc::new(0);
     short.add(b"abc\0\0\0\0\0");
     assert_eq!(short.size(), None, "no name reaches 4 characters");
+    // One bundle's single character (a stray printable byte) makes it no name field,
+    // however long the names before it were.
+    let mut stray = shapes::AsciiAcc::new(0);
+    for s in [&b"abcdef\0\0"[..], b"x\0\0\0\0\0\0\0"] {
+        stray.add(s);
+    }
+    assert_eq!(stray.size(), None);
 }
 
 #[test]

@@ -96,9 +96,6 @@ fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::
         fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
             Ok(Some(v.to_string()))
         }
-        fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-            Ok(Some(v))
-        }
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
             Ok(None)
         }
