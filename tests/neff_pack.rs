@@ -615,6 +615,73 @@ fn unpacking_refuses_a_member_over_its_cap_and_takes_one_at_it() -> R {
     Ok(())
 }
 
+fn gzip_at(bytes: &[u8], level: flate2::Compression) -> R<Vec<u8>> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), level);
+    gz.write_all(bytes)?;
+    Ok(gz.finish()?)
+}
+
+#[test]
+fn a_payload_is_packed_at_the_level_its_gzip_header_names() -> R {
+    // gzip's XFL byte says "best" (2) or "fastest" (4); pack compresses at that level again,
+    // so a container this crate's deflate wrote packs back to the same bytes.
+    let mut x = 0x2545_F491u32;
+    let data: Vec<u8> = (0..200_000)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            if i % 7 < 4 {
+                b"abcdefgh"[(x % 8) as usize]
+            } else {
+                (x >> 24) as u8
+            }
+        })
+        .collect();
+    // Every numeric header field written (pack writes an empty one back as octal zeros).
+    let tar = tar_with(&[("blob.bin", 0o644, 1000, 1_700_000_000, &data)])?;
+    for (level, xfl) in [(flate2::Compression::best(), 2), (flate2::Compression::fast(), 4), (flate2::Compression::default(), 0)] {
+        let gz = gzip_at(&tar, level)?;
+        assert_eq!(gz[8], xfl);
+        for other in [flate2::Compression::best(), flate2::Compression::fast(), flate2::Compression::default()] {
+            if other != level {
+                assert_ne!(gzip_at(&tar, other)?, gz, "levels {} and {} compress these bytes alike", other.level(), level.level());
+            }
+        }
+        let base = tempfile::tempdir()?;
+        let (f, dir, out) = (base.path().join("in.neff"), base.path().join("out"), base.path().join("packed.neff"));
+        let orig = build::container_from_payload(2, &gz);
+        std::fs::write(&f, &orig)?;
+        ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+        ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+        let packed = std::fs::read(&out)?;
+        assert!(packed == orig, "level {}: packed bytes differ", level.level());
+    }
+    Ok(())
+}
+
+#[test]
+fn a_device_member_keeps_its_major_and_minor_numbers() -> R {
+    let mut t = tar::Builder::new(Vec::new());
+    for (name, ty, major, minor) in [("null", tar::EntryType::Char, 1, 3), ("disk", tar::EntryType::Block, 8, 16)] {
+        let mut h = tar::Header::new_gnu();
+        h.set_path(name)?;
+        h.set_entry_type(ty);
+        h.set_size(0);
+        h.set_mode(0o600);
+        h.set_device_major(major)?;
+        h.set_device_minor(minor)?;
+        h.set_cksum();
+        t.append(&h, &b""[..])?;
+    }
+    let orig = build::container_from_tar(2, &t.into_inner()?)?;
+    let x = pack::explode(&orig, "dev.neff", &neff::Limits::default())?;
+    let devices: Vec<(&str, Option<[u32; 2]>)> = x.manifest.members.iter().map(|m| (m.name.as_str(), m.tar.device)).collect();
+    assert_eq!(devices, [("null", Some([1, 3])), ("disk", Some([8, 16]))]);
+    assert_repacks_to_the_same_tar(&orig)
+}
+
 #[test]
 fn a_ustar_member_with_a_long_name_repacks_in_prefix_and_name() -> R {
     // A 150-byte name splits at a slash into ustar's prefix and name fields, and back.

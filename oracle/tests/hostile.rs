@@ -523,6 +523,17 @@ fn without_section_headers_a_virtual_address_is_found_through_its_load_segment()
 }
 
 #[test]
+fn without_section_headers_the_build_id_is_read_from_the_note_segment() {
+    let lib = Fixture::moved().build().unwrap();
+    let mut bare = lib.clone();
+    bare[0x28..0x30].fill(0); // e_shoff
+    bare[0x3c..0x40].fill(0); // e_shnum, e_shstrndx
+    let img = Image::parse("lib.so", &bare).unwrap();
+    assert!(img.section(".note.gnu.build-id").is_none());
+    assert_eq!(img.build_id(), Some(&tpb_oracle::fixture::MOVED_BUILD_ID[..]));
+}
+
+#[test]
 fn a_payload_that_fails_its_digest_and_then_its_tar_says_digest_first() {
     let pe = bundles(&[0xB1]);
     let good = container(2, &refs(&program(&pe))).unwrap();

@@ -35,13 +35,19 @@ pub fn container_with(pkg_version: u64, members: &[(&str, &[u8])], odd: &Odd) ->
 /// The header and payload around a tar: gzip (then `after_gzip`) unless
 /// pkg_version 1, and the digest in the form real compilers write.
 fn wrap(pkg_version: u64, tar_bytes: &[u8], after_gzip: &[u8]) -> io::Result<Vec<u8>> {
-    let (payload, alg) = if pkg_version == integrity::PKG_VERSION_SHA256 {
-        (tar_bytes.to_vec(), Some(Algorithm::Sha256))
+    let payload = if pkg_version == integrity::PKG_VERSION_SHA256 {
+        tar_bytes.to_vec()
     } else {
         let mut gz = gzip(tar_bytes)?;
         gz.extend_from_slice(after_gzip);
-        (gz, Algorithm::for_version(pkg_version))
+        gz
     };
+    Ok(header_and(pkg_version, payload))
+}
+
+/// The header of a container of `pkg_version` holding `payload`, then the payload.
+fn header_and(pkg_version: u64, payload: Vec<u8>) -> Vec<u8> {
+    let alg = if pkg_version == integrity::PKG_VERSION_SHA256 { Some(Algorithm::Sha256) } else { Algorithm::for_version(pkg_version) };
     let mut h = NeffHeader::new_zeroed();
     h.pkg_version.set(pkg_version);
     h.header_size.set(HEADER_BYTES as u64);
@@ -53,7 +59,7 @@ fn wrap(pkg_version: u64, tar_bytes: &[u8], after_gzip: &[u8]) -> io::Result<Vec
     }
     let mut out = h.as_bytes().to_vec();
     out.extend_from_slice(&payload);
-    Ok(out)
+    out
 }
 
 /// A tar of `members` (GNU headers, mode 0644), ended by two zero blocks.
@@ -116,6 +122,12 @@ pub fn tar_raw(entries: &[RawEntry]) -> io::Result<Vec<u8>> {
         t.append(&h, e.data)?;
     }
     t.into_inner()
+}
+
+/// A container around `payload` exactly as given (a gzip member written at
+/// any level, say), with the digest `pkg_version` calls for.
+pub fn container_from_payload(pkg_version: u64, payload: &[u8]) -> Vec<u8> {
+    header_and(pkg_version, payload.to_vec())
 }
 
 /// A container around `tar_bytes` as given: a bare tar with SHA-256 for

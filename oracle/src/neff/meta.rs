@@ -85,7 +85,9 @@ fn byte_offset(bytes: &[u8], line: usize, column: usize) -> u64 {
 }
 
 /// A JSON string as `Some`; any other value (null, a number, an array, an
-/// object) as `None`, skipped without being built.
+/// object) as `None`, skipped without being built. (serde_json's
+/// `deserialize_any` hands a string to `visit_borrowed_str` or `visit_str`,
+/// null to `visit_unit`: the other string and option visits never come.)
 fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     struct V;
     impl<'de> Visitor<'de> for V {
@@ -113,9 +115,6 @@ fn string_or_none<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::
         }
         fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
             Ok(None)
-        }
-        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
-            d.deserialize_any(V)
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
             while a.next_element::<IgnoredAny>()?.is_some() {}
