@@ -271,6 +271,25 @@ fn the_fixture_s_symbol_tables_begin_with_the_null_symbol() {
 }
 
 #[test]
+fn a_symtab_of_only_the_null_symbol_is_no_symbol_table() {
+    // The static table cut to its null entry names nothing: no symbol source at all, and the
+    // setup headers are found by their bytes.
+    let mut f = Fixture::moved();
+    f.tables = Tables::Symtab;
+    let mut lib = f.build().unwrap();
+    let size_at = {
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let Some(i) = elf.section_headers.iter().position(|s| s.sh_type == goblin::elf::section_header::SHT_SYMTAB) else { panic!("no .symtab") };
+        elf.header.e_shoff as usize + 64 * i + 32
+    };
+    lib[size_at..size_at + 8].copy_from_slice(&24u64.to_le_bytes());
+    assert_eq!(goblin::elf::Elf::parse(&lib).unwrap().syms.len(), 1);
+    let r = check(&lib).unwrap();
+    assert_eq!((r.symbols.source, r.symbols.total), (SymbolSource::None, 0));
+    assert_eq!(row(&r, "setup_header.v2").located, Located::Bytes);
+}
+
+#[test]
 fn a_pt_dynamic_symbol_table_without_strings_is_passed_over() {
     // DT_STRSZ 0: PT_DYNAMIC's symbols have no names to read, so the .dynsym section is read instead.
     let mut lib = Fixture::moved().build().unwrap();
