@@ -91,6 +91,12 @@ def kept_runs(folder):
     return runs, rechecks
 
 
+def newest(runs):
+    """The run.json of the latest run (by its date): the code changes between
+    shards, and with it the whole set's count."""
+    return max((r for _, _, r in runs), key=lambda r: r.get("date", ""), default={})
+
+
 def coverage(runs):
     """What share of the whole set the runs tested, when they are round-robin
     shards of one count: a line for the report, or None."""
@@ -100,7 +106,7 @@ def coverage(runs):
     of = int(shards[0].group(2))
     done = sorted({int(m.group(1)) for m in shards})
     tested = sum(1 for _, o, _ in runs for x in o.get("outcomes", []) if isinstance(x.get("scenario"), dict))
-    whole = max((r.get("all_mutants", 0) for _, _, r in runs), default=0)
+    whole = newest(runs).get("all_mutants", 0)
     share = f" ({100.0 * tested / whole:.1f}% of the whole set's {whole})" if whole else ""
     return f"- **coverage**: {len(done)} of {of} shards ({', '.join(map(str, done))}): {tested} mutants{share}"
 
@@ -230,9 +236,10 @@ def main():
         lines.append(
             f"- **time per mutant**: {per:.0f} s (build {build_secs / mutants_timed:.0f} s + test {test_secs / mutants_timed:.0f} s)"
         )
-    if first.get("all_mutants"):
-        n = first["all_mutants"]
-        lines.append(f"- **mutants in the whole set** (same filters): {n}")
+    latest = newest(runs)
+    if latest.get("all_mutants"):
+        n = latest["all_mutants"]
+        lines.append(f"- **mutants in the whole set** (same filters, at {latest.get('commit', '?')}, the latest run's commit): {n}")
         if mutants_timed:
             hours = n * per / 3600
             need = int(hours / 5.5) + 1  # shards that keep each under GitHub's 6 h job limit

@@ -446,7 +446,7 @@ class Kept(unittest.TestCase):
         return run.returncode, run.stderr
 
     def shard(self, name, k, outcomes, **run):
-        folder = cargo_mutants_out(self.dir / name, outcomes, scope=f"sample: shard {k}/4 (round-robin)", all_mutants=40, **run)
+        folder = cargo_mutants_out(self.dir / name, outcomes, scope=f"sample: shard {k}/4 (round-robin)", **{"all_mutants": 40, **run})
         missed = [o["scenario"]["Mutant"]["name"] for o in outcomes if o["summary"] == "MissedMutant"]
         write_lines(Path(folder) / "mutants.out" / "missed.txt", missed)
         return folder
@@ -503,6 +503,14 @@ class Kept(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("not a run ci/mutants.sh finished", err)
         self.assertFalse((self.dir / "kept" / "x").exists())
+
+    def test_the_whole_set_is_counted_at_the_latest_run(self):
+        # The code changed between the shards: the newer run's count of the whole set stands.
+        self.keep(self.shard("s0", 0, [outcome("isa/src/a.rs:1:1: f", "CaughtMutant")], date="2026-01-02 00:00 UTC", commit="new1234", all_mutants=38), "shard-0")
+        self.keep(self.shard("s1", 1, [outcome("isa/src/a.rs:2:1: f", "CaughtMutant")], date="2026-01-01 00:00 UTC", commit="old1234", all_mutants=40), "shard-1")
+        lines = self.merged_kept()
+        self.assertIn("- **mutants in the whole set** (same filters, at new1234, the latest run's commit): 38", lines)
+        self.assertIn("- **coverage**: 2 of 4 shards (0, 1): 2 mutants (5.3% of the whole set's 38)", lines)
 
     def test_kept_runs_and_rechecks_merge_with_their_coverage(self):
         self.keep(self.shard("s0", 0, [outcome(M1, "MissedMutant"), outcome("isa/src/a.rs:1:1: f", "CaughtMutant")], date="2026-01-01 00:00 UTC"), "shard-0")
