@@ -76,16 +76,22 @@ fn every_value_name_in_every_field_of_every_body_reads_back_as_a_name() {
             continue;
         }
         let line = disasm(&b);
+        let keys: std::collections::BTreeSet<String> =
+            line.split('#').next().unwrap_or("").split_whitespace().filter_map(|t| t.split_once('=')).map(|(k, _)| k.to_string()).collect();
         let fields = line.split('#').next().unwrap_or("").split_whitespace().filter(|t| t.contains('=')).count();
+        let mut edited = std::collections::BTreeSet::new();
         for field in 0..fields {
             for name in 0..names {
                 let [lo, hi] = u16::try_from(name).expect("few names").to_le_bytes();
                 let pick = [u8::try_from(field).expect("few fields"), lo, hi];
-                if let Err(e) = props::edited_name_reads_back(&line, pick) {
-                    panic!("{e}");
+                match props::edited_name_reads_back(&line, pick) {
+                    Ok(key) => edited.extend(key),
+                    Err(e) => panic!("{e}"),
                 }
             }
         }
+        // Each field of the line was the one edited for some pick.
+        assert_eq!(edited, keys, "{line}");
     }
     assert!(bodies.len() >= 8, "only {} body kinds generated", bodies.len());
 }
