@@ -227,8 +227,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
     let placed = operands::placed(byte);
     let rules = band::placed_rules(op.body);
     let unused = SlotPlan::unused();
-    // A slot read as INDIRECT16B holds its gathered data word right after the index word.
-    let gathered_follows = Indirect16b::LAYOUT.field_offset("index") == Some(0) && Indirect16b::LAYOUT.field_offset("data") == Some(4);
+    let gathered_follows = data_follows_index(Indirect16b::LAYOUT.field_offset("index"), Indirect16b::LAYOUT.field_offset("data"));
     let mut fast = op.available(g) && placed.len() <= MAX_SLOTS;
     let tied = tied::TiedBand::of(band::kind_of(op));
     let mut p = Plan { band_fast: tied.is_some(), tied: tied.unwrap_or_default(), slots: [unused; SLOT_ENTRIES], ..Plan::default() };
@@ -304,6 +303,13 @@ fn plan(byte: u8, g: Generation) -> Plan {
         p.mx_used = 0;
     }
     p
+}
+
+/// Whether a slot read as INDIRECT16B holds its gathered data word right
+/// after the index word (index at 0, data at 4), as the plan's one 8-byte
+/// read of a pattern slot assumes.
+fn data_follows_index(index_at: Option<usize>, data_at: Option<usize>) -> bool {
+    index_at == Some(0) && data_at == Some(4)
 }
 
 /// Whether the plan holds a band's `n`th byte rule, on the byte at `at`: one
@@ -830,6 +836,17 @@ mod tests {
             }
             // Every verdict occurs, so each pass's result is compared.
             assert!(checked.iter().all(|&n| n > 100), "{} kernel, verdicts seen: {checked:?}", kernel.name());
+        }
+    }
+
+    #[test]
+    fn a_gathered_data_word_follows_its_index_word_only_at_0_and_4() {
+        // Today's INDIRECT16B layout has it so; any other placement leaves gathers to the full checks.
+        use super::{data_follows_index, Indirect16b};
+        assert!(data_follows_index(Indirect16b::LAYOUT.field_offset("index"), Indirect16b::LAYOUT.field_offset("data")));
+        assert!(data_follows_index(Some(0), Some(4)));
+        for (index, data) in [(Some(0), Some(8)), (Some(4), Some(4)), (Some(4), Some(0)), (None, Some(4)), (Some(0), None)] {
+            assert!(!data_follows_index(index, data), "{index:?} {data:?}");
         }
     }
 
