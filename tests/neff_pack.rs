@@ -662,6 +662,23 @@ fn a_payload_is_packed_at_the_level_its_gzip_header_names() -> R {
 }
 
 #[test]
+fn empty_numeric_header_fields_are_packed_back_empty() -> R {
+    // The tar crate leaves uid and gid unset (NULs) unless told: the manifest records
+    // them as blank and pack writes them back so, and the container packs to the same bytes.
+    let orig = build::container(2, &[("a.txt", b"data"), ("b.txt", b"more")])?;
+    let tar = pack::explode(&orig, "blank.neff", &neff::Limits::default())?;
+    let blank: Vec<Vec<&str>> = tar.manifest.members.iter().map(|m| m.tar.blank.keys().map(String::as_str).collect()).collect();
+    assert_eq!(blank, [["gid", "uid"], ["gid", "uid"]]);
+    let base = tempfile::tempdir()?;
+    let (f, dir, out) = (base.path().join("in.neff"), base.path().join("out"), base.path().join("packed.neff"));
+    std::fs::write(&f, &orig)?;
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+    assert!(std::fs::read(&out)? == orig, "packed bytes differ");
+    Ok(())
+}
+
+#[test]
 fn a_device_member_keeps_its_major_and_minor_numbers() -> R {
     let mut t = tar::Builder::new(Vec::new());
     for (name, ty, major, minor) in [("null", tar::EntryType::Char, 1, 3), ("disk", tar::EntryType::Block, 8, 16)] {

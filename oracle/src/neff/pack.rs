@@ -30,7 +30,7 @@ use crate::text_safe::escape;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -176,6 +176,10 @@ pub struct Meta {
     /// Major and minor numbers of a device entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<[u32; 2]>,
+    /// Numeric fields the header left empty (NULs or spaces, read as 0), with
+    /// their bytes (hex), so they are written back empty, not as octal zeros.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub blank: BTreeMap<String, String>,
 }
 
 /// An extension header in front of a member (pax `x`, GNU long name `L` or long link `K`).
@@ -481,24 +485,42 @@ fn meta_of(h: &tar::Header) -> Result<Meta, String> {
         (b'3' | b'4', Ok(Some(a)), Ok(Some(b))) => Some([a, b]),
         _ => None,
     };
-    // An empty numeric field (all NUL or spaces, as some writers leave uid and gid) reads as 0.
-    fn num<T: Default>(what: &str, raw: &[u8], read: io::Result<T>) -> Result<T, String> {
+    // An empty numeric field (all NUL or spaces, as some writers leave uid and gid) reads as 0
+    // and is recorded as blank.
+    let mut blank = BTreeMap::new();
+    let mut num = |what: &str, raw: &[u8], read: io::Result<u64>| -> Result<u64, String> {
         if raw.iter().all(|b| *b == 0 || *b == b' ') {
-            return Ok(T::default());
+            blank.insert(what.to_string(), hex(raw));
+            return Ok(0);
         }
         read.map_err(|e| format!("tar header {what}: {e}"))
-    }
+    };
     let old = h.as_old();
+    let mode = num("mode", &old.mode, h.mode().map(u64::from))?;
+    let (uid, gid, mtime) = (num("uid", &old.uid, h.uid())?, num("gid", &old.gid, h.gid())?, num("mtime", &old.mtime, h.mtime())?);
     Ok(Meta {
         entry_type: type_name(ty),
         format,
-        mode: num("mode", &old.mode, h.mode())?,
-        uid: num("uid", &old.uid, h.uid())?,
-        gid: num("gid", &old.gid, h.gid())?,
-        mtime: num("mtime", &old.mtime, h.mtime())?,
+        mode: u32::try_from(mode).map_err(|_| format!("tar header mode: {mode:#o} is over 32 bits"))?,
+        uid,
+        gid,
+        mtime,
         uname: h.username_bytes().map(lossy).unwrap_or_default(),
         gname: h.groupname_bytes().map(lossy).unwrap_or_default(),
         device,
+        blank,
+    })
+}
+
+/// A numeric header field by its manifest name, for writing a blank one back.
+fn numeric_field<'h>(h: &'h mut tar::Header, name: &str) -> Option<&'h mut [u8]> {
+    let old = h.as_old_mut();
+    Some(match name {
+        "mode" => &mut old.mode[..],
+        "uid" => &mut old.uid[..],
+        "gid" => &mut old.gid[..],
+        "mtime" => &mut old.mtime[..],
+        _ => return None,
     })
 }
 
@@ -726,6 +748,7 @@ fn long_meta(of: &Meta, ty: &str) -> Meta {
         uname: of.uname.clone(),
         gname: of.gname.clone(),
         device: None,
+        blank: BTreeMap::new(),
     }
 }
 
@@ -772,6 +795,14 @@ fn header_for(meta: &Meta, name: &[u8], link: &[u8], size: u64) -> Result<tar::H
             h.set_device_major(major).map_err(|e| e.to_string())?;
             h.set_device_minor(minor).map_err(|e| e.to_string())?;
         }
+    }
+    for (name, bytes) in &meta.blank {
+        let bytes = unhex(bytes).map_err(|e| format!("blank.{}: {e}", escape(name)))?;
+        let field = numeric_field(&mut h, name).ok_or_else(|| format!("blank.{}: no such numeric field (mode, uid, gid, mtime)", escape(name)))?;
+        if bytes.len() != field.len() || bytes.iter().any(|b| *b != 0 && *b != b' ') {
+            return Err(format!("blank.{}: {} bytes of NULs and spaces expected", escape(name), field.len()));
+        }
+        field.copy_from_slice(&bytes);
     }
     h.set_cksum();
     Ok(h)
@@ -1097,6 +1128,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_blank_numeric_field_is_written_back_as_it_was() -> Result<(), String> {
+        let mut meta = Meta {
+            entry_type: "file".into(),
+            format: Format::Gnu,
+            mode: 0o644,
+            uid: 0,
+            gid: 0,
+            mtime: 0,
+            uname: String::new(),
+            gname: String::new(),
+            device: None,
+            blank: BTreeMap::new(),
+        };
+        meta.blank.insert("uid".into(), "2020202020202000".into());
+        meta.blank.insert("mtime".into(), "00".repeat(12));
+        let h = header_for(&meta, b"a.txt", b"", 4)?;
+        assert_eq!(h.as_old().uid, *b"       \0");
+        assert_eq!(h.as_old().mtime, [0u8; 12]);
+        assert_eq!(h.as_old().gid, *b"0000000\0", "the others as written");
+        assert_eq!(meta_of(&h)?.blank, meta.blank, "and read back as blank");
+        for (name, bytes, says) in [
+            ("size", "00".repeat(12), "blank.size: no such numeric field"),
+            ("uid", "00".repeat(7), "blank.uid: 8 bytes of NULs and spaces expected"),
+            ("uid", "3030303030303000".into(), "blank.uid: 8 bytes of NULs and spaces expected"),
+            ("gid", "zz".into(), "blank.gid: not hex"),
+        ] {
+            let mut bad = meta.clone();
+            bad.blank = BTreeMap::from([(name.to_string(), bytes)]);
+            let Err(e) = header_for(&bad, b"a.txt", b"", 4) else { panic!("{name} was taken") };
+            assert!(e.contains(says), "{e}");
+        }
+        Ok(())
+    }
+
+    #[test]
     fn owner_names_are_written_for_ustar_and_gnu_but_v7_has_no_field_for_them() -> Result<(), String> {
         for format in [Format::Gnu, Format::Ustar, Format::V7] {
             let meta = Meta {
@@ -1109,6 +1175,7 @@ mod tests {
                 uname: "alice".into(),
                 gname: "staff".into(),
                 device: None,
+                blank: BTreeMap::new(),
             };
             let h = header_for(&meta, b"neff.json", b"", 12)?;
             let (u, g) = (h.username().ok().flatten(), h.groupname().ok().flatten());
