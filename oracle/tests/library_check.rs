@@ -271,6 +271,37 @@ fn the_fixture_s_symbol_tables_begin_with_the_null_symbol() {
 }
 
 #[test]
+fn the_fixture_s_hash_table_finds_every_dynamic_symbol_by_its_name() {
+    // A SysV lookup through the built library's own .hash, .dynsym and .dynstr, with the
+    // usual symbols and with the fewest (one: the decoy).
+    let mut fewest = Fixture::moved();
+    fewest.setup_symbols = false;
+    fewest.type_names.clear();
+    for f in [Fixture::moved(), fewest] {
+        let lib = f.build().unwrap_or_else(|e| panic!("{e}"));
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let section = |t: u32| {
+            elf.section_headers.iter().find(|s| s.sh_type == t).map(|s| s.sh_offset as usize).unwrap_or_else(|| panic!("no section of type {t}"))
+        };
+        let hash = section(goblin::elf::section_header::SHT_HASH);
+        let word = |i: usize| u32::from_le_bytes(lib[hash + 4 * i..hash + 4 * i + 4].try_into().unwrap()) as usize;
+        let (nbucket, nchain) = (word(0), word(1));
+        assert!(nbucket >= 1 && nchain == elf.dynsyms.len(), "{nbucket} buckets, {nchain} chains");
+        for (i, sym) in elf.dynsyms.iter().enumerate().skip(1) {
+            let name = elf.dynstrtab.get_at(sym.st_name).unwrap_or_default();
+            assert!(!name.is_empty(), "symbol {i} has no name");
+            let mut k = word(2 + tpb_oracle::fixture::elf::elf_hash(name.as_bytes()) as usize % nbucket);
+            let mut steps = 0;
+            while k != 0 && k != i && steps <= nchain {
+                k = word(2 + nbucket + k);
+                steps += 1;
+            }
+            assert_eq!(k, i, "{name} is not found through the hash table");
+        }
+    }
+}
+
+#[test]
 fn a_symtab_of_only_the_null_symbol_is_no_symbol_table() {
     // The static table cut to its null entry names nothing: no symbol source at all, and the
     // setup headers are found by their bytes.
