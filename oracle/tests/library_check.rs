@@ -592,6 +592,18 @@ fn a_profile_whose_addresses_overlap_gets_no_fixture() {
     let e = build(&|p: &mut Profile| p.sections.rodata = Some(format!("{:#x}", p.section_base(".text").unwrap() + 0x10))).unwrap_err();
     let code_end = end(&e);
     assert!(build(&|p: &mut Profile| p.sections.rodata = Some(code_end.clone())).is_ok(), ".rodata at {code_end}");
+    // And there .text still holds every setup header's 16 bytes.
+    let mut f = known.clone();
+    if let Placement::Pinned(p) = &mut f.placement {
+        p.sections.rodata = Some(code_end.clone());
+    }
+    let lib = f.build().unwrap();
+    let img = Image::parse("lib.so", &lib).unwrap();
+    let Some(text) = img.section(".text") else { panic!("no .text") };
+    for g in ["v2", "v3", "v4"] {
+        let Some(at) = p.address(&format!("setup_header.{g}")) else { panic!("no {g}") };
+        assert!(at >= text.addr && at + 0x10 <= text.addr + text.size, "setup_header.{g} at {at:#x} outside .text");
+    }
 }
 
 #[test]

@@ -246,6 +246,9 @@ fn bad_header_size_and_short_file() {
     bytes[at..at + 8].copy_from_slice(&0x10u64.to_le_bytes());
     let e = err(&bytes);
     assert_eq!((e.member.as_str(), e.at), ("header", At::File(at as u64)));
+    let says = format!("header_size 0x10 is outside 0x400..={:#x} (the file)", bytes.len());
+    assert!(e.to_string().contains(&says), "{e}");
+    assert_eq!(neff::not_neff(&bytes), Some(says));
     let e = err(&good_v2()[..100]);
     assert_eq!(e.member, "header");
     assert!(e.to_string().contains("shorter than the 1024-byte header"), "{e}");

@@ -733,6 +733,43 @@ fn an_ascii_name_of_four_characters_is_a_four_byte_field() {
 }
 
 #[test]
+fn a_u16_counting_up_is_counted_at_its_even_offset_only() {
+    let bundles: Vec<Raw> = (0..20u16).map(|i| bundle(|b| put(b, 0x10, &(0x100 + i).to_le_bytes()))).collect();
+    let d = op(&infer(&bundles)).clone();
+    let s = d.steps(0x10, 2);
+    assert_eq!((s.plus_one, s.pairs), (19, 19));
+    // Half words sit at even body offsets: an odd one has none, and no steps.
+    let odd = d.steps(0x11, 2);
+    assert_eq!((odd.plus_one, odd.pairs), (0, 0));
+}
+
+#[test]
+fn a_byte_equal_to_one_inside_a_name_but_itself_outside_keeps_its_relation() {
+    // A 13-character name at 0x10 (a 16-byte field) and a byte 6 past its last character
+    // that copies that character: the pair straddles the field's end, so it is said;
+    // pairs inside the name are its spelling, not relations.
+    let bundles: Vec<Raw> = (0..40u8)
+        .map(|i| {
+            bundle(|b| {
+                let tail = [b'a' + i % 26, b'a' + (i % 26 * 7) % 26, b'A' + (i % 26 * 3) % 26].map(char::from);
+                let name = format!("kernels_{i:02}{}{}{}", tail[0], tail[1], tail[2]);
+                assert_eq!(name.len(), 13);
+                put(b, 0x10, name.as_bytes());
+                b[0x22] = b[0x1C];
+                b[0x23] = 0x80 | i; // so the half words at 0x1C and 0x22 differ: the pair is a byte's
+            })
+        })
+        .collect();
+    let d = op(&infer(&bundles)).clone();
+    let fields = d.propose();
+    let name = field_at(&fields, 0x10);
+    assert_eq!((name.kind, name.size), (Kind::Ascii, 16), "{fields:#?}");
+    let rel = d.relations(&fields);
+    assert!(rel.contains(&Relation::Equal { width: 1, a: 0x1C, b: 0x22 }), "{rel:?}");
+    assert!(!rel.iter().any(|r| matches!(*r, Relation::Equal { width: 1, a, b } | Relation::OneToOne { a, b } | Relation::Function { from: a, to: b } if a >= 0x10 && b < 0x20)), "{rel:?}");
+}
+
+#[test]
 fn an_equal_pair_inside_an_equal_wider_pair_at_another_distance_is_its_own_relation() {
     // The u32 at 0x10 equals the one at 0x30; the u16 at 0x10 also equals the u16 at 0x20,
     // a different distance: that pair is not implied by the wider one, so it is listed.
