@@ -281,7 +281,15 @@ impl Inference {
 
 #[cfg(test)]
 mod tests {
-    use super::{summary_text, values_text, Summary};
+    use super::{byte_set_text, summary_text, values_text, Summary};
+
+    #[test]
+    fn a_byte_set_shows_its_first_eight_values_then_how_many() {
+        assert_eq!(byte_set_text(&[0x01, 0xA0]), "0x01 0xa0");
+        let ten: Vec<u8> = (0..10).collect();
+        assert_eq!(byte_set_text(&ten), "0x00 0x01 0x02 0x03 0x04 0x05 0x06 0x07 … (10 values)");
+        assert_eq!(byte_set_text(&ten[..8]), "0x00 0x01 0x02 0x03 0x04 0x05 0x06 0x07");
+    }
 
     #[test]
     fn values_past_the_top_are_said_as_other_only_when_there_are_some() {
