@@ -373,6 +373,25 @@ fn a_clean_bundle_on_an_engine_the_table_does_not_name_is_a_spec_disagreement() 
 }
 
 #[test]
+fn the_header_invariant_wants_both_the_word_length_and_a_zero_reserved_half_word() {
+    // Three EventSemaphore bundles: one as generated, one with the saturating word length,
+    // one with a reserved bit set. Only the first keeps the header invariant.
+    let op = tpb_isa::opcode::lookup(0xA0).unwrap();
+    let data = tpb_isa::props::seeded_bytes(7, 1024);
+    let raw = tpb_isa::smith::bundle_for(&mut arbitrary::Unstructured::new(&data), Generation::V3, op).unwrap().encode();
+    let (mut long, mut reserved) = (raw, raw);
+    long[1] = tpb_isa::bundle::header::INST_WORD_LEN_SATURATE;
+    reserved[2] = 1;
+    let mut m = members(KELF_CAYMAN);
+    m.retain(|(name, _)| !name.ends_with(".bin"));
+    m.push(("sg00/SP.bin", [raw, long, reserved].concat()));
+    let n = neff::parse(&container(2, &gzip(&tar(&m)), None), "t.neff").unwrap();
+    let j = conform::conform(&n, None).to_json();
+    let Some(sema) = j["opcodes"].as_array().into_iter().flatten().find(|o| o["opcode"] == "0xa0") else { panic!("{j}") };
+    assert_eq!((sema["count"].as_u64(), sema["header_invariant_ok"].as_u64()), (Some(3), Some(1)), "{sema}");
+}
+
+#[test]
 fn conformance_on_a_built_container() {
     let n = neff::parse(&good_v2(), "t.neff").unwrap();
     let c = conform::conform(&n, None);
