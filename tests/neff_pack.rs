@@ -679,6 +679,23 @@ fn empty_numeric_header_fields_are_packed_back_empty() -> R {
 }
 
 #[test]
+fn a_manifest_of_another_version_or_format_is_refused() -> R {
+    let tar = build::tar_raw(&[build::RawEntry::file("a.txt", b"data")])?;
+    let (base, _, dir) = unpacked(2, &tar)?;
+    let path = dir.join("manifest.json");
+    let orig: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+    for (key, value) in [("version", Value::from(999)), ("format", Value::from("not-tpb"))] {
+        let mut m = orig.clone();
+        m[key] = value.clone();
+        std::fs::write(&path, serde_json::to_vec(&m)?)?;
+        let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("x.neff")])?;
+        assert_eq!(o.status.code(), Some(2), "{key}: {}", stderr(&o));
+        assert!(stderr(&o).contains("expected `"), "{key}: {}", stderr(&o));
+    }
+    Ok(())
+}
+
+#[test]
 fn a_device_member_keeps_its_major_and_minor_numbers() -> R {
     let mut t = tar::Builder::new(Vec::new());
     for (name, ty, major, minor) in [("null", tar::EntryType::Char, 1, 3), ("disk", tar::EntryType::Block, 8, 16)] {

@@ -493,27 +493,27 @@ fn without_section_headers_a_virtual_address_is_found_through_its_load_segment()
     let mut bare = lib.clone();
     bare[0x28..0x30].fill(0); // e_shoff
     bare[0x3c..0x40].fill(0); // e_shnum, e_shstrndx
-                              // Every PT_LOAD moved up 2 MiB: the segment, not the address, says where
-                              // the bytes are. The notes keep their addresses, so only a PT_LOAD can
-                              // place the biased address. (The dynamic array is dropped, PT_NULL: its
-                              // addresses would have to move too.)
+                              // The program headers rewritten: a PT_LOAD of the ELF header alone at address 0, the
+                              // note, then the library's PT_LOAD moved up 2 MiB, where the dynamic array was (its
+                              // addresses would have to move too). The segment, not the address, says where the bytes
+                              // are; the first PT_LOAD starts below the address but does not hold it.
     let phoff = u64::from_le_bytes(lib[0x20..0x28].try_into().unwrap()) as usize;
     let phnum = usize::from(u16::from_le_bytes([lib[0x38], lib[0x39]]));
+    let ph = |k: usize| phoff + 56 * k;
+    let types: Vec<u32> = (0..phnum).map(|k| u32::from_le_bytes(lib[ph(k)..ph(k) + 4].try_into().unwrap())).collect();
+    assert_eq!(types, [1, 4, 2], "PT_LOAD, PT_NOTE, PT_DYNAMIC");
     let bias = 0x20_0000u64;
-    let mut loads = 0;
-    for k in 0..phnum {
-        let ph = phoff + 56 * k;
-        let p_type = u32::from_le_bytes(lib[ph..ph + 4].try_into().unwrap());
-        if p_type == 2 {
-            bare[ph..ph + 4].fill(0);
-        }
-        if p_type == 1 {
-            loads += 1;
-            let vaddr = u64::from_le_bytes(lib[ph + 16..ph + 24].try_into().unwrap()) + bias;
-            bare[ph + 16..ph + 24].copy_from_slice(&vaddr.to_le_bytes());
-        }
-    }
-    assert!(loads >= 1 && loads < phnum, "{loads} of {phnum} program headers load");
+    let mut load = lib[ph(0)..ph(0) + 56].to_vec();
+    let vaddr = u64::from_le_bytes(load[16..24].try_into().unwrap()) + bias;
+    load[16..24].copy_from_slice(&vaddr.to_le_bytes());
+    bare[ph(2)..ph(2) + 56].copy_from_slice(&load);
+    let mut head = [0u8; 56];
+    head[0..4].copy_from_slice(&1u32.to_le_bytes()); // PT_LOAD
+    head[4..8].copy_from_slice(&4u32.to_le_bytes()); // readable
+    head[32..40].copy_from_slice(&0x40u64.to_le_bytes()); // p_filesz: the ELF header
+    head[40..48].copy_from_slice(&0x40u64.to_le_bytes()); // p_memsz
+    head[48..56].copy_from_slice(&0x1000u64.to_le_bytes()); // p_align
+    bare[ph(0)..ph(0) + 56].copy_from_slice(&head);
     let img = Image::parse("lib.so", &bare).unwrap();
     assert!(img.sections.is_empty());
     for k in [0, 1, size / 2, size - 1] {

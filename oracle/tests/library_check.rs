@@ -731,6 +731,18 @@ fn an_assert_text_found_twice_says_so_and_once_says_nothing() {
 }
 
 #[test]
+fn a_size_assert_stated_twice_says_how_many_strings_state_it() {
+    let mut f = Fixture::moved();
+    let r = report(&f);
+    assert!(!row(&r, "assert.pattern_2d_size").notes.iter().any(|n| n.contains("strings state")), "{:?}", row(&r, "assert.pattern_2d_size").notes);
+    let Some(two) = f.strings.iter().find(|s| s.contains("pattern 2D")).cloned() else { panic!("no 2D size assert") };
+    f.strings.push(two);
+    let r = report(&f);
+    let notes = &row(&r, "assert.pattern_2d_size").notes;
+    assert!(notes.iter().any(|n| n == "2 strings state a 2D size"), "{notes:?}");
+}
+
+#[test]
 fn symbols_are_collected_by_key_only() {
     let lib = Fixture::moved().build().unwrap();
     let img = Image::parse("fixture", &lib).unwrap();

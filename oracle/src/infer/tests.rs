@@ -293,6 +293,18 @@ fn a_nibble_pair_of_dtypes_is_found() {
 }
 
 #[test]
+fn nibble_pairs_that_never_pair_a_tag_with_itself_are_a_weak_reading() {
+    // Spread values that all read as dtype pairs, but none like 0x66 (same tag twice): most
+    // bytes would read so by chance, so the pair reading is only mentioned, as weak.
+    let pairs = [0xa6u8, 0x6a, 0x7a, 0xa7];
+    let bundles: Vec<Raw> = (0..32).map(|i| bundle(|b| b[0x21] = pairs[i % pairs.len()])).collect();
+    let fields = op(&infer(&bundles)).propose();
+    let f = field_at(&fields, 0x21);
+    assert_ne!(f.kind, Kind::DtypePair, "{f:#?}");
+    assert!(f.also.iter().any(|a| a.contains("no value pairs a tag with itself")), "{:?}", f.also);
+}
+
+#[test]
 fn an_enumeration_of_the_spec_is_found_and_a_chance_match_is_weak() {
     let subtypes = [0x11u8, 0x13, 0x19];
     let runs = [0u8, 1, 2, 3];
@@ -666,6 +678,17 @@ fn independent_bytes_are_not_related() {
     let inf = infer(&bundles);
     let d = op(&inf);
     assert_eq!(d.relations(&d.propose()), Vec::<Relation>::new());
+}
+
+#[test]
+fn counts_in_a_row_are_a_nums_field_at_any_even_offset() {
+    // Half words are read at even body offsets, whichever eighth of the body they are in
+    // (at a multiple of 4 the u32 reading comes first: these start at 2 mod 4).
+    for (at, seed) in [(0x16, 0x1234_5678_9ABC_DEF1), (0x26, 0x0F1E_2D3C_4B5A_6978)] {
+        let fields = op(&infer(&three_counts_at(at, seed))).propose();
+        let f = field_at(&fields, at);
+        assert_eq!((f.kind, f.size), (Kind::Nums, 6), "{at:#x}: {fields:#?}");
+    }
 }
 
 #[test]

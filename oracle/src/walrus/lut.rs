@@ -165,6 +165,21 @@ mod tests {
     }
 
     #[test]
+    fn a_window_of_one_tag_repeated_is_not_a_candidate_whatever_tags_came_before() {
+        // Every tag once, spread out (no window holds enough of them), then twenty copies of one
+        // tag: in range, but covering one tag, not the table's many.
+        let tags = tags();
+        let outside = 0xEEu8;
+        let mut data = vec![outside; 4 * tags.len() + 60];
+        for (k, &t) in tags.iter().enumerate() {
+            data[4 * k] = t;
+        }
+        let at = 4 * tags.len() + 20;
+        data[at..at + BIR_TO_WIRE.len()].fill(tags[0]);
+        assert!(candidates(&data, 0, &BIR_TO_WIRE, &tags).is_empty());
+    }
+
+    #[test]
     fn random_bytes_give_no_candidates() {
         let mut x: u32 = 0x1234_5678;
         let data: Vec<u8> = (0..100_000)
