@@ -271,6 +271,17 @@ fn the_fixture_s_symbol_tables_begin_with_the_null_symbol() {
 }
 
 #[test]
+fn the_fixture_s_segments_have_their_physical_address_at_the_virtual_one() {
+    // As a linker writes a shared library's program headers: p_paddr = p_vaddr.
+    let lib = Fixture::moved().build().unwrap();
+    let elf = goblin::elf::Elf::parse(&lib).unwrap();
+    assert!(!elf.program_headers.is_empty());
+    for p in &elf.program_headers {
+        assert_eq!(p.p_paddr, p.p_vaddr, "{p:?}");
+    }
+}
+
+#[test]
 fn the_fixture_s_hash_table_finds_every_dynamic_symbol_by_its_name() {
     // A SysV lookup through the built library's own .hash, .dynsym and .dynstr, with the
     // usual symbols and with the fewest (one: the decoy).

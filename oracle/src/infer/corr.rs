@@ -185,6 +185,29 @@ mod tests {
     }
 
     #[test]
+    fn an_equal_byte_pair_at_another_distance_than_an_equal_word_is_said() {
+        // The words at 0x10 and 0x30 are equal; byte 0x14 copies byte 0x11, 3 apart: not a
+        // part of the word pair (another distance), so its own relation.
+        let mut corr = Corr::new();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let w = x.to_le_bytes();
+            let mut raw = [0u8; 64];
+            raw[0x10..0x14].copy_from_slice(&w[..4]);
+            raw[0x30..0x34].copy_from_slice(&w[..4]);
+            raw[0x14] = w[1];
+            raw[0x15] = w[6]; // so the half words at 0x14 and 0x12 differ
+            corr.add(&raw);
+        }
+        let varies = |o: usize, w: usize| (o..o + w).any(|b| (0x10..0x16).contains(&b) || (0x30..0x34).contains(&b));
+        let relations = corr.relations(64, varies, |_| 64);
+        assert_eq!(relations, [Relation::Equal { width: 1, a: 0x11, b: 0x14 }, Relation::Equal { width: 4, a: 0x10, b: 0x30 }]);
+    }
+
+    #[test]
     fn an_equal_half_word_just_past_an_equal_word_is_said_too() {
         // Bytes 16..22 equal 32..38 on every bundle, 22..24 and 38..40 do not:
         // the word at 16 and the half word at 20, at the same distance, are two

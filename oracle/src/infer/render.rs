@@ -281,7 +281,16 @@ impl Inference {
 
 #[cfg(test)]
 mod tests {
-    use super::{byte_set_text, summary_text, values_text, Summary};
+    use super::{byte_set_text, relation_text, summary_text, values_text, Relation, Summary};
+
+    #[test]
+    fn each_relation_reads_as_a_sentence() {
+        assert_eq!(relation_text(&Relation::Equal { width: 1, a: 0x11, b: 0x14 }), "byte +0x11 == byte +0x14");
+        assert_eq!(relation_text(&Relation::Equal { width: 2, a: 0x10, b: 0x20 }), "u16 +0x10 == u16 +0x20");
+        assert_eq!(relation_text(&Relation::Equal { width: 4, a: 0x10, b: 0x30 }), "u32 +0x10 == u32 +0x30");
+        assert_eq!(relation_text(&Relation::Function { from: 0x08, to: 0x0c }), "byte +0x0c is a function of byte +0x08");
+        assert_eq!(relation_text(&Relation::OneToOne { a: 0x08, b: 0x09 }), "byte +0x08 and byte +0x09 decide each other (one-to-one, not equal)");
+    }
 
     #[test]
     fn a_byte_set_shows_its_first_eight_values_then_how_many() {

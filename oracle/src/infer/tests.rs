@@ -100,6 +100,16 @@ fn addr4_forms_follow_the_spec() {
 }
 
 #[test]
+fn a_word_of_low_sbuf_addresses_is_a_number_that_also_reads_as_a_weak_address() {
+    let mut rng = Rng(0xA076_1D64_78BD_642F);
+    let bundles: Vec<Raw> = (0..64).map(|_| bundle(|b| put(b, 0x20, &((rng.next() as u32) % 0x00FE_0000 + 0x1_0000).to_le_bytes()))).collect();
+    let fields = op(&infer(&bundles)).propose();
+    let f = field_at(&fields, 0x20);
+    assert_eq!((f.kind, f.size), (Kind::Word, 4), "{f:#?}");
+    assert!(f.also.iter().any(|a| a.starts_with("addr4 (weak")), "{:?}", f.also);
+}
+
+#[test]
 fn an_address_word_is_distinctive_by_any_one_of_its_telling_values() {
     use super::shapes::Addr4Acc;
     let acc = |words: &[u32]| {
