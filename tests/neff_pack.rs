@@ -184,6 +184,40 @@ fn disasm(path: &Path) -> R<Vec<String>> {
 }
 
 #[test]
+fn either_file_of_a_stream_may_be_deleted_but_not_both_nor_the_manifest() -> R {
+    let dir = tempfile::tempdir()?;
+    let f = root().join("corpus/neff/real/xla-2.14/MODULE_10156376263833043450.neff");
+    let u = dir.path().join("u");
+    ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
+    let pack = |name: &str| -> R<(Output, PathBuf)> {
+        let out = dir.path().join(name);
+        Ok((tpb(&[&"neff", &"pack", &u, &"-o", &out])?, out))
+    };
+    let (o, whole) = pack("whole.neff")?;
+    ok(&o, "pack");
+    // Without the text, the stream is packed from its raw file, and the other way round.
+    std::fs::rename(u.join("sg00/PE.tpb"), u.join("PE.tpb.away"))?;
+    let (o, no_text) = pack("no-text.neff")?;
+    ok(&o, "pack without the text");
+    assert!(std::fs::read(&no_text)? == std::fs::read(&whole)?);
+    std::fs::rename(u.join("PE.tpb.away"), u.join("sg00/PE.tpb"))?;
+    std::fs::rename(u.join("sg00/PE.bin"), u.join("PE.bin.away"))?;
+    let (o, no_bin) = pack("no-bin.neff")?;
+    ok(&o, "pack without the raw file");
+    assert!(std::fs::read(&no_bin)? == std::fs::read(&whole)?);
+    // Both gone: the member is missing; the manifest gone: no folder `tpb neff unpack` wrote.
+    std::fs::remove_file(u.join("sg00/PE.tpb"))?;
+    let (o, _) = pack("neither.neff")?;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("sg00/PE.bin: missing"), "{}", stderr(&o));
+    std::fs::remove_file(u.join("manifest.json"))?;
+    let (o, _) = pack("no-manifest.neff")?;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no manifest: not a folder `tpb neff unpack` wrote"), "{}", stderr(&o));
+    Ok(())
+}
+
+#[test]
 fn an_edited_text_line_changes_that_bundle_and_nothing_else() -> R {
     let dir = tempfile::tempdir()?;
     let f = root().join("corpus/neff/real/xla-2.14/MODULE_10156376263833043450.neff");
