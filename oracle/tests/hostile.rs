@@ -523,6 +523,25 @@ fn without_section_headers_a_virtual_address_is_found_through_its_load_segment()
 }
 
 #[test]
+fn an_empty_segment_may_sit_past_the_end_of_the_file() {
+    // p_filesz 0: no bytes to read, wherever p_offset points (one byte would be refused).
+    let lib = Fixture::moved().build().unwrap();
+    let phoff = u64::from_le_bytes(lib[0x20..0x28].try_into().unwrap()) as usize;
+    let note = phoff + 56; // PT_LOAD, PT_NOTE, PT_DYNAMIC
+    assert_eq!(u32::from_le_bytes(lib[note..note + 4].try_into().unwrap()), 4);
+    let mut empty = lib.clone();
+    empty[note + 8..note + 16].copy_from_slice(&(lib.len() as u64 + 0x1000).to_le_bytes());
+    empty[note + 32..note + 48].fill(0); // p_filesz, p_memsz
+    if let Err(e) = Image::parse("lib.so", &empty) {
+        panic!("{e}");
+    }
+    let mut one = empty.clone();
+    one[note + 32..note + 40].copy_from_slice(&1u64.to_le_bytes());
+    let Err(e) = Image::parse("lib.so", &one) else { panic!("a segment past the end was read") };
+    assert!(e.to_string().contains("segment 1 (p_type 0x4"), "{e}");
+}
+
+#[test]
 fn without_section_headers_the_build_id_is_read_from_the_note_segment() {
     let lib = Fixture::moved().build().unwrap();
     let mut bare = lib.clone();

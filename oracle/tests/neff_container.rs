@@ -296,6 +296,23 @@ fn decompressed_total_over_the_cap_is_refused() {
 }
 
 #[test]
+fn a_gzip_stream_whose_bytes_after_the_archive_end_exactly_at_the_cap_is_read() {
+    // 8 KiB of zeros after the archive, inside the gzip member: the whole stream at the cap
+    // is read, one byte over it is refused while reading what follows the archive.
+    let mut t = tar(&members(KELF_CAYMAN));
+    t.extend_from_slice(&[0u8; 8192]);
+    let bytes = container(2, &gzip(&t), None);
+    let total = t.len() as u64;
+    let at_cap = Limits { max_total: total, ..Limits::default() };
+    if let Err(e) = neff::parse_with(&bytes, "t.neff", &at_cap) {
+        panic!("at the cap: {e}");
+    }
+    let over = Limits { max_total: total - 1, ..Limits::default() };
+    let Err(e) = neff::parse_with(&bytes, "t.neff", &over) else { panic!("one byte over the cap was read") };
+    assert!(e.to_string().contains("gzip stream after the archive: decompressed payload exceeds the cap"), "{e}");
+}
+
+#[test]
 fn too_many_members_is_refused() {
     let limits = Limits { max_members: 3, ..Limits::default() };
     let e = neff::parse_with(&good_v2(), "t.neff", &limits).err().unwrap();
