@@ -539,6 +539,18 @@ fn an_empty_segment_may_sit_past_the_end_of_the_file() {
     one[note + 32..note + 40].copy_from_slice(&1u64.to_le_bytes());
     let Err(e) = Image::parse("lib.so", &one) else { panic!("a segment past the end was read") };
     assert!(e.to_string().contains("segment 1 (p_type 0x4"), "{e}");
+    // A segment that ends exactly at the file's end is whole: the note copied there is read.
+    let (offset, size) = (
+        u64::from_le_bytes(lib[note + 8..note + 16].try_into().unwrap()) as usize,
+        u64::from_le_bytes(lib[note + 32..note + 40].try_into().unwrap()) as usize,
+    );
+    let mut at_end = lib.clone();
+    at_end[0x28..0x30].fill(0); // no section headers: the build-id comes from the segment
+    at_end[0x3c..0x40].fill(0);
+    at_end.extend_from_slice(&lib[offset..offset + size]);
+    at_end[note + 8..note + 16].copy_from_slice(&(lib.len() as u64).to_le_bytes());
+    let img = Image::parse("lib.so", &at_end).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(img.build_id(), Some(&tpb_oracle::fixture::MOVED_BUILD_ID[..]));
 }
 
 #[test]
