@@ -312,6 +312,13 @@ fn the_fixture_s_hash_table_finds_every_dynamic_symbol_by_its_name() {
     }
 }
 
+/// The file offset of the first section header of type `sh_type` in `lib`.
+fn section_header_of(lib: &[u8], sh_type: u32) -> usize {
+    let elf = goblin::elf::Elf::parse(lib).unwrap();
+    let Some(i) = elf.section_headers.iter().position(|s| s.sh_type == sh_type) else { panic!("no section of type {sh_type}") };
+    elf.header.e_shoff as usize + 64 * i
+}
+
 #[test]
 fn a_symtab_of_only_the_null_symbol_is_no_symbol_table() {
     // The static table cut to its null entry names nothing: no symbol source at all, and the
@@ -319,11 +326,7 @@ fn a_symtab_of_only_the_null_symbol_is_no_symbol_table() {
     let mut f = Fixture::moved();
     f.tables = Tables::Symtab;
     let mut lib = f.build().unwrap();
-    let size_at = {
-        let elf = goblin::elf::Elf::parse(&lib).unwrap();
-        let Some(i) = elf.section_headers.iter().position(|s| s.sh_type == goblin::elf::section_header::SHT_SYMTAB) else { panic!("no .symtab") };
-        elf.header.e_shoff as usize + 64 * i + 32
-    };
+    let size_at = section_header_of(&lib, goblin::elf::section_header::SHT_SYMTAB) + 32;
     lib[size_at..size_at + 8].copy_from_slice(&24u64.to_le_bytes());
     assert_eq!(goblin::elf::Elf::parse(&lib).unwrap().syms.len(), 1);
     let r = check(&lib).unwrap();
@@ -356,12 +359,8 @@ fn a_dynsym_section_without_an_entry_size_is_read_as_elf64_symbols() {
     let mut f = Fixture::moved();
     f.tables = Tables::DynsymSection;
     let mut lib = f.build().unwrap();
-    let entsize_at = {
-        let elf = goblin::elf::Elf::parse(&lib).unwrap();
-        let Some(i) = elf.section_headers.iter().position(|s| s.sh_type == goblin::elf::section_header::SHT_DYNSYM) else { panic!("no .dynsym") };
-        assert_eq!(elf.section_headers[i].sh_entsize, 24);
-        elf.header.e_shoff as usize + 64 * i + 56
-    };
+    let entsize_at = section_header_of(&lib, goblin::elf::section_header::SHT_DYNSYM) + 56;
+    assert_eq!(lib[entsize_at..entsize_at + 8], 24u64.to_le_bytes());
     lib[entsize_at..entsize_at + 8].fill(0);
     let r = check(&lib).unwrap();
     assert_eq!(r.symbols.source, SymbolSource::DynsymSection);

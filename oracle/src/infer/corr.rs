@@ -165,18 +165,27 @@ impl Corr {
 mod tests {
     use super::{Corr, Relation};
 
+    /// xorshift64: eight pseudo-random bytes per call.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> [u8; 8] {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0.to_le_bytes()
+        }
+    }
+
     #[test]
     fn an_equal_word_is_said_once_not_again_byte_by_byte() {
         // The 32-bit words at 8 and 12 are equal on every bundle and take many values.
         let mut corr = Corr::new();
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         for _ in 0..64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let w = rng.next();
             let mut raw = [0u8; 64];
-            raw[8..12].copy_from_slice(&x.to_le_bytes()[..4]);
-            raw[12..16].copy_from_slice(&x.to_le_bytes()[..4]);
+            raw[8..12].copy_from_slice(&w[..4]);
+            raw[12..16].copy_from_slice(&w[..4]);
             corr.add(&raw);
         }
         let varies = |o: usize, w: usize| (o..o + w).any(|b| (8..16).contains(&b));
@@ -189,12 +198,9 @@ mod tests {
         // The words at 0x10 and 0x30 are equal; byte 0x14 copies byte 0x11, 3 apart: not a
         // part of the word pair (another distance), so its own relation.
         let mut corr = Corr::new();
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         for _ in 0..64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let w = x.to_le_bytes();
+            let w = rng.next();
             let mut raw = [0u8; 64];
             raw[0x10..0x14].copy_from_slice(&w[..4]);
             raw[0x30..0x34].copy_from_slice(&w[..4]);
@@ -213,15 +219,9 @@ mod tests {
         // the word at 16 and the half word at 20, at the same distance, are two
         // relations; the half word starts inside nothing wider.
         let mut corr = Corr::new();
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x.to_le_bytes()
-        };
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         for _ in 0..64 {
-            let (same, own, other) = (next(), next(), next());
+            let (same, own, other) = (rng.next(), rng.next(), rng.next());
             let mut raw = [0u8; 64];
             raw[16..22].copy_from_slice(&same[..6]);
             raw[32..38].copy_from_slice(&same[..6]);
