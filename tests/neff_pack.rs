@@ -22,6 +22,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `o` is a refusal (exit 2) whose message says `says`.
+fn refused(o: &Output, says: &str, what: &str) {
+    assert_eq!(o.status.code(), Some(2), "{what}: {}", stderr(o));
+    assert!(stderr(o).contains(says), "{what}: {}", stderr(o));
+}
+
 fn ok(o: &Output, what: &str) {
     assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(o));
 }
@@ -207,13 +213,9 @@ fn either_file_of_a_stream_may_be_deleted_but_not_both_nor_the_manifest() -> R {
     assert!(std::fs::read(&no_bin)? == std::fs::read(&whole)?);
     // Both gone: the member is missing; the manifest gone: no folder `tpb neff unpack` wrote.
     std::fs::remove_file(u.join("sg00/PE.tpb"))?;
-    let (o, _) = pack("neither.neff")?;
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("sg00/PE.bin: missing"), "{}", stderr(&o));
+    refused(&pack("neither.neff")?.0, "sg00/PE.bin: missing", "neither file");
     std::fs::remove_file(u.join("manifest.json"))?;
-    let (o, _) = pack("no-manifest.neff")?;
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no manifest: not a folder `tpb neff unpack` wrote"), "{}", stderr(&o));
+    refused(&pack("no-manifest.neff")?.0, "no manifest: not a folder `tpb neff unpack` wrote", "no manifest");
     Ok(())
 }
 
@@ -722,9 +724,7 @@ fn a_manifest_of_another_version_or_format_is_refused() -> R {
         let mut m = orig.clone();
         m[key] = value.clone();
         std::fs::write(&path, serde_json::to_vec(&m)?)?;
-        let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("x.neff")])?;
-        assert_eq!(o.status.code(), Some(2), "{key}: {}", stderr(&o));
-        assert!(stderr(&o).contains("expected `"), "{key}: {}", stderr(&o));
+        refused(&tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("x.neff")])?, "expected `", key);
     }
     Ok(())
 }
