@@ -271,14 +271,21 @@ fn the_fixture_s_symbol_tables_begin_with_the_null_symbol() {
 }
 
 #[test]
-fn the_fixture_s_segments_have_their_physical_address_at_the_virtual_one() {
-    // As a linker writes a shared library's program headers: p_paddr = p_vaddr.
+fn the_fixture_s_segments_are_laid_out_as_a_linker_writes_them() {
+    // As a linker writes a shared library's program headers: p_paddr = p_vaddr, and each
+    // segment's alignment is a power of two that its offset and address agree modulo
+    // (gABI), the loadable one's a page.
     let lib = Fixture::moved().build().unwrap();
     let elf = goblin::elf::Elf::parse(&lib).unwrap();
     assert!(!elf.program_headers.is_empty());
     for p in &elf.program_headers {
         assert_eq!(p.p_paddr, p.p_vaddr, "{p:?}");
+        assert!(p.p_align.is_power_of_two(), "{p:?}");
+        assert_eq!(p.p_offset % p.p_align, p.p_vaddr % p.p_align, "{p:?}");
     }
+    let aligns: Vec<(u32, u64)> = elf.program_headers.iter().map(|p| (p.p_type, p.p_align)).collect();
+    assert!(aligns.contains(&(goblin::elf::program_header::PT_LOAD, 0x1000)), "{aligns:?}");
+    assert!(aligns.contains(&(goblin::elf::program_header::PT_NOTE, 4)), "{aligns:?}");
 }
 
 #[test]
