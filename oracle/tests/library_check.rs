@@ -652,6 +652,37 @@ fn no_two_sections_of_the_fixture_overlap_wherever_the_tables_end() {
 }
 
 #[test]
+fn every_function_of_the_fixture_lies_inside_text_however_many_types_it_has() {
+    // One 16-byte body per type function: with enough of them the code runs past the first
+    // page, and `.rodata` must move on rather than sit on top of the last bodies.
+    for extra in [0usize, 300] {
+        let mut f = Fixture::moved();
+        f.type_names.extend((0..extra).map(|k| format!("PaddingType{k:03}")));
+        let lib = f.build().unwrap();
+        let elf = goblin::elf::Elf::parse(&lib).unwrap();
+        let section = |name: &str| {
+            let Some(s) = elf.section_headers.iter().find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(name)) else { panic!("no {name}") };
+            (s.sh_addr, s.sh_addr + s.sh_size)
+        };
+        let (text, text_end) = section(".text");
+        assert!(text_end <= section(".rodata").0, "{extra} extra types: .text ends at {text_end:#x}, after .rodata starts");
+        let funcs: Vec<_> = (elf.dynsyms.iter().map(|s| (s, &elf.dynstrtab)))
+            .chain(elf.syms.iter().map(|s| (s, &elf.strtab)))
+            .filter(|(s, _)| s.st_type() == goblin::elf::sym::STT_FUNC)
+            .collect();
+        assert!(funcs.len() > extra, "{extra} extra types, {} functions", funcs.len());
+        for (s, names) in funcs {
+            let name = names.get_at(s.st_name).unwrap_or("?");
+            assert!(
+                s.st_value >= text && s.st_value + s.st_size.max(1) <= text_end,
+                "{extra} extra types: {name} at {:#x} outside .text {text:#x}..{text_end:#x}",
+                s.st_value
+            );
+        }
+    }
+}
+
+#[test]
 fn the_build_id_note_is_as_long_as_a_linker_writes_it() {
     // A GNU build-id note: a 12-byte header, "GNU\0", then the id padded to 4 bytes; nothing after.
     for id_len in [0usize, 1, 3, 4, 20, 21] {

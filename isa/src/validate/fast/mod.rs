@@ -895,6 +895,51 @@ mod tests {
     }
 
     #[test]
+    fn a_narrow_gathers_nums_are_never_read() {
+        // An indirect word in a slot too narrow for INDIRECT16B gathers through its index
+        // word alone: its nums are never read, so zero nums leave a clean bundle clean.
+        use crate::addr4::{Addr4, MODE_INDIRECT, MODE_MASK};
+        use crate::operands::{self, SlotType};
+        let mut narrow = 0;
+        for seed in 0..3000u64 {
+            let bytes = props::seeded_bytes(seed, 512);
+            let g = Generation::ALL[seed as usize % 3];
+            let Ok(b) = smith::bundle(&mut Unstructured::new(&bytes), g) else { continue };
+            let Some(op) = crate::opcode::lookup(b.opcode()) else { continue };
+            if !crate::validate::validate(&b, g).is_empty() {
+                continue;
+            }
+            let mut raw = b.encode();
+            let mut changed = 0;
+            for slot in operands::live_slots(op) {
+                let SlotType::Pattern(dims) = slot.ty else { continue };
+                let at = slot.offset(b.layout());
+                let Some(word) = raw.get(at..at + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()) else { continue };
+                let word = Addr4::new(u32::from_le_bytes(word));
+                let view = crate::descriptor::pattern_layout(dims);
+                if word.is_register() || slot.size() >= crate::descriptor::Indirect16b::LAYOUT.size {
+                    continue;
+                }
+                let Some((num, size)) = view.resolve("num") else { panic!("{} has no nums", view.name) };
+                raw[at..at + 4].copy_from_slice(&(word.word() & !MODE_MASK | MODE_INDIRECT).to_le_bytes());
+                raw[at + num..at + num + size].fill(0);
+                changed += 1;
+            }
+            if changed == 0 {
+                continue;
+            }
+            let c = Bundle::decode(&raw);
+            let (fast, full) = both(&c, g);
+            assert_eq!(fast, full, "{g}: {}", crate::text::disasm(&c));
+            if full.is_empty() {
+                narrow += changed;
+                assert_eq!(super::verdict(&c, g), super::Verdict::Clean, "{g}: {}", crate::text::disasm(&c));
+            }
+        }
+        assert!(narrow > 20, "narrow gathers with zero nums judged clean: {narrow}");
+    }
+
+    #[test]
     fn a_planned_offset_is_a_byte_of_the_bundle() {
         // Plans only hold in-bundle offsets today; one past the end is held as the last byte.
         use super::{offset, BUNDLE_BYTES};
