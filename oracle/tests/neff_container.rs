@@ -543,6 +543,15 @@ fn read_file_names_the_path() {
 }
 
 #[test]
+fn a_container_exactly_at_the_file_cap_parses_and_one_byte_over_is_refused() {
+    let bytes = good_v2();
+    let at = |max_file: usize| neff::parse_with(&bytes, "x.neff", &Limits { max_file: max_file as u64, ..Limits::default() });
+    assert!(at(bytes.len()).is_ok(), "{:?}", at(bytes.len()).err());
+    let Err(e) = at(bytes.len() - 1) else { panic!("a file one byte over the cap was read") };
+    assert!(e.to_string().contains(&format!("{} bytes is over the cap of {} bytes", bytes.len(), bytes.len() - 1)), "{e}");
+}
+
+#[test]
 fn the_file_cap_holds_for_devices_and_pipes_whose_length_is_0() {
     // /dev/zero never ends and reports length 0: the cap must stop the read.
     let limits = Limits { max_file: 1 << 16, ..Limits::default() };

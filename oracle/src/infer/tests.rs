@@ -777,6 +777,41 @@ fn a_u16_counting_up_is_counted_at_its_even_offset_only() {
 }
 
 #[test]
+fn words_and_half_words_past_the_body_start_count_their_own_steps() {
+    // A u32 at body offset 0x18 counts up, a u16 at 0x14 counts down: each field's steps
+    // are its own, at its own offset, and an offset of the wrong alignment has none.
+    let bundles: Vec<Raw> = (0..20u32)
+        .map(|i| {
+            bundle(|b| {
+                put(b, 0x18, &(0x1000 + i).to_le_bytes());
+                put(b, 0x14, &(0x900 - i as u16).to_le_bytes());
+            })
+        })
+        .collect();
+    let d = op(&infer(&bundles)).clone();
+    let word = d.steps(0x18, 4);
+    assert_eq!((word.plus_one, word.pairs), (19, 19));
+    let half = d.steps(0x14, 2);
+    assert_eq!((half.plus_one, half.pairs), (0, 19));
+    let misaligned = d.steps(0x1A, 4);
+    assert_eq!((misaligned.plus_one, misaligned.pairs), (0, 0));
+}
+
+#[test]
+fn an_opcode_counts_each_file_it_appears_in_once() {
+    let mut inf = Inference::new(&[OP, OP + 1]);
+    let one = bundle(|_| {});
+    let other = bundle(|b| b[0] = OP + 1);
+    inf.add_stream("a.neff", Some("b1"), V2, &[one, one, other].concat());
+    inf.add_stream("b.neff", Some("b1"), V2, &[one].concat());
+    inf.add_stream("a.neff", Some("b1"), V2, &[one].concat());
+    let files = |o: u8| inf.opcode(o).map(|d| d.files.iter().cloned().collect::<Vec<_>>());
+    assert_eq!(files(OP), Some(vec!["a.neff".to_string(), "b.neff".to_string()]));
+    assert_eq!(files(OP + 1), Some(vec!["a.neff".to_string()]));
+    assert_eq!(inf.files.len(), 2);
+}
+
+#[test]
 fn a_byte_equal_to_one_inside_a_name_but_itself_outside_keeps_its_relation() {
     // A 13-character name at 0x10 (a 16-byte field) and a byte 6 past its last character
     // that copies that character: the pair straddles the field's end, so it is said;
