@@ -933,3 +933,24 @@ fn unpacked(pkg_version: u64, tar: &[u8]) -> R<(tempfile::TempDir, PathBuf, Path
     ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
     Ok((base, f, dir))
 }
+
+#[test]
+fn what_follows_the_archive_s_end_is_packed_back_byte_for_byte() -> R {
+    // Zero padding to a whole 10240-byte record is recorded as such; anything else after the
+    // end-of-archive blocks (bytes that are not zeros, zeros short of a record boundary, or a
+    // whole record of zeros or more) is kept exactly.
+    let tar = tar_with(&[("a.txt", 0o644, 0, 0, b"hello")])?;
+    let to_record = |n: usize| n.div_ceil(10240) * 10240 - n;
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![("padded to a record", vec![0; to_record(tar.len())]), ("zeros short of a record", vec![0; 100])];
+    let mut junk = vec![0; to_record(tar.len())];
+    junk[7] = 0x5a;
+    cases.push(("not zeros, ending on a record", junk));
+    cases.push(("a whole record of zeros more", vec![0; to_record(tar.len()) + 10240]));
+    for (what, tail) in cases {
+        let (base, f, dir) = unpacked(1, &[&tar[..], &tail].concat())?;
+        let out = base.path().join("packed.neff");
+        ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+        assert!(std::fs::read(&out)? == std::fs::read(&f)?, "{what}: the repacked container differs");
+    }
+    Ok(())
+}

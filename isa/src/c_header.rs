@@ -515,6 +515,39 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
+    fn an_inline_struct_s_members_sit_at_its_offset_in_the_parent() {
+        // Every Inline struct of today's tables is the header at offset 0; a synthetic
+        // parent puts one at offset 4 and is itself placed at 8.
+        use crate::layout::Field;
+        const P: Provenance = Provenance::new("test", Confidence::Inferred);
+        const fn field(name: &'static str, offset: usize, ty: fn() -> Ty, fmt: Fmt) -> Field {
+            Field { name, offset, ty, fmt, prov: P, doc: "" }
+        }
+        static INNER: Layout = Layout {
+            name: "Inner",
+            c_name: "inner_t",
+            size: 4,
+            prov: P,
+            doc: "",
+            fields: &[field("lo", 0, || Ty::U16, Fmt::Hex), field("hi", 2, || Ty::U16, Fmt::Hex)],
+            alias_of: None,
+        };
+        static OUTER: Layout = Layout {
+            name: "Outer",
+            c_name: "outer_t",
+            size: 8,
+            prov: P,
+            doc: "",
+            fields: &[field("tag", 0, || Ty::U32, Fmt::Hex), field("body", 4, || Ty::Struct(|| &INNER), Fmt::Inline)],
+            alias_of: None,
+        };
+        let mut out = Vec::new();
+        members(&OUTER, 8, &mut out);
+        let got: Vec<(&str, usize, bool)> = out.iter().map(|m| (m.name, m.offset, m.problem.is_none())).collect();
+        assert_eq!(got, [("tag", 8, true), ("lo", 12, true), ("hi", 14, true)]);
+    }
+
+    #[test]
     fn comments_are_ascii_and_cannot_close_early() {
         assert_eq!(comment(" §2.1 a→b ×2 – — x "), "sec. 2.1 a->b x2 - - x");
         assert_eq!(comment("naïve\tcafé\n"), "na?ve caf?");

@@ -405,5 +405,13 @@ mod tests {
         let p = compare_layout(&bad);
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].starts_with("NEURON_ISA_TPB_BUNDLE_MATMUL.psum_dst.num:"), "{p:?}");
+        // A struct of another size, a line missing and a line added are each named.
+        let resized = want.replace("size NEURON_ISA_TPB_BUNDLE_MATMUL 64\n", "size NEURON_ISA_TPB_BUNDLE_MATMUL 68\n");
+        assert_ne!(resized, want, "fixture line not found");
+        assert_eq!(compare_layout(&resized), ["sizeof(NEURON_ISA_TPB_BUNDLE_MATMUL): C says 68, Rust says 64"]);
+        let missing = want.replace("size NEURON_ISA_TPB_BUNDLE_MATMUL 64\n", "");
+        assert_eq!(compare_layout(&missing), ["sizeof(NEURON_ISA_TPB_BUNDLE_MATMUL): missing from the C probe"]);
+        let added = format!("{want}field NEURON_ISA_TPB_BUNDLE_MATMUL extra 1 1 1\n");
+        assert_eq!(compare_layout(&added), ["NEURON_ISA_TPB_BUNDLE_MATMUL.extra: printed by C but not in the Rust layout"]);
     }
 }

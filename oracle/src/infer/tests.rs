@@ -863,3 +863,22 @@ fn an_equal_pair_inside_an_equal_wider_pair_at_another_distance_is_its_own_relat
         assert!(rel.contains(&want), "{want:?} not in {rel:?}");
     }
 }
+
+#[test]
+fn a_num_array_holds_when_three_quarters_of_its_values_are_small() {
+    // 4 values per element, all ≥ 1: 6 of 8 at most NUM_SMALL holds, 5 of 8 does not, nor
+    // does a zero, nor an element with no values, nor no elements at all.
+    let of = |vs: &[u32]| {
+        let mut v = stats::Values::new(2);
+        vs.iter().for_each(|&x| v.add(x));
+        v
+    };
+    let big = NUM_SMALL + 1;
+    let (a, b) = (of(&[1, 2, 3, NUM_SMALL]), of(&[5, 6, big, big]));
+    assert!(nums_hold(&[&a, &b]));
+    let c = of(&[5, big, big, big]);
+    assert!(!nums_hold(&[&a, &c]));
+    assert!(!nums_hold(&[&a, &of(&[0, 1, 2, 3])]));
+    assert!(!nums_hold(&[&a, &of(&[])]));
+    assert!(!nums_hold(&[]));
+}

@@ -805,7 +805,17 @@ fn cell(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{record_fields, FieldDist, HarnessFailure, NeffConformance, OpStats, MAX_DETAILS, MAX_TRACKED, TOP_VALUES};
+    use super::{first_diff, record_fields, FieldDist, HarnessFailure, NeffConformance, OpStats, MAX_DETAILS, MAX_TRACKED, TOP_VALUES};
+
+    #[test]
+    fn a_codec_mismatch_names_its_first_differing_byte() {
+        let a = [0u8; 64];
+        let mut b = a;
+        b[0x21] = 0x7f;
+        b[0x30] = 1;
+        assert_eq!(first_diff(&a, &b), "at byte 0x21 (0x00 vs 0x7f)");
+        assert_eq!(first_diff(&a, &a), "nowhere");
+    }
 
     /// A harness failure: a panic at bundle `index`.
     fn panic_at(index: usize) -> HarnessFailure {
