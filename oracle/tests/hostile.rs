@@ -607,6 +607,8 @@ fn bytes_that_are_no_neff_say_not_a_neff_container_and_why() {
         ("elf", elf, "pkg_version 282584257676671 (0x10102464c457f) is neither 2 (gzip tar, MD5) nor 1 (tar, SHA-256); then: "),
         ("zeros", vec![0; 4096], "pkg_version 0 (0x0) is neither"),
         ("zip payload", zip_payload, "payload is neither gzip (1f 8b) nor tar (ustar at +257); starts with [50 4b 03 04]"),
+        // A header that ends exactly at the end of the file has a size in range and no payload.
+        ("header only", good[..HEADER_BYTES].to_vec(), "payload is neither gzip (1f 8b) nor tar (ustar at +257); starts with []"),
     ];
     for (what, bytes, why) in cases {
         let e = err(&bytes);

@@ -177,6 +177,25 @@ mod tests {
     }
 
     #[test]
+    fn a_function_is_said_only_from_a_byte_seen_at_most_half_as_often_as_there_are_bundles() {
+        // Body byte 0x11 = byte 0x10 / 2 on every bundle. Over 8 bundles with 0x10 taking 4 values, each
+        // value meets byte 1 twice, so the function could have failed and is said; with 5
+        // values (2 x 5 > 8) it could hardly fail and is not, nor the other way round.
+        let run = |values: u8| {
+            let mut corr = Corr::new();
+            for i in 0..8u8 {
+                let mut raw = [0u8; 64];
+                raw[0x10] = 2 * (i % values) + 2;
+                raw[0x11] = raw[0x10] / 2;
+                corr.add(&raw);
+            }
+            corr.relations(8, |o, w| o >= 0x10 && o + w <= 0x12, |_| usize::from(values))
+        };
+        assert_eq!(run(4), [Relation::OneToOne { a: 0x10, b: 0x11 }]);
+        assert_eq!(run(5), []);
+    }
+
+    #[test]
     fn an_equal_word_is_said_once_not_again_byte_by_byte() {
         // The 32-bit words at 8 and 12 are equal on every bundle and take many values.
         let mut corr = Corr::new();

@@ -352,11 +352,11 @@ impl OpData {
         }
         let mut run: Vec<&Values> = Vec::new();
         let mut best = None;
-        for k in 0..4usize {
-            let o = p + 2 * k;
+        // Up to four u16s from `p`, inside the body (p and the body's end are even, so each fits).
+        for o in (p..BODY.end).step_by(2).take(4) {
             // A structured field ends the run (never at `p` itself: propose() asks
             // for nums only where structured() found none).
-            if o + 2 > BODY.end || self.structured(o).is_some() || self.number(o, 2).is_none() {
+            if self.structured(o).is_some() || self.number(o, 2).is_none() {
                 break;
             }
             let Some(v) = self.values(o, 2) else { break };
