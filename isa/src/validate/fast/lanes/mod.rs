@@ -313,21 +313,30 @@ impl SlotVectors {
         // The nums lanes below the nums stay all ones.
         let below = 2 * usize::from(s.nums.below);
         take(&mut self.a, NUMS_AT + 8 * lane + below, usize::from(s.nums.read_at) + below, 8 - below);
-        // The slot's dtype section: which slot kind, and how its tag is read.
-        let sections = PSUM_KINDS.iter().enumerate().flat_map(|(k, &kind)| TAG_READS.iter().map(move |&r| (k, kind, r)));
-        let (dtype_row, (shift, mask)) = match sections.clone().find(|&(_, kind, r)| dtype_base(Some(r), kind) == s.dtype_base) {
-            Some((k, _, read)) => {
+        let (dtype_row, read) = dtype_section(s.dtype_base)?;
+        let (shift, mask) = match read {
+            Some(read) => {
                 take(&mut self.b, DTYPE_AT + 4 * lane, usize::from(s.dtype_at), 1);
-                (k * TAG_ROWS, read.shift_mask())
+                read.shift_mask()
             }
-            None if s.dtype_base == dtype_base(None, PsumWrite::Reads) => (NO_FIELD_ROW, (0, 0)),
-            None => return None,
+            None => (0, 0),
         };
         let mode_row = MODE_SECTIONS.iter().position(|m| m.base() == s.mode_base)? * 32;
         put_u32(&mut self.b, SHIFT_AT + 4 * lane, shift);
         put_u32(&mut self.b, TAG_MASK_AT + 4 * lane, mask);
         put_u32(&mut self.b, BASES_AT + 4 * lane, u32::try_from(super::disjoint(dtype_row, mode_row << 8)).ok()?);
         Some(())
+    }
+}
+
+/// A slot's dtype section by its base in the scalar table: its first row in the
+/// lanes' dtype table and how its tag is read (`None` for a slot with no dtype
+/// field); `None` for a base that is no section's.
+fn dtype_section(base: u16) -> Option<(usize, Option<TagRead>)> {
+    let sections = PSUM_KINDS.iter().enumerate().flat_map(|(k, &kind)| TAG_READS.iter().map(move |&r| (k, kind, r)));
+    match sections.clone().find(|&(_, kind, r)| dtype_base(Some(r), kind) == base) {
+        Some((k, _, read)) => Some((k * TAG_ROWS, Some(read))),
+        None => (base == dtype_base(None, PsumWrite::Reads)).then_some((NO_FIELD_ROW, None)),
     }
 }
 
@@ -449,6 +458,24 @@ fn cpuinfo_flags() -> Option<std::collections::BTreeSet<String>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_dtype_section_is_found_by_its_base_and_no_other_base_is_one() {
+        // Today's plans hold only bases of sections; an unknown one is tested here.
+        use super::{dtype_base, dtype_section, PsumWrite, NO_FIELD_ROW, PSUM_KINDS, TAG_READS, TAG_ROWS};
+        let mut bases = vec![dtype_base(None, PsumWrite::Reads)];
+        assert_eq!(dtype_section(bases[0]), Some((NO_FIELD_ROW, None)));
+        for (k, &kind) in PSUM_KINDS.iter().enumerate() {
+            for read in TAG_READS {
+                let base = dtype_base(Some(read), kind);
+                assert_eq!(dtype_section(base), Some((k * TAG_ROWS, Some(read))));
+                bases.push(base);
+            }
+        }
+        let Some(unknown) = (0..=u16::MAX).find(|b| !bases.contains(b)) else { panic!("every base is a section's") };
+        assert_eq!(dtype_section(unknown), None);
+        assert_eq!(dtype_section(u16::MAX), None);
+    }
+
     #[test]
     fn a_band_test_fits_the_lanes_only_within_their_lanes_sets_and_bundle() {
         // Today's plans never reach these edges (at most three tests, eight sets); the guard is tested here.
