@@ -50,6 +50,10 @@ fn table128(t: &[u8; 128]) -> Table128 {
     zerocopy::transmute!(*t)
 }
 
+// `fields` makes a fill byte from its index's bit 5 alone: the zero and all-ones
+// blocks are the 32 indices from ZERO and the 32 from ONES.
+const _: () = assert!(ONES & ZERO == ZERO && ONES - ZERO == 0x20);
+
 impl Kernel {
     /// `None` unless every permute index reads a bundle byte, or a fill
     /// byte where [`fields`] makes the same: zero at [`ZERO`], all ones at [`ONES`].
@@ -57,7 +61,7 @@ impl Kernel {
         let fill_ok = l.fill.iter().enumerate().all(|(i, &f)| f == if i + BUNDLE_BYTES >= usize::from(ONES) { 0xFF } else { 0 });
         let index_ok = |x: u8| usize::from(x) < BUNDLE_BYTES || (ZERO..ONES + 0x20).contains(&x);
         let plans_ok = l.plans.iter().flat_map(|p| p.iter()).all(|v| v.a.iter().chain(&v.b[..SHIFT_AT]).all(|&x| index_ok(x)));
-        if !fill_ok || !plans_ok || ONES & ZERO != ZERO || ONES - ZERO != 0x20 {
+        if !fill_ok || !plans_ok {
             return None;
         }
         let band: [[u8; 128]; 2] = zerocopy::transmute!(l.band_sets);
