@@ -946,11 +946,62 @@ fn what_follows_the_archive_s_end_is_packed_back_byte_for_byte() -> R {
     junk[7] = 0x5a;
     cases.push(("not zeros, ending on a record", junk));
     cases.push(("a whole record of zeros more", vec![0; to_record(tar.len()) + 10240]));
-    for (what, tail) in cases {
-        let (base, f, dir) = unpacked(1, &[&tar[..], &tail].concat())?;
+    let mut cases: Vec<(&str, Vec<u8>)> = cases.into_iter().map(|(what, tail)| (what, [&tar[..], &tail].concat())).collect();
+    // A tar that ends on a record boundary (one header, 17 blocks of data, the two end
+    // blocks), then exactly one record of zeros.
+    let whole = tar_with(&[("b.bin", 0o644, 0, 0, &[7; 17 * 512])])?;
+    assert_eq!(whole.len(), 10240);
+    cases.push(("exactly one record of zeros after a tar ending on a record", [&whole[..], &[0; 10240]].concat()));
+    for (what, payload) in cases {
+        let (base, f, dir) = unpacked(1, &payload)?;
         let out = base.path().join("packed.neff");
         ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
         assert!(std::fs::read(&out)? == std::fs::read(&f)?, "{what}: the repacked container differs");
     }
+    Ok(())
+}
+
+#[test]
+fn a_long_name_carried_by_a_gnu_or_pax_record_gets_no_second_one() -> R {
+    // A name over ustar's 100 bytes, carried once by a GNU long-name entry and once by a pax
+    // `path` record: each repacks as it came, with no GNU long-name record added.
+    let long = format!("{}/{}", "d".repeat(80), "f".repeat(60));
+    let mut t = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_gnu();
+    h.set_size(4);
+    h.set_mode(0o644);
+    t.append_data(&mut h, &long, &b"data"[..])?;
+    let gnu = t.into_inner()?;
+    assert!(gnu.windows(13).any(|w| w == b"././@LongLink"), "the tar crate wrote no GNU long name");
+    let record = format!("path={long}\n");
+    let record = format!("{} {record}", record.len() + 4);
+    let pax = build::tar_raw(&[
+        build::RawEntry { name: b"PaxHeaders/f", kind: b'x', link: b"", data: record.as_bytes() },
+        build::RawEntry::file("f", b"data"),
+    ])?;
+    for (what, tar) in [("gnu", gnu), ("pax", pax)] {
+        let orig = build::container_from_tar(2, &tar)?;
+        assert_eq!(members(&orig)?.0.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), [long.clone()], "{what}");
+        assert_repacks_to_the_same_tar(&orig)?;
+    }
+    // A member whose pax `path` record says its header's own name, renamed in the manifest to
+    // a name no header field holds: the record carries the new name, alone.
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"PaxHeaders/a", kind: b'x', link: b"", data: b"14 path=a.txt\n" },
+        build::RawEntry::file("a.txt", b"data"),
+    ])?;
+    let (base, _, dir) = unpacked(1, &tar)?;
+    let path = dir.join("manifest.json");
+    let mut m: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+    let Some(member) = m["members"].as_array_mut().into_iter().flatten().find(|x| x["name"] == "a.txt") else { panic!("no member a.txt: {m}") };
+    assert!(member.get("header_name").is_none_or(Value::is_null), "the header's name was recorded: {member}");
+    let unsplittable = "n".repeat(150);
+    member["name"] = unsplittable.clone().into();
+    std::fs::write(&path, serde_json::to_vec(&m)?)?;
+    let out = base.path().join("packed.neff");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+    let packed = std::fs::read(&out)?;
+    assert_eq!(members(&packed)?.0.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), [unsplittable]);
+    assert!(!packed.windows(13).any(|w| w == b"././@LongLink"), "a GNU long name beside the pax record");
     Ok(())
 }

@@ -66,9 +66,19 @@ fn conform_reports_the_errata_and_both_verdicts_on_the_committed_programs() -> R
     assert!(c.invalid_spec() > 0);
     let md = c.errata_markdown();
     assert!(md.contains("**0 invalid by default**"), "{md}");
+    // Each erratum's bundle count, tallied here from the amended findings of every bundle.
+    let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
+    for (g, raw) in bundles(&corpus())? {
+        let b = Bundle::decode(&raw);
+        let mut amended = validate::validate_as(&b, g, Profile::Spec);
+        validate::amend(&b, g, &mut amended);
+        let ids: std::collections::BTreeSet<&str> = amended.iter().filter_map(|f| f.erratum).collect();
+        ids.into_iter().for_each(|id| *tally.entry(id).or_default() += 1);
+    }
     for e in ERRATA {
         let by_build = c.erratum_bundles(e.id);
         assert!(!by_build.is_empty(), "{} has no bundle in the conform report", e.id);
+        assert_eq!(by_build.values().sum::<usize>(), tally.get(e.id).copied().unwrap_or(0), "{}: {by_build:?}", e.id);
         assert!(by_build.keys().all(|b| b.starts_with("2.14.") || b.starts_with("2.23.")), "{by_build:?}");
         assert!(md.contains(&format!("`{}`", e.id)), "{} missing from the Errata section", e.id);
     }

@@ -683,6 +683,29 @@ fn every_function_of_the_fixture_lies_inside_text_however_many_types_it_has() {
 }
 
 #[test]
+fn a_fixture_pads_to_any_size_its_section_headers_can_end_at() {
+    // Unpadded, the section headers follow the content at the next 8-byte boundary: that
+    // size is the least `pad_to` takes, and gives the same file; larger sizes that keep the
+    // headers 8-aligned pad with zeros; a size between, or unaligned, is refused by name.
+    let natural = Fixture::moved().build().unwrap();
+    let n = natural.len() as u64;
+    let at = |size: u64| {
+        let mut f = Fixture::moved();
+        f.pad_to = Some(size);
+        f.build()
+    };
+    assert_eq!(at(n).unwrap(), natural);
+    let padded = at(n + 64).unwrap();
+    assert_eq!(padded.len() as u64, n + 64);
+    assert!(goblin::elf::Elf::parse(&padded).is_ok());
+    for bad in [n - 8, n + 4] {
+        let e = at(bad).unwrap_err().to_string();
+        assert!(e.contains(&format!("pad_to {bad} leaves no room")), "{bad}: {e}");
+    }
+    assert!(at(10).unwrap_err().to_string().contains("pad_to 10 is too small"));
+}
+
+#[test]
 fn the_build_id_note_is_as_long_as_a_linker_writes_it() {
     // A GNU build-id note: a 12-byte header, "GNU\0", then the id padded to 4 bytes; nothing after.
     for id_len in [0usize, 1, 3, 4, 20, 21] {

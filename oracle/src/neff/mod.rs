@@ -411,3 +411,21 @@ pub fn fuzz_neff(data: &[u8]) {
         let _ = c.to_json();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::gzip_padding_note;
+
+    #[test]
+    fn only_zero_padding_short_of_a_record_to_a_record_boundary_goes_unnoted() {
+        // 30 bytes of gzip, then zeros up to 10240: the padding every real file carries.
+        assert_eq!(gzip_padding_note(10240, 10210, 0, 0), None);
+        assert_eq!(gzip_padding_note(20480, 10239, 0, 0), None);
+        assert_eq!(gzip_padding_note(20480, 0, 0, 0), None);
+        let noted = |len, trailing, nonzero| gzip_padding_note(len, trailing, nonzero, 0x400).unwrap_or_default();
+        // A whole record of zeros is more than padding; so are zeros short of a boundary.
+        assert!(noted(20480, 10240, 0).starts_with("10240 bytes after the gzip stream (payload offset 0x2800, file offset 0x2c00), all zero: "));
+        assert!(noted(10000, 100, 0).starts_with("100 bytes after the gzip stream (payload offset 0x26ac, file offset 0x2aac), all zero: "));
+        assert!(noted(10240, 100, 3).contains("3 of them non-zero: not the zero padding to a 10240-byte record"));
+    }
+}
