@@ -981,7 +981,7 @@ fn a_long_name_carried_by_a_gnu_or_pax_record_gets_no_second_one() -> R {
     ])?;
     for (what, tar) in [("gnu", gnu), ("pax", pax)] {
         let orig = build::container_from_tar(2, &tar)?;
-        assert_eq!(members(&orig)?.0.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), [long.clone()], "{what}");
+        assert_eq!(members(&orig)?.0.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), std::slice::from_ref(&long), "{what}");
         assert_repacks_to_the_same_tar(&orig)?;
     }
     // A member whose pax `path` record says its header's own name, renamed in the manifest to
