@@ -538,13 +538,19 @@ mod tests {
             size: 8,
             prov: P,
             doc: "",
-            fields: &[field("tag", 0, || Ty::U32, Fmt::Hex), field("body", 4, || Ty::Struct(|| &INNER), Fmt::Inline)],
+            fields: &[
+                field("tag", 0, || Ty::U32, Fmt::Hex),
+                field("body", 4, || Ty::Struct(|| &INNER), Fmt::Inline),
+                // Inline but no struct: a member with a problem, still at its offset.
+                field("odd", 6, || Ty::U16, Fmt::Inline),
+            ],
             alias_of: None,
         };
         let mut out = Vec::new();
         members(&OUTER, 8, &mut out);
         let got: Vec<(&str, usize, bool)> = out.iter().map(|m| (m.name, m.offset, m.problem.is_none())).collect();
-        assert_eq!(got, [("tag", 8, true), ("lo", 12, true), ("hi", 14, true)]);
+        assert_eq!(got, [("tag", 8, true), ("lo", 12, true), ("hi", 14, true), ("odd", 14, false)]);
+        assert_eq!(out[3].problem.as_deref(), Some("outer_t.odd is inline but not a struct"));
     }
 
     #[test]
