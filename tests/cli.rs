@@ -273,6 +273,24 @@ fn the_process_kernel_is_chosen_by_name_and_an_unusable_one_is_refused() {
         assert!(err.contains("TPB_ISA_KERNEL") && err.contains("portable") && err.lines().count() == 1, "{bad:?}: {err}");
         assert!(stdout(&o).is_empty(), "{bad:?}");
     }
+    // The same on any CPU: kernels hidden as though it lacked them. Hidden, the portable
+    // kernel alone runs, with the same output; a hidden kernel named, or a hide list naming
+    // no hideable kernel, is refused like a missing one.
+    let hiding = |hide: &str, kernel: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_tpb"));
+        c.env("TPB_ISA_HIDE_KERNELS", hide).env("TPB_ISA_KERNEL", kernel).args(["validate", "-v"]).arg(&f);
+        c.output().expect("runs tpb")
+    };
+    let o = hiding("avx512,avx2", "auto");
+    assert_eq!((code(&o), stdout(&o)), (1, stdout(&want)), "{}", stderr(&o));
+    for (hide, kernel, says) in [
+        ("avx512,avx2", "avx512", "TPB_ISA_KERNEL=avx512: hidden by TPB_ISA_HIDE_KERNELS (this process runs: portable)"),
+        ("sse", "auto", "TPB_ISA_HIDE_KERNELS: \"sse\" is not a kernel that can be hidden"),
+    ] {
+        let o = hiding(hide, kernel);
+        assert_eq!((code(&o), stdout(&o).is_empty()), (2, true), "{hide} {kernel}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says) && stderr(&o).lines().count() == 1, "{hide} {kernel}: {}", stderr(&o));
+    }
     // -q: only the count line.
     let o = run("auto", &["-q"]);
     assert_eq!((code(&o), stdout(&o)), (1, "2 bundles, 1 valid, 1 invalid\n".to_string()));

@@ -582,6 +582,30 @@ pub enum Kernel {
 /// its instructions; read once per process.
 pub const ENV_KERNEL: &str = "TPB_ISA_KERNEL";
 
+/// Kernels to treat as though this CPU lacked their instructions, comma
+/// separated (`avx512`, `avx2`): a machine with AVX-512 then behaves, for
+/// the whole process, like one without (which kernel `auto` picks, what
+/// naming a missing kernel does), the way glibc's hwcaps tunables mask
+/// CPU features. Read once per process; `portable` cannot be hidden.
+pub const ENV_HIDE: &str = "TPB_ISA_HIDE_KERNELS";
+
+/// The kernels [`ENV_HIDE`] names (names that are not hideable kernels are
+/// left to [`Kernel::from_env`] to refuse).
+fn hidden(k: Kernel) -> bool {
+    static HIDDEN: OnceLock<Vec<Kernel>> = OnceLock::new();
+    HIDDEN.get_or_init(|| hide_list().unwrap_or_default()).contains(&k)
+}
+
+/// [`ENV_HIDE`] read: the kernels named, or the first name that is no hideable kernel.
+fn hide_list() -> Result<Vec<Kernel>, String> {
+    let Some(v) = std::env::var_os(ENV_HIDE) else { return Ok(Vec::new()) };
+    let v = v.to_string_lossy();
+    v.split(',')
+        .filter(|n| !n.is_empty())
+        .map(|n| Kernel::from_label(n).filter(|k| !matches!(k, Kernel::Auto | Kernel::Portable)).ok_or_else(|| n.to_string()))
+        .collect()
+}
+
 /// A kernel ready to run: the proof that the CPU has its features.
 #[derive(Clone, Copy)]
 enum Ready {
@@ -647,11 +671,15 @@ impl Kernel {
     /// The kernel [`ENV_KERNEL`] asks for (Auto when unset), checked: an error names a
     /// kernel this CPU lacks, or an unknown name, and lists the kernels it runs.
     pub fn from_env() -> Result<Kernel, String> {
+        if let Err(n) = hide_list() {
+            return Err(format!("{ENV_HIDE}: {n:?} is not a kernel that can be hidden (avx512, avx2)"));
+        }
         let Some(v) = std::env::var_os(ENV_KERNEL) else { return Ok(Kernel::Auto) };
         let runs = Kernel::available_kernels().iter().map(|k| k.label()).collect::<Vec<_>>().join(", ");
         let name = v.to_string_lossy();
         match Kernel::from_label(&name) {
             Some(k) if k.available() => Ok(k),
+            Some(k) if hidden(k) => Err(format!("{ENV_KERNEL}={}: hidden by {ENV_HIDE} (this process runs: {runs})", k.label())),
             Some(k) => Err(format!("{ENV_KERNEL}={}: this CPU lacks the instructions of the {} kernel (it runs: {runs})", k.label(), k.label())),
             None => Err(format!("{ENV_KERNEL}={:?}: not a kernel (this CPU runs: {runs}; or auto)", name)),
         }
@@ -663,9 +691,9 @@ impl Kernel {
             Kernel::Auto => auto().ready(),
             Kernel::Portable => Some(Ready::Portable),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => lanes::avx2::kernel().map(Ready::Avx2),
+            Kernel::Avx2 => lanes::avx2::kernel().filter(|_| !hidden(self)).map(Ready::Avx2),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => lanes::avx512::kernel().map(Ready::Avx512),
+            Kernel::Avx512 => lanes::avx512::kernel().filter(|_| !hidden(self)).map(Ready::Avx512),
             #[cfg(not(target_arch = "x86_64"))]
             Kernel::Avx2 | Kernel::Avx512 => None,
         }
@@ -1170,6 +1198,63 @@ mod tests {
                 let (fast, full) = both(&b, g);
                 assert_eq!(fast, full, "{g}: {}", crate::text::disasm(&b));
             }
+        }
+    }
+
+    /// [`super::ENV_HIDE`] is read once per process: each case runs in a child
+    /// run of this test binary (this test alone), which checks it.
+    #[test]
+    fn hidden_kernels_are_missing_for_the_whole_process() {
+        use super::{Kernel, ENV_HIDE, ENV_KERNEL};
+        const CHILD: &str = "TPB_ISA_TEST_HIDE_CHILD";
+        if let Some(case) = std::env::var_os(CHILD) {
+            let named = |k: Kernel| k.label().to_string();
+            match case.to_str() {
+                // As on a CPU with neither AVX2 nor AVX-512: only the portable kernel runs,
+                // whatever is asked for, and the verdicts are the same.
+                Some("none") => {
+                    assert_eq!(Kernel::available_kernels(), [Kernel::Portable]);
+                    assert_eq!([Kernel::Auto, Kernel::Avx512, Kernel::Avx2].map(Kernel::runs), [Kernel::Portable; 3]);
+                    assert_eq!(Kernel::from_env(), Ok(Kernel::Auto));
+                    let (bytes, g) = (props::seeded_bytes(7, 1 << 14), Generation::V3);
+                    let stream: Vec<u8> = (0..64u64).flat_map(|s| props::seeded_bytes(s, 64)).chain(bytes).collect();
+                    let run = |k| {
+                        let mut seen = Vec::new();
+                        crate::validate::decode_stream_with(k, &stream, g, |i, _, f| seen.push((i, f.to_vec())));
+                        seen
+                    };
+                    assert!(run(Kernel::Portable).iter().any(|(_, f)| !f.is_empty()));
+                    assert_eq!(run(Kernel::Avx512), run(Kernel::Portable));
+                }
+                // Named, a hidden kernel is refused as a missing one is, saying why.
+                Some("named") => {
+                    assert!(!Kernel::available_kernels().contains(&Kernel::Avx512));
+                    let Err(e) = Kernel::from_env() else { panic!("a hidden kernel was accepted") };
+                    assert!(e.starts_with(&format!("{ENV_KERNEL}=avx512: hidden by {ENV_HIDE} (this process runs: ")), "{e}");
+                    assert!(e.contains(&named(Kernel::Portable)) && !e.contains("avx512)"), "{e}");
+                }
+                _ => {
+                    let hide = std::env::var(ENV_HIDE).unwrap_or_default();
+                    let Err(e) = Kernel::from_env() else { panic!("{ENV_HIDE}={hide:?} was accepted") };
+                    assert!(e.contains("is not a kernel that can be hidden"), "{e}");
+                }
+            }
+            return;
+        }
+        let this = module_path!().split_once("::").map_or("", |(_, path)| path).to_owned() + "::hidden_kernels_are_missing_for_the_whole_process";
+        let exe = std::env::current_exe().unwrap_or_else(|e| panic!("this test binary: {e}"));
+        let cases: [(&str, &str, Option<&str>); 4] =
+            [("none", "avx512,avx2", None), ("named", "avx512", Some("avx512")), ("bad", "avx512,sse", None), ("bad", "portable", None)];
+        for (case, hide, kernel) in cases {
+            let mut c = std::process::Command::new(&exe);
+            c.args(["--exact", &this, "--test-threads", "1"]).env(CHILD, case).env(ENV_HIDE, hide).env_remove(ENV_KERNEL);
+            if let Some(k) = kernel {
+                c.env(ENV_KERNEL, k);
+            }
+            let run = c.output().unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+            let out = String::from_utf8_lossy(&run.stdout);
+            assert!(run.status.success(), "{case} {hide}: {out}{}", String::from_utf8_lossy(&run.stderr));
+            assert!(out.contains("1 passed"), "{case}: the child ran no test: {out}");
         }
     }
 
