@@ -322,6 +322,16 @@ fn a_tar_without_its_end_blocks_is_noted() {
     let n = parse(&wrap(&build::gzip(&t[..t.len() - 512]).unwrap())).unwrap();
     assert_eq!(n.archive_end.zero_blocks, 1);
     assert!(n.notes.iter().any(|x| x.contains("one end-of-archive block")), "{:?}", n.notes);
+    // One zero block, then bytes that are no header: the note is about those bytes.
+    let junk = [&t[..t.len() - 512], &[0x41; 512][..]].concat();
+    let n = parse(&wrap(&build::gzip(&junk).unwrap())).unwrap();
+    assert_eq!((n.archive_end.zero_blocks, n.archive_end.trailing), (1, 512));
+    assert!(!n.notes.iter().any(|x| x.contains("one end-of-archive block")), "{:?}", n.notes);
+    assert!(
+        n.notes.iter().any(|x| x.starts_with("512 bytes after the tar's end-of-archive blocks") && x.contains("512 of them non-zero")),
+        "{:?}",
+        n.notes
+    );
     let n = parse(&wrap(&build::gzip(&t).unwrap())).unwrap();
     assert_eq!((n.archive_end.zero_blocks, n.trailing_tar_bytes), (2, 0));
     assert!(n.notes.is_empty(), "{:?}", n.notes);

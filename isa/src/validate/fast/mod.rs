@@ -271,9 +271,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
             continue;
         };
         let n = view.resolve("num").map_or(0, |(_, size)| size / 2);
-        // The full path reads nothing from a slot its pattern does not fit.
-        let fits = view.size == slot.size() && pl.offset + view.size <= BUNDLE_BYTES;
-        if !pattern_plannable(n, fits, gathered_follows, view.size, dtype_at) {
+        if !pattern_plannable(n, (pl.offset, slot.size()), gathered_follows, view.size, dtype_at) {
             fast = false;
             continue;
         }
@@ -319,10 +317,13 @@ fn band_rule_fits(n: usize, at: usize) -> bool {
 }
 
 /// Whether a pattern slot's plan can hold it: 1 to [`MAX_NUMS`] nums (one
-/// 8-byte read), its pattern `fits` the slot and the bundle, a gathered data
-/// word follows the index word when read as INDIRECT16B, the slot spans the
-/// 8 bytes its first read takes, and its dtype byte (if any) is in the bundle.
-fn pattern_plannable(nums: usize, fits: bool, gathered_follows: bool, size: usize, dtype_at: Option<usize>) -> bool {
+/// 8-byte read), its pattern of `size` bytes fits the slot at `offset` of
+/// `slot_size` bytes (the full path reads nothing from a slot its pattern does
+/// not fit) and the bundle, a gathered data word follows the index word when
+/// read as INDIRECT16B, the slot spans the 8 bytes its first read takes, and
+/// its dtype byte (if any) is in the bundle.
+fn pattern_plannable(nums: usize, (offset, slot_size): (usize, usize), gathered_follows: bool, size: usize, dtype_at: Option<usize>) -> bool {
+    let fits = size == slot_size && offset + size <= BUNDLE_BYTES;
     (1..=MAX_NUMS).contains(&nums) && fits && gathered_follows && size >= 8 && dtype_at.is_none_or(|o| o < BUNDLE_BYTES)
 }
 
@@ -978,11 +979,15 @@ mod tests {
     #[test]
     fn a_pattern_slot_is_planned_only_within_what_one_read_of_each_kind_takes() {
         use super::{pattern_plannable, BUNDLE_BYTES, MAX_NUMS};
-        let ok = |nums, size, dtype_at| pattern_plannable(nums, true, true, size, dtype_at);
+        let ok = |nums, size, dtype_at| pattern_plannable(nums, (4, size), true, size, dtype_at);
         assert!(ok(1, 8, None) && ok(MAX_NUMS, 16, Some(BUNDLE_BYTES - 1)));
         // Too few or too many nums for one read, a slot narrower than its first read, a dtype byte outside.
         assert!(!ok(0, 16, None) && !ok(MAX_NUMS + 1, 16, None) && !ok(2, 7, None) && !ok(2, 16, Some(BUNDLE_BYTES)));
-        assert!(!pattern_plannable(2, false, true, 16, None) && !pattern_plannable(2, true, false, 16, None));
+        assert!(!pattern_plannable(2, (4, 16), false, 16, None));
+        // The pattern must be the slot's size, and end inside the bundle (today's tables never differ).
+        assert!(pattern_plannable(2, (BUNDLE_BYTES - 16, 16), true, 16, None));
+        assert!(!pattern_plannable(2, (BUNDLE_BYTES - 15, 16), true, 16, None));
+        assert!(!pattern_plannable(2, (4, 20), true, 16, None) && !pattern_plannable(2, (4, 12), true, 16, None));
     }
 
     #[test]
