@@ -86,6 +86,15 @@ fn conform_reports_the_errata_and_both_verdicts_on_the_committed_programs() -> R
     let sema = c.engine_mismatches().get(&0xA0).ok_or("no EventSemaphore off SP")?;
     assert!(!sema.contains_key("SP") && sema.values().sum::<usize>() > 0, "{sema:?}");
     assert!(c.to_markdown().contains("### Engines the opcode table does not name"));
+    // The JSON report lists the same: one entry per opcode, its table engine and the counts.
+    let j = c.to_json();
+    let listed = j["spec_disagreements"]["engine_mismatches"].as_array().cloned().unwrap_or_default();
+    assert_eq!(listed.len(), c.engine_mismatches().len(), "{listed:?}");
+    let Some(sema_json) = listed.iter().find(|e| e["opcode"] == "0xa0") else { panic!("no EventSemaphore in {listed:?}") };
+    assert_eq!(sema_json["table"], "SP");
+    for (engine, n) in sema {
+        assert_eq!(sema_json["engines"][*engine], *n, "{engine}: {sema_json}");
+    }
     // A bundle disagrees with the spec through a finding or an engine the table does not name.
     let off_engine: usize = c.engine_mismatches().values().flat_map(|m| m.values()).sum();
     assert!(c.spec_disagreements() >= c.invalid_spec().max(off_engine), "{} < {} or {off_engine}", c.spec_disagreements(), c.invalid_spec());
