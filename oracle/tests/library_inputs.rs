@@ -88,6 +88,9 @@ fn bad_inputs_are_clear_errors_with_exit_1() {
     assert_error(&check(&p), &p, "neither an ELF file nor a wheel");
     let p = write(d, "empty.so", b"");
     assert_error(&check(&p), &p, "(empty file)");
+    // Shorter than a magic number: the bytes there are, named.
+    let p = write(d, "short.so", b"\x7fEL");
+    assert_error(&check(&p), &p, "7f 45 4c");
     let p = d.join("absent.so");
     assert_error(&check(&p), &p, "cannot read");
 

@@ -47,9 +47,10 @@ impl Input {
         let shown = path.display().to_string();
         let io = |source| WalrusError::Io { path: shown.clone(), source };
         let mut file = std::fs::File::open(path).map_err(io)?;
-        let mut magic = [0u8; 4];
-        let got = read_up_to(&mut file, &mut magic).map_err(io)?;
-        let magic = &magic[..got];
+        // The first four bytes, or as many as a shorter file has.
+        let mut magic = Vec::with_capacity(4);
+        (&mut file).take(4).read_to_end(&mut magic).map_err(io)?;
+        let magic = &magic[..];
         if ZIP_MAGICS.iter().any(|m| magic == &m[..]) {
             let file = std::fs::File::open(path).map_err(io)?;
             let (member, bytes) = read_wheel_member(&shown, file, max_bytes)?;
@@ -68,17 +69,6 @@ impl Input {
         let (bytes, digests) = read_hashed(file, len).map_err(io)?;
         Ok(Input { path: path.to_path_buf(), member: None, bytes, digests: Some(digests) })
     }
-}
-
-fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
 }
 
 fn hex_magic(b: &[u8]) -> String {
