@@ -406,6 +406,27 @@ fn an_out_of_range_shstrndx_is_named_not_called_stripped() {
 }
 
 #[test]
+fn a_section_count_kept_in_section_0_reads_as_the_header_s_own() {
+    // e_shnum 0 with section 0's sh_size holding the count (how more than 0xff00 sections are
+    // written): the same library, read the same.
+    let lib = Fixture::moved().build().unwrap();
+    let shnum = u16::from_le_bytes([lib[0x3c], lib[0x3d]]);
+    let shoff = u64::from_le_bytes(lib[0x28..0x30].try_into().unwrap()) as usize;
+    let mut extended = lib.clone();
+    extended[0x3c..0x3e].fill(0);
+    extended[shoff + 0x20..shoff + 0x28].copy_from_slice(&u64::from(shnum).to_le_bytes());
+    let (a, b) = (Image::parse("lib.so", &lib).unwrap(), Image::parse("lib.so", &extended).unwrap());
+    let names = |i: &Image| i.elf.section_headers.iter().filter_map(|s| i.elf.shdr_strtab.get_at(s.sh_name).map(str::to_string)).collect::<Vec<_>>();
+    assert_eq!(names(&b), names(&a));
+    assert!(names(&a).iter().any(|n| n == ".rodata"), "{:?}", names(&a));
+    let profiles = tpb_oracle::walrus::Profiles::embedded().unwrap();
+    let rows = |i: &Image| {
+        tpb_oracle::walrus::check_image(i, &profiles).unwrap().rows.iter().map(|r| (r.id.clone(), format!("{:?}", r.status))).collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&b), rows(&a));
+}
+
+#[test]
 fn a_segment_or_section_without_file_bytes_may_point_past_the_end_but_one_with_bytes_may_not() {
     let lib = Fixture::moved().build().unwrap();
     let word = |at: usize, n: usize| lib[at..at + n].iter().rev().fold(0u64, |v, b| v << 8 | u64::from(*b)) as usize;
