@@ -43,7 +43,7 @@ impl MxFields {
     /// differ (then MX bodies stay on the reporting path).
     pub(super) fn from_layouts() -> Option<MxFields> {
         let (direct, gather) = (&MxMemPattern1d::LAYOUT, &MxIndirect16b::LAYOUT);
-        if direct.size != gather.size || gather.field_offset("index") != Some(0) {
+        if !forms_agree(direct, gather) {
             return None;
         }
         let at = |l: &Layout, f: &str| l.field_offset(f).map(offset);
@@ -58,6 +58,25 @@ impl MxFields {
             gather_k_extent: at(gather, "k_extent")?,
             gather_scale_base_part: at(gather, "scale_base_part")?,
         })
+    }
+}
+
+/// Whether an MX operand's gather form is read like its direct form: the same
+/// size, with the index word first where the direct form has its address.
+fn forms_agree(direct: &Layout, gather: &Layout) -> bool {
+    direct.size == gather.size && gather.field_offset("index") == Some(0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_gather_form_must_match_the_direct_one_in_size_and_index_word() {
+        // Today's two layouts agree; the guard is tested on altered copies.
+        use super::{forms_agree, Layout, MxIndirect16b, MxMemPattern1d};
+        let (direct, gather) = (MxMemPattern1d::LAYOUT, MxIndirect16b::LAYOUT);
+        assert!(forms_agree(&direct, &gather));
+        assert!(!forms_agree(&direct, &Layout { size: gather.size + 4, ..gather }));
+        assert!(!forms_agree(&direct, &Layout { fields: &gather.fields[1..], ..gather }));
     }
 }
 
