@@ -67,19 +67,6 @@ fn forms_agree(direct: &Layout, gather: &Layout) -> bool {
     direct.size == gather.size && gather.field_offset("index") == Some(0)
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_gather_form_must_match_the_direct_one_in_size_and_index_word() {
-        // Today's two layouts agree; the guard is tested on altered copies.
-        use super::{forms_agree, Layout, MxIndirect16b, MxMemPattern1d};
-        let (direct, gather) = (MxMemPattern1d::LAYOUT, MxIndirect16b::LAYOUT);
-        assert!(forms_agree(&direct, &gather));
-        assert!(!forms_agree(&direct, &Layout { size: gather.size + 4, ..gather }));
-        assert!(!forms_agree(&direct, &Layout { fields: &gather.fields[1..], ..gather }));
-    }
-}
-
 /// The register and dead-mode rules of one address word: whether they
 /// hold, and whether the word is a plain memory address (whose region the
 /// caller checks).
@@ -128,4 +115,17 @@ pub(super) fn clean(raw: Raw, m: &MxPlan, f: &MxFields, dtype: u8) -> bool {
         && MX_STEP_DIRS.contains(&raw.byte(at(f.step_dir)))
         && k != 0
         && raw.byte(at(f.scale_base_part)) < MX_SCALE_PARTS
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_gather_form_must_match_the_direct_one_in_size_and_index_word() {
+        // Today's two layouts agree; the guard is tested on altered copies.
+        use super::{forms_agree, Layout, MxIndirect16b, MxMemPattern1d};
+        let (direct, gather) = (MxMemPattern1d::LAYOUT, MxIndirect16b::LAYOUT);
+        assert!(forms_agree(&direct, &gather));
+        assert!(!forms_agree(&direct, &Layout { size: gather.size + 4, ..gather }));
+        assert!(!forms_agree(&direct, &Layout { fields: &gather.fields[1..], ..gather }));
+    }
 }
