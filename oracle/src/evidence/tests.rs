@@ -123,6 +123,13 @@ fn histograms_order_by_count_then_value_and_stay_bounded() {
     let (top, other) = big.top();
     assert_eq!(top[0], ("0x00000000".to_string(), 2));
     assert_eq!(other, MAX_TRACKED as u64 + 11 - top.iter().map(|x| x.1).sum::<u64>());
+    // Values wider than 8 bytes are held apart, under the same cap.
+    let mut wide = Hist::default();
+    for i in 0..(MAX_TRACKED as u64 + 10) {
+        wide.add(&[i.to_le_bytes(), [0xEE; 8]].concat());
+    }
+    wide.add(&[0u64.to_le_bytes(), [0xEE; 8]].concat());
+    assert_eq!((wide.distinct(), wide.capped(), wide.total()), (MAX_TRACKED, true, MAX_TRACKED as u64 + 11));
 }
 
 #[test]
