@@ -1005,3 +1005,26 @@ fn a_long_name_carried_by_a_gnu_or_pax_record_gets_no_second_one() -> R {
     assert!(!packed.windows(13).any(|w| w == b"././@LongLink"), "a GNU long name beside the pax record");
     Ok(())
 }
+
+#[test]
+fn a_record_of_zeros_after_a_gzip_member_ending_on_a_record_is_packed_back() -> R {
+    // A gzip member exactly one record long (its comment sized to make it so), then one
+    // record of zeros: more than padding to a record, so kept byte for byte.
+    use std::io::Write;
+    let tar = tar_with(&[("a.txt", 0o644, 0, 0, b"hello")])?;
+    let gz = |comment: &str| -> R<Vec<u8>> {
+        let mut e = flate2::GzBuilder::new().comment(comment).write(Vec::new(), flate2::Compression::default());
+        e.write_all(&tar)?;
+        Ok(e.finish()?)
+    };
+    let member = gz(&"c".repeat(10240 - gz("")?.len()))?;
+    assert_eq!(member.len(), 10240);
+    let dir = tempfile::tempdir()?;
+    let f = dir.path().join("in.neff");
+    std::fs::write(&f, build::container_from_payload(2, &[&member[..], &[0; 10240]].concat()))?;
+    let (u, out) = (dir.path().join("u"), dir.path().join("out.neff"));
+    ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
+    ok(&tpb(&[&"neff", &"pack", &u, &"-o", &out])?, "pack");
+    assert!(std::fs::read(&out)? == std::fs::read(&f)?, "the repacked container differs");
+    Ok(())
+}

@@ -107,6 +107,15 @@ fn a_word_of_low_sbuf_addresses_is_a_number_that_also_reads_as_a_weak_address() 
     let f = field_at(&fields, 0x20);
     assert_eq!((f.kind, f.size), (Kind::Word, 4), "{f:#?}");
     assert!(f.also.iter().any(|a| a.starts_with("addr4 (weak")), "{:?}", f.also);
+    // The JSON says so in the field's evidence; a field with nothing else to say has no `also`.
+    let j = infer(&bundles).to_json();
+    let fields = j["opcodes"][0]["fields"].as_array().cloned().unwrap_or_default();
+    let Some(word) = fields.iter().find(|f| f["offset"] == 0x20) else { panic!("no field at 0x20: {fields:?}") };
+    assert!(
+        word["evidence"]["also"].as_array().is_some_and(|a| a.iter().any(|x| x.as_str().is_some_and(|x| x.starts_with("addr4 (weak")))),
+        "{word}"
+    );
+    assert!(fields.iter().any(|f| f["offset"] != 0x20 && f["evidence"].get("also").is_none()), "{fields:?}");
 }
 
 #[test]
