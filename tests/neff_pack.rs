@@ -327,7 +327,9 @@ fn bare_tar_and_plain_md5_containers_round_trip_in_their_own_form() -> R {
         let f = dir.path().join(format!("in{i}.neff"));
         std::fs::write(&f, &bytes)?;
         let (u, out) = (dir.path().join(format!("u{i}")), dir.path().join(format!("out{i}.neff")));
-        ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
+        let unpacked = tpb(&[&"neff", &"unpack", &f, &u])?;
+        ok(&unpacked, "unpack");
+        assert!(!stderr(&unpacked).contains("payload integrity"), "{form}: {}", stderr(&unpacked));
         let m: Value = serde_json::from_slice(&std::fs::read(u.join("manifest.json"))?)?;
         assert_eq!(m["digest"], form);
         ok(&tpb(&[&"neff", &"pack", &u, &"-o", &out])?, "pack");
@@ -1026,5 +1028,24 @@ fn a_record_of_zeros_after_a_gzip_member_ending_on_a_record_is_packed_back() -> 
     ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
     ok(&tpb(&[&"neff", &"pack", &u, &"-o", &out])?, "pack");
     assert!(std::fs::read(&out)? == std::fs::read(&f)?, "the repacked container differs");
+    Ok(())
+}
+
+#[test]
+fn a_digest_that_does_not_match_is_noted_on_unpack_and_written_right_on_pack() -> R {
+    let tar = tar_with(&[("a.txt", 0o644, 0, 0, b"hello")])?;
+    let mut bytes = build::container_from_tar(2, &tar)?;
+    let hash_at = neff::NeffHeader::LAYOUT.field_offset("hash").ok_or("hash")?;
+    bytes[hash_at] ^= 0xFF;
+    let dir = tempfile::tempdir()?;
+    let f = dir.path().join("in.neff");
+    std::fs::write(&f, &bytes)?;
+    let (u, out) = (dir.path().join("u"), dir.path().join("out.neff"));
+    let o = tpb(&[&"neff", &"unpack", &f, &u])?;
+    ok(&o, "unpack");
+    assert!(stderr(&o).contains("payload integrity: ") && stderr(&o).contains("; pack writes the digest as md5"), "{}", stderr(&o));
+    ok(&tpb(&[&"neff", &"pack", &u, &"-o", &out])?, "pack");
+    let packed = std::fs::read(&out)?;
+    assert!(packed[hash_at] != bytes[hash_at] && packed[..hash_at] == bytes[..hash_at], "the digest was not rewritten");
     Ok(())
 }

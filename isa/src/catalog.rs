@@ -25,7 +25,7 @@ pub fn facts() -> Vec<Fact> {
         Fact {
             id: "setup_header_code",
             value: FactValue::Bytes(&h::SETUP_HEADER_CODE),
-            prov: Provenance::new("2.1", Confidence::Confirmed),
+            prov: h::SETUP_HEADER_PROV,
             doc: "setupHeader body, identical on CoreV2/V3/V4",
         },
         int("addr4_addr_mask", u64::from(a::ADDR_MASK), "2.2", Confidence::Confirmed, "29-bit byte address"),

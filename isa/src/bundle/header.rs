@@ -13,6 +13,8 @@ pub const INST_WORD_LEN_SATURATE: u8 = 0x11;
 /// setupHeader's body, byte-identical on CoreV2/V3/V4:
 /// load opcode, store length 0x10, store opcode, zero the reserved half-word, return.
 pub const SETUP_HEADER_CODE: [u8; 16] = [0x0f, 0xb6, 0x02, 0xc6, 0x46, 0x01, 0x10, 0x88, 0x06, 0x31, 0xc0, 0x66, 0x89, 0x46, 0x02, 0xc3];
+/// Where [`SETUP_HEADER_CODE`] comes from: spec §2.1, CONFIRMED.
+pub const SETUP_HEADER_PROV: crate::provenance::Provenance = crate::provenance::Provenance::new("2.1", crate::provenance::Confidence::Confirmed);
 
 wire_struct! {
     /// Opcode, length, reserved: written by setupHeader before the body is filled.
