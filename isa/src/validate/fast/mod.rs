@@ -887,13 +887,21 @@ mod tests {
         assert!(!band_rule_fits(MAX_BAND, 4) && !band_rule_fits(0, BUNDLE_BYTES));
     }
 
-    #[test]
-    fn a_gathers_static_num_bytes_are_never_read() {
-        // A gather reads its slot as INDIRECT16B (or only its index word, when narrow): the
-        // static pattern's nums lie in bytes it does not read, so zeros there change nothing.
-        use crate::addr4::Addr4;
+    /// A live pattern slot of a bundle: its offset, address word, pattern layout and slot size.
+    struct PatternSlot {
+        at: usize,
+        word: crate::addr4::Addr4,
+        view: &'static crate::layout::Layout,
+        slot_size: usize,
+        /// Where its nums are: (offset in the slot, bytes).
+        nums: (usize, usize),
+    }
+
+    /// Generated bundles valid under the spec (3000 seeds, the generations in turn), each with
+    /// its live pattern slots.
+    fn clean_bundles_with_pattern_slots() -> Vec<(Generation, Bundle, Vec<PatternSlot>)> {
         use crate::operands::{self, SlotType};
-        let mut zeroed = [0usize; 2];
+        let mut out = Vec::new();
         for seed in 0..3000u64 {
             let bytes = props::seeded_bytes(seed, 512);
             let g = Generation::ALL[seed as usize % 3];
@@ -902,17 +910,34 @@ mod tests {
             if !crate::validate::validate(&b, g).is_empty() {
                 continue;
             }
+            let raw = b.encode();
+            let slots = operands::live_slots(op)
+                .filter_map(|slot| {
+                    let SlotType::Pattern(dims) = slot.ty else { return None };
+                    let at = slot.offset(b.layout());
+                    let word = u32::from_le_bytes(raw.get(at..at + 4)?.try_into().ok()?);
+                    let view = crate::descriptor::pattern_layout(dims);
+                    let Some(nums) = view.resolve("num") else { panic!("{} has no nums", view.name) };
+                    Some(PatternSlot { at, word: crate::addr4::Addr4::new(word), view, slot_size: slot.size(), nums })
+                })
+                .collect();
+            out.push((g, b, slots));
+        }
+        out
+    }
+
+    #[test]
+    fn a_gathers_static_num_bytes_are_never_read() {
+        // A gather reads its slot as INDIRECT16B (or only its index word, when narrow): the
+        // static pattern's nums lie in bytes it does not read, so zeros there change nothing.
+        let mut zeroed = [0usize; 2];
+        for (g, b, slots) in clean_bundles_with_pattern_slots() {
             let mut raw = b.encode();
-            for slot in operands::live_slots(op) {
-                let SlotType::Pattern(dims) = slot.ty else { continue };
-                let at = slot.offset(b.layout());
-                let Some(word) = raw.get(at..at + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()) else { continue };
-                let word = Addr4::new(u32::from_le_bytes(word));
-                let view = crate::descriptor::pattern_layout(dims);
-                let Some((num, size)) = view.resolve("num") else { panic!("{} has no nums", view.name) };
-                if word.is_indirect() && !word.is_register() && slot.size() == view.size {
-                    raw[at + num..at + num + size].fill(0);
-                    zeroed[usize::from(view.size >= crate::descriptor::Indirect16b::LAYOUT.size)] += 1;
+            for s in slots {
+                let (num, size) = s.nums;
+                if s.word.is_indirect() && !s.word.is_register() && s.slot_size == s.view.size {
+                    raw[s.at + num..s.at + num + size].fill(0);
+                    zeroed[usize::from(s.view.size >= crate::descriptor::Indirect16b::LAYOUT.size)] += 1;
                 }
             }
             let c = Bundle::decode(&raw);
@@ -927,31 +952,18 @@ mod tests {
     fn a_narrow_gathers_nums_are_never_read() {
         // An indirect word in a slot too narrow for INDIRECT16B gathers through its index
         // word alone: its nums are never read, so zero nums leave a clean bundle clean.
-        use crate::addr4::{Addr4, MODE_INDIRECT, MODE_MASK};
-        use crate::operands::{self, SlotType};
+        use crate::addr4::{MODE_INDIRECT, MODE_MASK};
         let mut narrow = 0;
-        for seed in 0..3000u64 {
-            let bytes = props::seeded_bytes(seed, 512);
-            let g = Generation::ALL[seed as usize % 3];
-            let Ok(b) = smith::bundle(&mut Unstructured::new(&bytes), g) else { continue };
-            let Some(op) = crate::opcode::lookup(b.opcode()) else { continue };
-            if !crate::validate::validate(&b, g).is_empty() {
-                continue;
-            }
+        for (g, b, slots) in clean_bundles_with_pattern_slots() {
             let mut raw = b.encode();
             let mut changed = 0;
-            for slot in operands::live_slots(op) {
-                let SlotType::Pattern(dims) = slot.ty else { continue };
-                let at = slot.offset(b.layout());
-                let Some(word) = raw.get(at..at + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()) else { continue };
-                let word = Addr4::new(u32::from_le_bytes(word));
-                let view = crate::descriptor::pattern_layout(dims);
-                if word.is_register() || slot.size() >= crate::descriptor::Indirect16b::LAYOUT.size {
+            for s in slots {
+                if s.word.is_register() || s.slot_size >= crate::descriptor::Indirect16b::LAYOUT.size {
                     continue;
                 }
-                let Some((num, size)) = view.resolve("num") else { panic!("{} has no nums", view.name) };
-                raw[at..at + 4].copy_from_slice(&(word.word() & !MODE_MASK | MODE_INDIRECT).to_le_bytes());
-                raw[at + num..at + num + size].fill(0);
+                let (num, size) = s.nums;
+                raw[s.at..s.at + 4].copy_from_slice(&(s.word.word() & !MODE_MASK | MODE_INDIRECT).to_le_bytes());
+                raw[s.at + num..s.at + num + size].fill(0);
                 changed += 1;
             }
             if changed == 0 {
