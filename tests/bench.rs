@@ -40,6 +40,7 @@ fn bench_writes_a_report_with_every_row() {
         "| codec | decode | ",
         "| codec | encode | ",
         "| codec | decode+encode | ",
+        "| codec | decode, move by value, encode | ",
         "| codec | decode+validate (decode_stream, portable kernel",
         "kernel, auto) | ",
         "- validator kernels this CPU runs: ",
@@ -53,6 +54,10 @@ fn bench_writes_a_report_with_every_row() {
     ] {
         assert!(md.contains(want), "report lacks `{want}`:\n{md}");
     }
+    // The round trip carries the codec target; the row with a move between decode and encode only informs.
+    let line = |start: &str| md.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("no `{start}` row:\n{md}"));
+    assert!(line("| codec | decode+encode | ").contains("| ≥ 0.3× |"), "{md}");
+    assert!(line("| codec | decode, move by value, encode | ").contains("| — |"), "{md}");
     // With two cores or more, the scaling rows are measured, the memory-read limit among them.
     if std::thread::available_parallelism().map_or(1, usize::from) >= 2 {
         assert!(md.contains("| codec | machine: memory read, ") && md.contains("| codec | parallel validate, "), "{md}");

@@ -30,6 +30,7 @@ fn codec(c: &mut Criterion) {
     group.bench_function("decode", |b| b.iter(|| workload::decode(&stream)));
     group.bench_function("encode", |b| b.iter(|| workload::encode(&typed, &mut out)));
     group.bench_function("decode+encode", |b| b.iter(|| workload::roundtrip(&stream, &mut out)));
+    group.bench_function("decode+move+encode", |b| b.iter(|| workload::roundtrip_moved(&stream, &mut out)));
     group.bench_function("decode+validate", |b| b.iter(|| workload::decode_validate(&stream, g)));
     for k in Kernel::available_kernels() {
         group.bench_function(format!("decode+validate-{}", k.label()), |b| b.iter(|| workload::decode_validate_on(k, &stream, g)));

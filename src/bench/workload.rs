@@ -95,8 +95,25 @@ pub fn encode(bundles: &[Bundle], out: &mut [u8]) {
     black_box(out);
 }
 
-/// Decode then encode every bundle into `out`: the codec round trip.
+/// Decode then encode every bundle into `out`: the codec round trip. The
+/// decoded value is written to memory (its address escapes mutably) and
+/// `encode` reads it back from there, as in user code that decodes into a
+/// variable and encodes it.
 pub fn roundtrip(stream: &[u8], out: &mut [u8]) {
+    for (raw, dst) in bundles(stream).zip(out.chunks_exact_mut(BUNDLE_BYTES)) {
+        let mut bundle = Bundle::decode(raw);
+        black_box(&mut bundle);
+        dst.copy_from_slice(&bundle.encode());
+    }
+    black_box(out);
+}
+
+/// [`roundtrip`] with the decoded value moved once between decode and encode
+/// (`black_box` by value copies it to a new place). Untargeted: it shows what
+/// a move right after decoding costs (reports/profiling.md: the enum's tag
+/// byte puts the body at offset 1, so a move's 16-byte reads each span two
+/// of decode's stores and wait for them to retire).
+pub fn roundtrip_moved(stream: &[u8], out: &mut [u8]) {
     for (raw, dst) in bundles(stream).zip(out.chunks_exact_mut(BUNDLE_BYTES)) {
         dst.copy_from_slice(&black_box(Bundle::decode(raw)).encode());
     }
