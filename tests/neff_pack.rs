@@ -1009,6 +1009,58 @@ fn a_long_name_carried_by_a_gnu_or_pax_record_gets_no_second_one() -> R {
 }
 
 #[test]
+fn a_pax_extension_kept_as_stored_bytes_must_still_describe_its_member() -> R {
+    // `015 path=a.txt` is a record a tar reader takes (its length is right) but one that does
+    // not re-encode to the same bytes, so the manifest keeps the extension as stored `data`.
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"PaxHeaders/a", kind: b'x', link: b"", data: b"015 path=a.txt\n011 size=5\n" },
+        build::RawEntry::file("a.txt", b"hello"),
+    ])?;
+    let (base, f, dir) = unpacked(1, &tar)?;
+    let path = dir.join("manifest.json");
+    let original: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+    let x = &original["members"][0]["extensions"][0];
+    assert!(x["data"].is_string() && x.get("records").is_none_or(Value::is_null), "not kept as stored bytes: {x}");
+    let out = base.path().join("packed.neff");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack unchanged");
+    assert!(std::fs::read(&out)? == std::fs::read(&f)?, "the unchanged container repacks differently");
+    // Renamed in the manifest: the stored `path` record would still name a.txt.
+    let mut m = original.clone();
+    m["members"][0]["name"] = "b.txt".into();
+    m["members"][0]["file"] = "a.txt".into();
+    std::fs::write(&path, serde_json::to_vec(&m)?)?;
+    let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("renamed.neff")])?;
+    refused(&o, "member b.txt: the packed archive reads its name back as `a.txt`, not `b.txt`", "renamed");
+    assert!(!base.path().join("renamed.neff").exists(), "a refused pack wrote its output");
+    // Edited to another length: the stored `size` record would still say 5.
+    std::fs::write(&path, serde_json::to_vec(&original)?)?;
+    std::fs::write(dir.join("a.txt"), b"hello, world")?;
+    let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("edited.neff")])?;
+    refused(&o, "member a.txt: the packed archive reads its size back as `5`, not `12`", "edited");
+    // The extension's type edited to a file's: it reads back as a member of its own.
+    std::fs::write(dir.join("a.txt"), b"hello")?;
+    let mut m = original.clone();
+    m["members"][0]["extensions"][0]["tar"]["type"] = "file".into();
+    std::fs::write(&path, serde_json::to_vec(&m)?)?;
+    let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("typed.neff")])?;
+    refused(&o, "the packed archive reads back as 2 members, the manifest lists 1", "retyped");
+    // A symlink whose stored `linkpath` record names its target: a new target in the manifest is refused.
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"PaxHeaders/l", kind: b'x', link: b"", data: b"019 linkpath=a.txt\n" },
+        build::RawEntry { name: b"l", kind: b'2', link: b"a.txt", data: b"" },
+    ])?;
+    let (base, _, dir) = unpacked(1, &tar)?;
+    let path = dir.join("manifest.json");
+    let mut m: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+    assert_eq!(m["members"][0]["link"], "a.txt", "{m}");
+    m["members"][0]["link"] = "b.txt".into();
+    std::fs::write(&path, serde_json::to_vec(&m)?)?;
+    let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("relinked.neff")])?;
+    refused(&o, "member l: the packed archive reads its link back as `a.txt`, not `b.txt`", "relinked");
+    Ok(())
+}
+
+#[test]
 fn a_record_of_zeros_after_a_gzip_member_ending_on_a_record_is_packed_back() -> R {
     // A gzip member exactly one record long (its comment sized to make it so), then one
     // record of zeros: more than padding to a record, so kept byte for byte.

@@ -73,12 +73,7 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
     );
     row("encode", None, best_pair(o.rounds, &mut memcpy, || workload::encode(&typed, &mut out)), bytes);
     row("decode+encode", Some(ROUNDTRIP_TARGET), best_pair(o.rounds, &mut memcpy, || workload::roundtrip(src, &mut out)), bytes);
-    row(
-        "decode, move by value, encode",
-        None,
-        best_pair(o.rounds, &mut memcpy, || workload::roundtrip_moved(src, &mut out)),
-        bytes,
-    );
+    row("decode, move by value, encode", None, best_pair(o.rounds, &mut memcpy, || workload::roundtrip_moved(src, &mut out)), bytes);
     // A row per kernel this CPU runs; the target applies to the one `auto` picks here.
     for k in kernels {
         let picked = k == auto;

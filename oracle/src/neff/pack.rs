@@ -699,6 +699,7 @@ fn build_tar(m: &Manifest, data: &[Vec<u8>]) -> Result<Vec<u8>, PackError> {
     }
     // into_inner ends the archive with two zero blocks; keep as many as the original had.
     let mut tar = b.into_inner().map_err(|e| PackError::at(MANIFEST, e.to_string()))?;
+    reads_back_as_listed(&tar, m, data)?;
     if m.end_blocks > 2 {
         return Err(PackError::at(format!("{MANIFEST}: end_blocks"), format!("{} is over 2", m.end_blocks)));
     }
@@ -707,6 +708,51 @@ fn build_tar(m: &Manifest, data: &[Vec<u8>]) -> Result<Vec<u8>, PackError> {
         t.append(&mut tar).map_err(|e| PackError::at(format!("{MANIFEST}: after_archive"), e))?;
     }
     Ok(tar)
+}
+
+/// The archive just built must read back as the manifest lists it: each
+/// member's name, size and link as a tar reader sees them. An extension kept
+/// as stored bytes (pax records that do not re-encode exactly, say) is
+/// written unchanged, and its records override the member's header: after a
+/// rename or an edit in the manifest they would silently name the old member.
+fn reads_back_as_listed(tar: &[u8], m: &Manifest, data: &[Vec<u8>]) -> Result<(), PackError> {
+    let unreadable = |e: std::io::Error| PackError::at(MANIFEST, format!("the packed archive does not read back: {e}"));
+    let mut read = Vec::new();
+    for entry in tar::Archive::new(tar).entries().map_err(unreadable)? {
+        let entry = entry.map_err(unreadable)?;
+        read.push((lossy(&entry.path_bytes()), entry.size(), entry.link_name_bytes().map(|l| lossy(&l))));
+    }
+    if read.len() != m.members.len() {
+        return Err(PackError::at(
+            MANIFEST,
+            format!(
+                "the packed archive reads back as {} members, the manifest lists {}: an extension's type makes it a member",
+                read.len(),
+                m.members.len()
+            ),
+        ));
+    }
+    for ((name, size, link), (e, bytes)) in read.into_iter().zip(m.members.iter().zip(data)) {
+        let differs = |field: &str, packed: String, manifest: String| {
+            PackError::at(
+                format!("{MANIFEST}: member {}", e.name),
+                format!(
+                    "the packed archive reads its {field} back as `{packed}`, not `{manifest}`: an extension written as stored \
+                     (its `data`) overrides the header; edit or remove that extension"
+                ),
+            )
+        };
+        if clean(&name) != e.name {
+            return Err(differs("name", name, e.name.clone()));
+        }
+        if size != bytes.len() as u64 {
+            return Err(differs("size", size.to_string(), bytes.len().to_string()));
+        }
+        if link != e.link {
+            return Err(differs("link", link.unwrap_or_default(), e.link.clone().unwrap_or_default()));
+        }
+    }
+    Ok(())
 }
 
 /// An extension's body for a member of `size` bytes: pax records with
