@@ -315,4 +315,16 @@ fn every_opcode_and_constant_names_its_source_and_confidence() {
         let Some(line) = h.lines().find(|l| l.contains(&at)) else { panic!("no enumerator for {:#04x} {}", o.byte, o.name) };
         assert!(line.contains(&tag(o.body_prov)), "{:#04x}: {line}", o.byte);
     }
+    // Where each kind of body mapping comes from, one opcode of each: a spec family, a spec
+    // record, a layout recovered from real programs, none given.
+    for (byte, want) in [
+        (0x01, "body matmul [2.1 Family A / 2.5 CONFIRMED]"),
+        (0xa0, "body semaphore [1.14 CONFIRMED]"),
+        (0xa4, "body noop [R (recovered from real programs) INFERRED]"),
+        (0xb0, "body opaque [G3 (no body layout given) CONFIRMED]"),
+    ] {
+        let at = format!("= {byte:#04x}, /* ");
+        let line = h.lines().find(|l| l.contains("_OP_") && l.contains(&at)).unwrap_or_else(|| panic!("no opcode {byte:#04x}"));
+        assert!(line.contains(want), "{byte:#04x}: {line}");
+    }
 }
