@@ -84,10 +84,10 @@ struct SlotPlan {
 
 impl SlotPlan {
     /// The plan of a slot the opcode does not use: its address words are of
-    /// the Unused section, whose class needs nothing (so its dtype section is
-    /// never consulted; `.cargo/mutants.toml` names this function for that).
+    /// the Unused section, whose class needs nothing whatever the dtype class,
+    /// so its dtype section (the default, section 0) is never consulted.
     fn unused() -> SlotPlan {
-        SlotPlan { dtype_base: dtype_base(None, PsumWrite::Reads), mode_base: ModeSection::Unused.base(), ..SlotPlan::default() }
+        SlotPlan { mode_base: ModeSection::Unused.base(), ..SlotPlan::default() }
     }
 }
 
