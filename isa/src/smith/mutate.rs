@@ -493,6 +493,40 @@ mod tests {
         Ok(())
     }
 
+    /// The PSUM-write dtype mutation draws a narrow dtype the rule refuses:
+    /// bf16 among them on an ordinary PSUM destination, never on a matmul's
+    /// (where bf16 is allowed), and every draw is reported.
+    #[test]
+    fn a_psum_write_dtype_draw_is_one_the_destination_refuses() -> arbitrary::Result<()> {
+        use crate::dtype::BF16;
+        use crate::operands::{self, Role};
+        // Tags drawn on [ordinary, matmul] destinations.
+        let mut drawn: [std::collections::BTreeSet<u8>; 2] = Default::default();
+        for op in opcode::OPCODES {
+            let matmul = operands::live_slots(op).any(|s| s.role == (Role::Dst { matmul: true }));
+            let Some(g) = Generation::ALL.into_iter().rev().find(|g| op.available(*g)) else { continue };
+            for seed in 0..24 {
+                let bytes = seeded_bytes(seed, 4096);
+                let Ok(valid) = generate::bundle_for(&mut Unstructured::new(&bytes), g, op) else { continue };
+                let raw = valid.encode();
+                for (_, apply) in candidates(&raw, valid.layout(), op, g).iter().filter(|(e, _)| e.code == c::PSUM_WRITE_DTYPE.code) {
+                    for draw in 0..16u8 {
+                        let mut r = raw;
+                        let what = apply(&mut Unstructured::new(&[draw; 8]), &mut r)?;
+                        let found = validate(&Bundle::decode(&r), g);
+                        assert!(found.iter().any(|f| f.code == c::PSUM_WRITE_DTYPE.code), "{} {g}: `{what}` found {found:?}", op.name);
+                        let Some(tag) = what.rsplit("= ").next().and_then(|t| t.parse().ok()) else { panic!("no tag in `{what}`") };
+                        drawn[usize::from(matmul)].insert(tag);
+                    }
+                }
+            }
+        }
+        let [ordinary, matmul] = &drawn;
+        assert!(ordinary.contains(&BF16), "bf16 never drawn on an ordinary destination: {ordinary:?}");
+        assert!(!matmul.is_empty() && !matmul.contains(&BF16), "on matmul destinations: {matmul:?}");
+        Ok(())
+    }
+
     /// Every draw of the Pool scale mutation breaks the scale rule, on max
     /// and on avg pooling.
     #[test]
