@@ -528,7 +528,12 @@ fn numeric_field<'h>(h: &'h mut tar::Header, name: &str) -> Option<&'h mut [u8]>
 fn extensions(tar: &[u8], from: usize, to: usize) -> Result<Vec<Extension>, String> {
     let mut out = Vec::new();
     let mut pos = from;
-    while pos < to {
+    // Each extension takes at least its header block: that bounds the loop
+    // whatever the sizes say.
+    for _ in (from..to).step_by(BLOCK) {
+        if pos >= to {
+            break;
+        }
         let h = block(tar, pos).ok_or("extension header past the end")?;
         let size =
             usize::try_from(h.entry_size().map_err(|e| format!("extension header at tar offset {pos:#x}: {e}"))?).map_err(|e| e.to_string())?;
