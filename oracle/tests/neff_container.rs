@@ -608,3 +608,20 @@ fn reserved_header_bytes_are_reported_at_their_offsets() {
     assert_eq!(n.header.reserved_nonzero(), [a + 3, b + 5]);
     assert!(n.notes.iter().any(|x| x.contains(&format!("2 non-zero byte(s) in reserved header ranges, first at {:#x}", a + 3))), "{:?}", n.notes);
 }
+
+/// `tar_bytes` counts the whole decompressed tar stream: the members, the
+/// end-of-archive blocks and whatever follows them, gzip member or bare tar.
+#[test]
+fn the_unpacked_tar_size_is_the_whole_tar_stream() {
+    use tpb_oracle::neff::payload;
+    let plain = tar(&[("a.bin", vec![7u8; 700]), ("b.txt", b"hello".to_vec())]);
+    for after in [&b""[..], &[0u8; 512], b"junk after the end"] {
+        let t = [&plain[..], after].concat();
+        for (what, body) in [("gzip", gzip(&t)), ("tar", t.clone())] {
+            let u = payload::unpack("t.neff", &body, 0, &Limits::default(), &|_| None)
+                .unwrap_or_else(|e| panic!("{what} with {} bytes after: {e}", after.len()));
+            assert_eq!(u.tar_bytes, t.len() as u64, "{what} with {} bytes after", after.len());
+            assert_eq!(u.members.len(), 2, "{what}");
+        }
+    }
+}
