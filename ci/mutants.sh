@@ -8,7 +8,7 @@
 #          ci/mutants.sh --merge [--report FILE] --kept reports/mutants/runs   (every kept run)
 #          ci/mutants.sh --keep DIR NAME   (keep DIR's run, trimmed, as reports/mutants/runs/NAME)
 #          ci/mutants.sh --recheck DIR [--out DIR2] [--report FILE]
-#                        (run again the mutants DIR's run missed, each carried to its
+#                        (run again the mutants DIR's run missed or timed out on, each carried to its
 #                        line now through `git diff` from the commit that run mutated,
 #                        then report DIR's run with what became of them; DIR may be a
 #                        recheck, and then only what it still missed runs)
@@ -111,7 +111,7 @@ if [ -n "$recheck" ]; then
     exec python3 ci/mutants_report.py -o "$report" --recheck "$out/mutants.out" --recheck-map "$out/recheck.json" "$recheck"
   fi
   mode+=(--in-diff "$recheck_diff" "${res[@]}" --no-shuffle)
-  scope="recheck of the mutants $recheck missed"
+  scope="recheck of the mutants $recheck missed or timed out on"
 fi
 if [ -n "$shard" ]; then
   mode+=(--shard "$shard" --sharding round-robin)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Selects again the mutants an earlier cargo-mutants run missed, where edits
-have moved them since (ci/mutants.sh --recheck).
+"""Selects again the mutants an earlier cargo-mutants run missed or timed out
+on, where edits have moved them since (ci/mutants.sh --recheck).
 
     usage: ci/mutants_recheck.py EARLIER_MUTANTS_OUT COMMIT DIFF_OUT MAP_OUT
 
-COMMIT is the commit the earlier run mutated (its run.json). Each missed
-mutant's line is carried to the working tree through `git diff COMMIT` (a
+COMMIT is the commit the earlier run mutated (its run.json). Each missed or
+timed-out mutant's line is carried to the working tree through `git diff COMMIT` (a
 line inside a changed hunk has no counterpart: its code changed). Writes
 DIFF_OUT, a diff touching each carried line, and MAP_OUT, JSON {earlier name:
 name now, or null}, and prints the `--re` arguments naming the carried
@@ -67,12 +67,33 @@ def first_names(earlier):
     return {now: first for first, now in json.loads(prev.read_text()).items() if now}
 
 
+def timed_out(earlier):
+    """The mutants a run timed out on (hangs the tests did not stop; a test added
+    since may catch them): from timeout.txt, and from outcomes.json, which a
+    kept run holds without the text files."""
+    names = []
+    listed = Path(earlier) / "timeout.txt"
+    if listed.exists():
+        names += listed.read_text().splitlines()
+    try:
+        outcomes = json.loads((Path(earlier) / "outcomes.json").read_text()).get("outcomes", [])
+    except (OSError, ValueError, AttributeError):
+        outcomes = []
+    for o in outcomes:
+        m = o.get("scenario", {}).get("Mutant") if isinstance(o, dict) and isinstance(o.get("scenario"), dict) else None
+        if o.get("summary") == "Timeout" and isinstance(m, dict) and m.get("name") not in names:
+            names.append(m["name"])
+    return names
+
+
 def main():
     earlier, commit, diff_out, map_out = sys.argv[1:5]
     firsts = first_names(earlier)
     mapping, lines = {}, defaultdict(set)
     carriers = {}
-    for name in (Path(earlier) / "missed.txt").read_text().splitlines():
+    names = (Path(earlier) / "missed.txt").read_text().splitlines()
+    names += [n for n in timed_out(earlier) if n not in names]
+    for name in names:
         m = NAME.match(name)
         if not m:
             continue
@@ -95,7 +116,7 @@ def main():
         print("--re")
         print(f"^{esc(now)}$")
     gone = sum(1 for n in mapping.values() if n is None)
-    print(f"{len(mapping) - gone} missed mutant(s) carried to the tree, {gone} on changed lines", file=sys.stderr)
+    print(f"{len(mapping) - gone} missed or timed-out mutant(s) carried to the tree, {gone} on changed lines", file=sys.stderr)
     return 0
 
 

@@ -279,18 +279,19 @@ def main():
             if complete:
                 ungenerated |= {v for v in mapping.values() if v and v not in tested}
 
-    def recheck_verdict(n):
-        """(text, kind the recheck gave or None, still missed) of a missed mutant's first name."""
+    def recheck_verdict(n, was="missed"):
+        """(text, kind the recheck gave or None, still as it was) of a missed or timed-out mutant's first name."""
         key = n if n in moved else firsts.get(n, n)
         kind, commit = now.get(moved[key] if key in moved else key, (None, None))
+        still = "still missed" if was == "missed" else "still a timeout"
         if kind is not None:
-            return f"{kind} at {commit}", kind, kind == "missed"
+            return f"{kind} at {commit}", kind, kind == was
         if key not in moved:
-            # No recheck named it (its run was not rechecked): still missed.
-            return "not rechecked yet: still missed", None, True
+            # No recheck named it (its run was not rechecked).
+            return f"not rechecked yet: {still}", None, True
         if moved[key] and moved[key] not in ungenerated:
-            # Carried to the tree but never run again (a recheck its budget stopped): still missed.
-            return "not run again (the recheck stopped before it): still missed", None, True
+            # Carried to the tree but never run again (a recheck its budget stopped).
+            return f"not run again (the recheck stopped before it): {still}", None, True
         return "no longer generated: the code it mutated changed", None, False
 
     lines += ["## CPU-specific kernels (apart, never counted)", ""]
@@ -315,17 +316,22 @@ def main():
         lines += ["Each mutant missed above, run again after the tests were added (`ci/mutants.sh --recheck`):", ""]
         lines += ["| mutant | now |", "|---|---|"]
         still_missed = 0
-        for n in sorted(missed):
-            verdict, kind, still = recheck_verdict(n)
-            still_missed += still
+        timeout_rows = []
+        for n, was in sorted([(n, "missed") for n in missed] + [(n, "timeout") for n in timeouts]):
+            verdict, kind, still = recheck_verdict(n, was)
+            if was == "missed":
+                still_missed += still
             if kind is not None:
-                after["missed"] -= 1
+                after[was] -= 1
                 after[kind] += 1
             elif not still:
-                after["missed"] -= 1
-            lines.append(f"| `{cell(n)}` | {verdict} |")
+                after[was] -= 1
+            (lines if was == "missed" else timeout_rows).append(f"| `{cell(n)}` | {verdict} |")
+        if timeout_rows:
+            lines += ["", "Each timeout below (a hang the tests did not stop), run again the same way:", ""]
+            lines += ["| mutant | now |", "|---|---|"] + timeout_rows
         lines += ["", "After the recheck:", "", HEAD, row("**all (kernels apart)**", after)]
-        lines.insert(totals_at, row("**after the recheck** (missed ones run again: below)", after))
+        lines.insert(totals_at, row("**after the recheck** (missed ones and timeouts run again: below)", after))
     lines += ["", "## Timeouts", ""]
     lines += [f"- `{n}`" for n in sorted(timeouts)] or ["None."]
     if excluded:

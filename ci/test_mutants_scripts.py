@@ -155,7 +155,7 @@ class RecheckMain(unittest.TestCase):
             run.stdout.splitlines(),
             ["--re", r"^src/a\.rs:2:3: replace \| with \^ in h$", "--re", r"^src/a\.rs:9:9: replace \+ with \- in f$"],
         )
-        self.assertIn("2 missed mutant(s) carried to the tree, 3 on changed lines", run.stderr)
+        self.assertIn("2 missed or timed-out mutant(s) carried to the tree, 3 on changed lines", run.stderr)
 
     def test_a_recheck_of_a_recheck_keys_its_map_by_the_first_names(self):
         tmp, repo, commit = repo_with({"src/a.rs": OLD})
@@ -173,6 +173,32 @@ class RecheckMain(unittest.TestCase):
             json.loads((repo / "m.json").read_text()),
             {first: "src/a.rs:6:1: delete ! in f", other: "src/a.rs:10:1: replace + with - in g"},
         )
+
+    def test_timed_out_names_are_carried_with_the_missed_ones(self):
+        # A timeout is a hang the tests did not stop; a test added since may catch it.
+        tmp, repo, commit = repo_with({"src/a.rs": OLD})
+        self.addCleanup(tmp.cleanup)
+        write_lines(repo / "src/a.rs", ["// new"] + OLD)
+        missed, hung = "src/a.rs:3:1: delete ! in f", "src/a.rs:8:5: replace + with - in g"
+        write_lines(repo / "out/missed.txt", [missed])
+        write_lines(repo / "out/timeout.txt", [hung])
+        run = subprocess.run(
+            [sys.executable, str(RECHECK), "out", commit, "d.diff", "m.json"], cwd=repo, env=git_env(), capture_output=True, text=True
+        )
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(
+            json.loads((repo / "m.json").read_text()),
+            {missed: "src/a.rs:4:1: delete ! in f", hung: "src/a.rs:9:5: replace + with - in g"},
+        )
+        self.assertEqual(run.stdout.splitlines(), ["--re", r"^src/a\.rs:4:1: delete ! in f$", "--re", r"^src/a\.rs:9:5: replace \+ with \- in g$"])
+        # A kept run has no timeout.txt: its outcomes.json says which timed out.
+        (repo / "out/timeout.txt").unlink()
+        (repo / "out/outcomes.json").write_text(json.dumps({"outcomes": [outcome(hung, "Timeout"), outcome("src/a.rs:1:1: delete ! in e", "CaughtMutant")]}))
+        run = subprocess.run(
+            [sys.executable, str(RECHECK), "out", commit, "d.diff", "m.json"], cwd=repo, env=git_env(), capture_output=True, text=True
+        )
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(json.loads((repo / "m.json").read_text()), {missed: "src/a.rs:4:1: delete ! in f", hung: "src/a.rs:9:5: replace + with - in g"})
 
     def test_nothing_carried_prints_nothing(self):
         # ci/mutants.sh takes an empty stdout for "none of them is generated now".
@@ -288,7 +314,7 @@ class Report(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
         self.assertIn(f"| `{M2}` | no longer generated: the code it mutated changed |", lines)
-        after = "| **after the recheck** (missed ones run again: below) | 6 | 0 | 1 | 1 | 85.7% |"
+        after = "| **after the recheck** (missed ones and timeouts run again: below) | 6 | 0 | 1 | 1 | 85.7% |"
         self.assertEqual(lines[lines.index("| **all (kernels apart)** | 5 | 2 | 1 | 1 | 62.5% |") + 1], after)
         self.assertEqual(lines[lines.index("After the recheck:") + 4], "| **all (kernels apart)** | 6 | 0 | 1 | 1 | 85.7% |")
 
@@ -304,13 +330,29 @@ class Report(unittest.TestCase):
         section = lines[lines.index("## CPU-specific kernels (apart, never counted)") : lines.index("## Missed")]
         self.assertIn(f"- `{KERNEL}`: caught at def5678", section)
         # Never counted: the totals after the recheck are those without it.
-        self.assertIn("| **after the recheck** (missed ones run again: below) | 6 | 0 | 1 | 1 | 85.7% |", lines)
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 6 | 0 | 1 | 1 | 85.7% |", lines)
+
+    def test_a_timeout_caught_by_its_recheck_counts_as_caught(self):
+        hung, hung_now = "isa/src/a.rs:30:1: replace h -> u8 with 1", "isa/src/a.rs:31:1: replace h -> u8 with 1"
+        path = self.dir / "t.json"
+        path.write_text(json.dumps({M1: M1_NOW, M2: None, hung: hung_now}))
+        again = cargo_mutants_out(self.dir / "rt", [outcome(M1_NOW, "CaughtMutant"), outcome(hung_now, "CaughtMutant")], commit="def5678", scope="recheck")
+        earlier = self.earlier()
+        code, lines = self.report("--recheck", again, "--recheck-map", str(path), earlier)
+        self.assertEqual(code, 0)
+        timeouts = lines.index("Each timeout below (a hang the tests did not stop), run again the same way:")
+        self.assertEqual(lines[timeouts + 4], f"| `{hung}` | caught at def5678 |")
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 7 | 0 | 1 | 0 | 100.0% |", lines)
+        # Not in the map: still a timeout, and counted as one.
+        code, lines = self.report("--recheck", again, "--recheck-map", self.moved_map(), earlier)
+        self.assertIn(f"| `{hung}` | not rechecked yet: still a timeout |", lines)
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 6 | 0 | 1 | 1 | 85.7% |", lines)
 
     def test_recheck_still_missed(self):
         code, lines = self.report("--recheck", self.recheck("MissedMutant"), "--recheck-map", self.moved_map(), self.earlier())
         self.assertEqual(code, 2)
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | missed at def5678 |", lines)
-        self.assertIn("| **after the recheck** (missed ones run again: below) | 5 | 1 | 1 | 1 | 71.4% |", lines)
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 5 | 1 | 1 | 1 | 71.4% |", lines)
 
     def test_a_changed_mutant_never_takes_the_verdict_of_one_moved_onto_its_old_name(self):
         # A's line changed (null), B moved onto A's old name: only B was run again.
@@ -323,7 +365,7 @@ class Report(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertIn(f"| `{a}` | no longer generated: the code it mutated changed |", lines)
         self.assertIn(f"| `{b}` | caught at def5678 |", lines)
-        self.assertIn("| **after the recheck** (missed ones run again: below) | 1 | 0 | 0 | 0 | 100.0% |", lines)
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 1 | 0 | 0 | 0 | 100.0% |", lines)
 
     def test_a_recheck_reported_with_its_own_recheck_finds_each_mutant_by_its_first_name(self):
         # r1 rechecked a run and still missed M2 (at a new line); r2 rechecked r1, its map keyed by M2.
@@ -343,7 +385,7 @@ class Report(unittest.TestCase):
         code, lines = self.report("--recheck", again, "--recheck-map", self.moved_map(), self.earlier())
         self.assertEqual(code, 2)
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | not run again (the recheck stopped before it): still missed |", lines)
-        self.assertIn("| **after the recheck** (missed ones run again: below) | 5 | 1 | 1 | 1 | 71.4% |", lines)
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 5 | 1 | 1 | 1 | 71.4% |", lines)
 
     def test_a_carried_mutant_a_finished_recheck_never_selected_is_no_longer_generated(self):
         # Carried to the same line, but its text changed (say, the function's return type):
@@ -376,7 +418,7 @@ class Report(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertIn(f"| `{a}` | caught at def5678 |", lines)
         self.assertIn(f"| `{b}` | no longer generated: the code it mutated changed |", lines)
-        self.assertIn("| **after the recheck** (missed ones run again: below) | 2 | 0 | 0 | 0 | 100.0% |", lines)
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 2 | 0 | 0 | 0 | 100.0% |", lines)
 
     def test_recheck_without_the_map_finds_no_moved_mutant(self):
         # Without the map nothing says where M1 went: it is not taken for gone, it stays missed.
@@ -392,7 +434,7 @@ class Report(unittest.TestCase):
         self.assertEqual(code, 2)
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
         self.assertIn(f"| `{M2}` | not rechecked yet: still missed |", lines)
-        self.assertIn("| **after the recheck** (missed ones run again: below) | 1 | 1 | 0 | 0 | 50.0% |", lines)
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 1 | 1 | 0 | 0 | 50.0% |", lines)
 
     def moved_map_of_m1(self):
         path = self.dir / "m1.json"
@@ -522,7 +564,7 @@ class Kept(unittest.TestCase):
         self.assertIn("- **coverage**: 2 of 4 shards (0, 2): 3 mutants (7.5% of the whole set's 40)", lines)
         self.assertIn("| **all (kernels apart)** | 2 | 1 | 0 | 0 | 66.7% |", lines)
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
-        self.assertIn("| **after the recheck** (missed ones run again: below) | 3 | 0 | 0 | 0 | 100.0% |", lines)
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 3 | 0 | 0 | 0 | 100.0% |", lines)
 
     def test_a_recheck_of_a_recheck_applies_over_the_first(self):
         # The first recheck catches M1 and still misses M2 (at a new line); the
@@ -535,7 +577,7 @@ class Kept(unittest.TestCase):
         lines = self.merged_kept()
         self.assertIn(r"| `isa/src/a.rs:10:5: replace \| with ^ in f` | caught at def5678 |", lines)
         self.assertIn("| `oracle/src/b.rs:4:9: replace == with != in g` | caught at 0a1b2c3 |", lines)
-        self.assertIn("| **after the recheck** (missed ones run again: below) | 2 | 0 | 0 | 0 | 100.0% |", lines)
+        self.assertIn("| **after the recheck** (missed ones and timeouts run again: below) | 2 | 0 | 0 | 0 | 100.0% |", lines)
 
     def test_a_kept_folder_that_does_not_exist_is_named(self):
         run = subprocess.run([sys.executable, str(REPORT), "-o", str(self.dir / "r.md"), "--kept", str(self.dir / "nope")], capture_output=True, text=True)
