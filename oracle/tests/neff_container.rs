@@ -563,6 +563,36 @@ fn the_file_cap_holds_for_devices_and_pipes_whose_length_is_0() {
     assert_eq!(neff::read_capped(std::path::Path::new("/dev/null"), 0).unwrap(), Vec::<u8>::new());
 }
 
+/// A pipe reports length 0 and delivers its bytes a piece at a time: all of
+/// them are read, up to the cap and no further.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pipe_is_read_to_its_end_under_the_cap() {
+    use std::io::Write as _;
+    use std::os::fd::AsRawFd as _;
+    let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    for (cap, whole) in [(data.len() as u64, true), (data.len() as u64 - 1, false)] {
+        let (reader, mut writer) = std::io::pipe().unwrap_or_else(|e| panic!("pipe: {e}"));
+        let path = std::path::PathBuf::from(format!("/proc/self/fd/{}", reader.as_raw_fd()));
+        let sent = data.clone();
+        // Pieces smaller than the pipe's buffer, so the reader sees them apart.
+        let feed = std::thread::spawn(move || {
+            for piece in sent.chunks(4096) {
+                if writer.write_all(piece).is_err() {
+                    break; // the reader stopped at the cap
+                }
+            }
+        });
+        let got = neff::read_capped(&path, cap);
+        drop(reader);
+        feed.join().unwrap_or_else(|_| panic!("the writer panicked"));
+        match got {
+            Ok(bytes) => assert!(whole && bytes == data, "cap {cap}: {} bytes read", bytes.len()),
+            Err(e) => assert!(!whole && e.kind() == std::io::ErrorKind::FileTooLarge, "cap {cap}: {e}"),
+        }
+    }
+}
+
 fn tempdir() -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("tpb-neff-test-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();

@@ -120,7 +120,8 @@ pub fn read_capped(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
             bytes.reserve_exact(bytes.capacity().max(64 << 10).min(limit - bytes.len()));
         }
         let n = reader.by_ref().take((bytes.capacity() - bytes.len()) as u64).read_to_end(&mut bytes)?;
-        if n == 0 || bytes.len() >= limit {
+        // The reader stops at `limit`, so a read of nothing is the end either way.
+        if n == 0 {
             break;
         }
     }

@@ -574,12 +574,9 @@ fn encode_pax(records: &[[String; 2]]) -> Vec<u8> {
     let digits = |n: usize| n.to_string().len();
     let mut out = Vec::new();
     for [k, v] in records {
-        // ` k=v\n` plus the length's own digits.
+        // ` k=v\n` plus the length's own digits: the fewest that count themselves.
         let n = k.len() + v.len() + 3;
-        let mut d = 1;
-        while digits(n + d) != d {
-            d += 1;
-        }
+        let d = (1..=usize::MAX.to_string().len()).find(|&d| digits(n + d) == d).unwrap_or(0);
         out.extend_from_slice(format!("{} {k}={v}\n", n + d).as_bytes());
     }
     out
