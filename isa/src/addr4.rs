@@ -80,6 +80,17 @@ impl Addr4 {
         debug_assert_eq!(addr & !ADDR_MASK, 0, "{addr:#x} is wider than 29 bits");
         Addr4::new(self.word() & !ADDR_MASK | addr)
     }
+    /// The same word with bit 0 set: an odd byte address (the generator's
+    /// misalignment fault), whatever the word held.
+    pub fn misaligned(self) -> Addr4 {
+        Addr4::new(self.word() | 1)
+    }
+    /// The same word with both mode bits set: the dead mode, which is the
+    /// whole mode field, so no bit outside it changes.
+    pub fn with_dead_mode(self) -> Addr4 {
+        const _: () = assert!(MODE_DEAD == MODE_MASK);
+        Addr4::new(self.word() | MODE_DEAD)
+    }
     pub fn is_register(self) -> bool {
         self.word() & REGISTER_BIT != 0
     }
@@ -113,6 +124,16 @@ impl Addr4 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn misaligned_and_dead_mode_set_their_bits_whatever_was_there() {
+        for word in [0u32, 1, 0x41, MODE_INDIRECT | 0x1234, MODE_ACTIVE | 0x7, MODE_DEAD | ADDR_MASK, REGISTER_BIT | MODE_INDIRECT] {
+            let odd = Addr4::new(word).misaligned();
+            assert_eq!(odd.word(), (word & !1) + 1, "{word:#x}");
+            let dead = Addr4::new(word).with_dead_mode();
+            assert_eq!((dead.mode_name(), dead.word() & !MODE_MASK), (Addr4::new(MODE_DEAD).mode_name(), word & !MODE_MASK), "{word:#x}");
+        }
+    }
 
     #[test]
     fn with_addr29_replaces_the_address_and_keeps_the_mode_bits() {

@@ -1,7 +1,7 @@
 //! Single-invariant mutations of a valid bundle.
 
 use super::{get, put};
-use crate::addr4::{Addr4, MODE_DEAD, MODE_MASK, PSUM_BASE, REGISTER_RESERVED_MASK};
+use crate::addr4::{Addr4, PSUM_BASE, REGISTER_RESERVED_MASK};
 use crate::bundle::recovered::{claims, Claim};
 use crate::bundle::{BodyKind, Bundle, Raw};
 use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
@@ -216,7 +216,7 @@ fn slot_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
                 v.push((
                     &c::MISALIGNED_ADDRESS,
                     Box::new(move |_, r| {
-                        set_word(r, base, word_at(r, base).word() | 1);
+                        set_word(r, base, word_at(r, base).misaligned().word());
                         Ok(format!("{name}.addr |= 1"))
                     }),
                 ));
@@ -258,7 +258,7 @@ fn slot_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
             v.push((
                 &c::DEAD_ADDR_MODE,
                 Box::new(move |_, r| {
-                    set_word(r, base, (word_at(r, base).word() & !MODE_MASK) | MODE_DEAD);
+                    set_word(r, base, word_at(r, base).with_dead_mode().word());
                     Ok(format!("{name}.addr mode = dead"))
                 }),
             ));
@@ -362,7 +362,7 @@ fn mx_mutations(
                 v.push((
                     &c::MISALIGNED_ADDRESS,
                     Box::new(move |_, r| {
-                        set_word(r, base, word_at(r, base).word() | 1);
+                        set_word(r, base, word_at(r, base).misaligned().word());
                         Ok(format!("{name}.data |= 1"))
                     }),
                 ));
@@ -370,7 +370,7 @@ fn mx_mutations(
             v.push((
                 &c::DEAD_ADDR_MODE,
                 Box::new(move |_, r| {
-                    set_word(r, base, (word_at(r, base).word() & !MODE_MASK) | MODE_DEAD);
+                    set_word(r, base, word_at(r, base).with_dead_mode().word());
                     Ok(format!("{name}.data mode = dead"))
                 }),
             ));

@@ -400,17 +400,27 @@ pub fn sniff(bytes: &[u8]) -> bool {
     not_neff(bytes).is_none()
 }
 
+/// How far [`fuzz_neff`] took an input: the smoke tests check that valid
+/// containers, and mutations of them, get past the reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FuzzDepth {
+    /// Not read as a container under the fuzz caps.
+    Refused,
+    /// Read, summarised as text and JSON, and conformance-checked (report rendered both ways).
+    Conformed,
+}
+
 /// Arbitrary bytes through the container reader and everything downstream;
 /// never panics, and the fuzz caps keep memory small.
-pub fn fuzz_neff(data: &[u8]) {
+pub fn fuzz_neff(data: &[u8]) -> FuzzDepth {
     let _ = sniff(data);
-    if let Ok(n) = parse_with(data, "fuzz", &Limits::FUZZ) {
-        let _ = summary::text(&n);
-        let _ = summary::json(&n);
-        let c = conform::conform(&n, None);
-        let _ = c.to_markdown();
-        let _ = c.to_json();
-    }
+    let Ok(n) = parse_with(data, "fuzz", &Limits::FUZZ) else { return FuzzDepth::Refused };
+    let _ = summary::text(&n);
+    let _ = summary::json(&n);
+    let c = conform::conform(&n, None);
+    let _ = c.to_markdown();
+    let _ = c.to_json();
+    FuzzDepth::Conformed
 }
 
 #[cfg(test)]
