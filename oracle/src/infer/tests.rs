@@ -891,3 +891,13 @@ fn a_num_array_holds_when_three_quarters_of_its_values_are_small() {
     assert!(!nums_hold(&[&a, &of(&[])]));
     assert!(!nums_hold(&[]));
 }
+
+#[test]
+fn an_empty_histogram_is_neither_constant_nor_varying_nor_zero() {
+    let mut v = stats::Values::new(2);
+    assert!(!v.varies() && !v.constant() && !v.always_zero() && v.min() == 0, "nothing counted");
+    v.add(7);
+    assert!(v.constant() && !v.varies() && !v.always_zero(), "one value");
+    v.add(9);
+    assert!(v.varies() && !v.constant() && (v.min(), v.max()) == (7, 9), "two values");
+}
