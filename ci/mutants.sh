@@ -153,6 +153,12 @@ selected=$(cargo mutants --list "${args[@]}" "${mode[@]}" "${extra[@]}" 2>/dev/n
 echo "== cargo mutants: $selected of $all mutants ($scope; packages: $packages)"
 
 mkdir -p "$out"
+if [ -n "$recheck" ] && [ "$selected" = 0 ]; then
+  # Carried, yet none generated: each line kept its place but its text
+  # changed (a new return type, say). A finished recheck of nothing, so the
+  # report calls them no longer generated.
+  mkdir -p "$out/mutants.out" && echo '{"outcomes": [], "total_mutants": 0}' > "$out/mutants.out/outcomes.json"
+fi
 # The commit mutated: taken now, since the tree may move on while the run lasts.
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 start=$(date +%s)
