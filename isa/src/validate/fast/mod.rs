@@ -180,7 +180,7 @@ struct Tables {
     needs: Box<[Need; NEEDS]>,
     /// Whether each byte rule allows each value (1 or 0), by rule then
     /// value; the spare rules allow every value.
-    allowed: Box<[u8; SETS * 0x100]>,
+    allowed: Box<[[u8; 0x100]; SETS]>,
     /// Where an MX operand's fields are.
     mx: mx::MxFields,
 }
@@ -199,8 +199,13 @@ fn boxed<T: Copy + Default, const N: usize>(v: Vec<T>) -> Box<[T; N]> {
 fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| {
-        let allows = |set: usize, v: u8| BYTE_RULES.get(set).is_none_or(|r| (r.allows)(v));
-        let allowed = (0..SETS).flat_map(|set| (0..=u8::MAX).map(move |v| u8::from(allows(set, v))));
+        // A row per band set, a byte per value: 1 where the set allows it.
+        let mut allowed = Box::new([[0u8; 0x100]; SETS]);
+        for (set, row) in allowed.iter_mut().enumerate() {
+            for (v, cell) in (0..=u8::MAX).zip(row.iter_mut()) {
+                *cell = u8::from(BYTE_RULES.get(set).is_none_or(|r| (r.allows)(v)));
+            }
+        }
         Tables {
             plans: Generation::ALL.map(|g| boxed((0..=u8::MAX).map(|op| plan(op, g)).collect())),
             dtypes: Generation::ALL.map(|g| {
@@ -210,7 +215,7 @@ fn tables() -> &'static Tables {
             }),
             modes: boxed(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_class(key, m) as u8)).collect()),
             needs: boxed(ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d))).collect()),
-            allowed: boxed(allowed.collect()),
+            allowed,
             mx: mx_fields().unwrap_or_default(),
         }
     })
@@ -426,7 +431,7 @@ struct Planned {
     dtypes: &'static [u8; DTYPE_ENTRIES],
     modes: &'static [u8; MODE_ENTRIES],
     needs: &'static [Need; NEEDS],
-    allowed: &'static [u8; SETS * 0x100],
+    allowed: &'static [[u8; 0x100]; SETS],
     mx: &'static mx::MxFields,
 }
 
@@ -456,7 +461,7 @@ impl Planned {
     /// Whether the byte a band test reads is in its set.
     #[inline(always)]
     fn band_clean(self, raw: Raw, b: BandTest) -> bool {
-        self.allowed[(usize::from(b.set) & (SETS - 1)) << 8 | usize::from(raw.byte(b.at))] != 0
+        self.allowed[usize::from(b.set) & (SETS - 1)][usize::from(raw.byte(b.at))] != 0
     }
 
     /// The dtype check and the rules of an MX operand.
@@ -1030,6 +1035,13 @@ mod tests {
         assert_eq!(Kernel::Avx2.available(), lanes::avx2::cpu_has_features());
         assert_eq!(Kernel::Auto.runs(), Kernel::from_env().unwrap_or(Kernel::Auto).runs());
         assert!(Kernel::available_kernels().contains(&Kernel::Portable));
+        // A kernel the CPU has runs itself and goes by its own name; one it lacks runs the portable kernel.
+        for k in Kernel::CONCRETE {
+            let runs = if k.available() { k } else { Kernel::Portable };
+            assert_eq!((k.runs(), k.name()), (runs, runs.label()), "{}", k.label());
+        }
+        assert_eq!(Kernel::CONCRETE.map(Kernel::label), ["avx512", "avx2", "portable"]);
+        assert!(Kernel::Auto.name() != "auto" && Kernel::Auto.name() == Kernel::Auto.runs().label());
     }
 
     #[test]

@@ -232,7 +232,7 @@ impl Lanes {
         let mut band_sets = [0u8; 256];
         for (v, bits) in band_sets.iter_mut().enumerate() {
             for set in 0..BAND_SET_BITS {
-                *bits |= tables.allowed[set << 8 | v] << set;
+                *bits |= tables.allowed[set][v] << set;
             }
         }
         let mut fill = [0u8; BUNDLE_BYTES];
