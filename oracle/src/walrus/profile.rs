@@ -149,6 +149,29 @@ mod tests {
         Ok(())
     }
 
+    /// A profile's identity digests are lower-case hex of their full length:
+    /// one that is not is refused, naming the field.
+    #[test]
+    fn identity_digests_must_be_lower_case_hex_of_their_length() -> Result<(), Box<dyn std::error::Error>> {
+        let (_, json) = EMBEDDED[0];
+        let pinnable = super::super::spec::pinnable_ids();
+        for (field, digits) in [("md5", 32), ("sha256", 64)] {
+            let with = |value: &str| -> Result<String, serde_json::Error> {
+                let mut v: serde_json::Value = serde_json::from_str(json)?;
+                v["identity"][field] = value.into();
+                Ok(v.to_string())
+            };
+            let good = "0123456789abcdef".repeat(4)[..digits].to_string();
+            let p = Profile::parse("p", &with(&good)?, &pinnable)?;
+            assert_eq!(if field == "md5" { p.identity.md5 } else { p.identity.sha256 }, Some(good.clone()), "{field}");
+            for bad in [&good[1..], &good.to_uppercase(), &format!("{}g", &good[1..])] {
+                let e = Profile::parse("p", &with(bad)?, &pinnable).err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(e.contains(&format!("identity.{field} `{bad}` is not {digits} lower-case hex digits")), "{field} `{bad}`: {e}");
+            }
+        }
+        Ok(())
+    }
+
     #[test]
     fn an_address_must_pin_a_pinnable_fact() -> Result<(), Box<dyn std::error::Error>> {
         let (_, json) = EMBEDDED[0];
