@@ -901,3 +901,13 @@ fn an_empty_histogram_is_neither_constant_nor_varying_nor_zero() {
     v.add(9);
     assert!(v.varies() && !v.constant() && (v.min(), v.max()) == (7, 9), "two values");
 }
+
+#[test]
+fn only_sbuf_addresses_with_the_high_bit_count_as_high() {
+    let mut acc = shapes::Addr4Acc::default();
+    for word in [0x40, 0x00FF_FFC0, 0x0100_0000, 0x0180_0040, 0x0200_0000] {
+        acc.add(word);
+    }
+    // Four SBUF words, two of them at or above 16 MiB; the PSUM word is no SBUF word at all.
+    assert_eq!((acc.sbuf, acc.high_sbuf, acc.psum), (4, 2, 1));
+}
