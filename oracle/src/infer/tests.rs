@@ -903,11 +903,13 @@ fn an_empty_histogram_is_neither_constant_nor_varying_nor_zero() {
 }
 
 #[test]
-fn only_sbuf_addresses_with_the_high_bit_count_as_high() {
+fn address_words_are_counted_by_region_mode_and_high_bit() {
     let mut acc = shapes::Addr4Acc::default();
-    for word in [0x40, 0x00FF_FFC0, 0x0100_0000, 0x0180_0040, 0x0200_0000] {
+    for word in [0x40, 0x00FF_FFC0, 0x0100_0000, 0x0180_0040, 0x0200_0000, 0x2000_0040, 0x4200_0000, 0x8000_0003, 0x6000_0040] {
         acc.add(word);
     }
-    // Four SBUF words, two of them at or above 16 MiB; the PSUM word is no SBUF word at all.
-    assert_eq!((acc.sbuf, acc.high_sbuf, acc.psum), (4, 2, 1));
+    // Five SBUF words, two of them at or above 16 MiB; two PSUM words; one register; the dead one fails.
+    assert_eq!((acc.sbuf, acc.high_sbuf, acc.psum, acc.register, acc.failed), (5, 2, 2, 1, 1));
+    // Per mode (static, indirect, active, dead), registers apart.
+    assert_eq!(acc.modes, [5, 1, 1, 0]);
 }
