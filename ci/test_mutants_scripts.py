@@ -125,6 +125,14 @@ class Esc(unittest.TestCase):
 
 
 class RecheckMain(unittest.TestCase):
+    def recheck_in(self, repo, earlier, commit):
+        """ci/mutants_recheck.py on `earlier` in `repo`: (its stdout lines, the map it wrote to m.json)."""
+        run = subprocess.run(
+            [sys.executable, str(RECHECK), earlier, commit, "d.diff", "m.json"], cwd=repo, env=git_env(), capture_output=True, text=True
+        )
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return run.stdout.splitlines(), json.loads((repo / "m.json").read_text())
+
     def test_missed_names_are_carried_to_the_tree(self):
         tmp, repo, commit = repo_with({"src/a.rs": OLD, "src/gone.rs": ["fn g() {}"] * 3})
         self.addCleanup(tmp.cleanup)
@@ -165,14 +173,8 @@ class RecheckMain(unittest.TestCase):
         other = "src/a.rs:9:1: replace + with - in g"  # in the earlier recheck's list only: kept as it is
         write_lines(repo / "out/mutants.out/missed.txt", [between, other])
         (repo / "out/recheck.json").write_text(json.dumps({first: between, "src/a.rs:1:1: caught then": "src/a.rs:2:1: caught then"}))
-        run = subprocess.run(
-            [sys.executable, str(RECHECK), "out/mutants.out", commit, "d.diff", "m.json"], cwd=repo, env=git_env(), capture_output=True, text=True
-        )
-        self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertEqual(
-            json.loads((repo / "m.json").read_text()),
-            {first: "src/a.rs:6:1: delete ! in f", other: "src/a.rs:10:1: replace + with - in g"},
-        )
+        _, moved = self.recheck_in(repo, "out/mutants.out", commit)
+        self.assertEqual(moved, {first: "src/a.rs:6:1: delete ! in f", other: "src/a.rs:10:1: replace + with - in g"})
 
     def test_timed_out_names_are_carried_with_the_missed_ones(self):
         # A timeout is a hang the tests did not stop; a test added since may catch it.
@@ -182,23 +184,14 @@ class RecheckMain(unittest.TestCase):
         missed, hung = "src/a.rs:3:1: delete ! in f", "src/a.rs:8:5: replace + with - in g"
         write_lines(repo / "out/missed.txt", [missed])
         write_lines(repo / "out/timeout.txt", [hung])
-        run = subprocess.run(
-            [sys.executable, str(RECHECK), "out", commit, "d.diff", "m.json"], cwd=repo, env=git_env(), capture_output=True, text=True
-        )
-        self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertEqual(
-            json.loads((repo / "m.json").read_text()),
-            {missed: "src/a.rs:4:1: delete ! in f", hung: "src/a.rs:9:5: replace + with - in g"},
-        )
-        self.assertEqual(run.stdout.splitlines(), ["--re", r"^src/a\.rs:4:1: delete ! in f$", "--re", r"^src/a\.rs:9:5: replace \+ with \- in g$"])
+        both = {missed: "src/a.rs:4:1: delete ! in f", hung: "src/a.rs:9:5: replace + with - in g"}
+        out, moved = self.recheck_in(repo, "out", commit)
+        self.assertEqual(moved, both)
+        self.assertEqual(out, ["--re", r"^src/a\.rs:4:1: delete ! in f$", "--re", r"^src/a\.rs:9:5: replace \+ with \- in g$"])
         # A kept run has no timeout.txt: its outcomes.json says which timed out.
         (repo / "out/timeout.txt").unlink()
         (repo / "out/outcomes.json").write_text(json.dumps({"outcomes": [outcome(hung, "Timeout"), outcome("src/a.rs:1:1: delete ! in e", "CaughtMutant")]}))
-        run = subprocess.run(
-            [sys.executable, str(RECHECK), "out", commit, "d.diff", "m.json"], cwd=repo, env=git_env(), capture_output=True, text=True
-        )
-        self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertEqual(json.loads((repo / "m.json").read_text()), {missed: "src/a.rs:4:1: delete ! in f", hung: "src/a.rs:9:5: replace + with - in g"})
+        self.assertEqual(self.recheck_in(repo, "out", commit)[1], both)
 
     def test_nothing_carried_prints_nothing(self):
         # ci/mutants.sh takes an empty stdout for "none of them is generated now".
