@@ -201,19 +201,24 @@ fn a_constant_small_word_is_no_addr4() {
 
 /// Bundles with a 3-dim pattern at 0x20 whose N = 1, 2 and 4 readings all break on some bundle.
 fn pattern3d_bundles() -> Vec<Raw> {
+    pattern3d_bundles_at(0x20)
+}
+
+/// The same pattern at `at` (at most 0x30, where it ends at the body's end).
+fn pattern3d_bundles_at(at: usize) -> Vec<Raw> {
     (0..50u32)
         .map(|i| {
             bundle(|b| {
-                put(b, 0x20, &(0x0200_0000 + 0x800 * (i % 8) + 4 * i).to_le_bytes());
+                put(b, at, &(0x0200_0000 + 0x800 * (i % 8) + 4 * i).to_le_bytes());
                 let strides: [i16; 3] = [1 + (i % 3) as i16, if i % 5 == 0 { 0 } else { 64 }, if i % 7 == 0 { 0 } else { -2 }];
                 let nums: [u16; 3] = [1 + (i % 100) as u16 * 3, 1 + (i % 2) as u16, 1];
                 for (k, s) in strides.iter().enumerate() {
-                    put(b, 0x24 + 2 * k, &s.to_le_bytes());
+                    put(b, at + 4 + 2 * k, &s.to_le_bytes());
                 }
                 for (k, n) in nums.iter().enumerate() {
-                    put(b, 0x2a + 2 * k, &n.to_le_bytes());
+                    put(b, at + 0x0a + 2 * k, &n.to_le_bytes());
                 }
-                // 0x30.. zero: a fourth num would be 0.
+                // at + 0x10.. zero: a fourth num would be 0.
             })
         })
         .collect()
@@ -237,6 +242,15 @@ fn a_pattern3d_is_found_at_its_offset() {
     assert_eq!(f.note, None);
     assert_eq!(field_at(&fields, 0x04).kind, Kind::Zero);
     assert_eq!(field_at(&fields, 0x30).kind, Kind::Zero);
+}
+
+#[test]
+fn a_pattern_that_ends_at_the_end_of_the_body_is_found() {
+    let fields = op(&infer(&pattern3d_bundles_at(0x30))).propose();
+    assert_tiles(&fields, 50);
+    let f = field_at(&fields, 0x30);
+    assert_eq!((f.kind, f.size, f.name.as_str()), (Kind::Pattern(3), 16, "pattern3d_30"), "{f:#?}");
+    assert_eq!(f.parts.last().map(|p| p.offset + p.size), Some(0x40), "its last num is the body's last two bytes");
 }
 
 #[test]
@@ -533,6 +547,22 @@ fn the_statistics_keep_bytes_halves_at_even_and_words_at_multiples_of_four() {
     // A kept word reads the four bytes little-endian.
     assert_eq!(super::stats::read_le(&[0x11, 0x22, 0x33, 0x44, 0x55], 1, 4), 0x5544_3322);
     assert_eq!(super::stats::read_le(&[0x11, 0x22], 1, 4), 0, "past the end");
+}
+
+#[test]
+fn the_text_statistics_say_what_each_kept_offset_holds() {
+    // +0x10 varies over 0..=3, +0x11 is always zero, +0x12 always 0x5a.
+    let bundles: Vec<Raw> = (0..4u8).map(|i| bundle(|b| (b[0x10], b[0x12]) = (i, 0x5a))).collect();
+    let text = infer(&bundles).to_text();
+    let stats = text.split("  statistics:\n").nth(1).unwrap_or_else(|| panic!("no statistics heading:\n{text}"));
+    let line = |label: &str| stats.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no {label:?} in\n{stats}"));
+    assert_eq!(line("    byte +0x11:"), "    byte +0x11: always zero");
+    assert_eq!(line("    byte +0x12:"), "    byte +0x12: constant 0x5a");
+    assert_eq!(line("    byte +0x10:"), "    byte +0x10: 4 values 0x00..0x03: 0x00 ×1, 0x01 ×1, 0x02 ×1, 0x03 ×1");
+    // Every kept offset of each width has its line: 60 bytes, 30 halves, 15 words.
+    assert_eq!(stats.lines().filter(|l| l.starts_with("    byte +")).count(), 60, "{stats}");
+    assert_eq!(stats.lines().filter(|l| l.starts_with("    u16  +")).count(), 30, "{stats}");
+    assert_eq!(stats.lines().filter(|l| l.starts_with("    u32  +")).count(), 15, "{stats}");
 }
 
 #[test]
