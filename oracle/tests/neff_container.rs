@@ -598,6 +598,39 @@ fn a_pipe_is_read_to_its_end_under_the_cap() {
     }
 }
 
+/// A reader that hands out at most `piece` bytes per call and counts its calls.
+struct Trickle<'a> {
+    data: &'a [u8],
+    piece: usize,
+    calls: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        let n = buf.len().min(self.piece).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_long_stream_of_unknown_length_costs_few_reads() {
+    let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    let pieces = data.len().div_ceil(4096);
+    let mut r = Trickle { data: &data, piece: 4096, calls: 0 };
+    let bytes = neff::read_capped_from(&mut r, 0, data.len() as u64).unwrap();
+    assert!(bytes == data && bytes.capacity() <= data.len() + 1, "{} bytes in {} held", bytes.len(), bytes.capacity());
+    // One call per piece plus a few per growth step (a handful: the buffer doubles),
+    // never a call per byte once the buffer nears the cap.
+    assert!(r.calls <= pieces + 32, "{} reads for {pieces} pieces", r.calls);
+    // A stated length over the cap is refused before any read.
+    let mut r = Trickle { data: &data, piece: 4096, calls: 0 };
+    let e = neff::read_capped_from(&mut r, data.len() as u64, data.len() as u64 - 1).err().unwrap();
+    assert_eq!((e.kind(), r.calls), (std::io::ErrorKind::FileTooLarge, 0), "{e}");
+}
+
 fn tempdir() -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("tpb-neff-test-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
