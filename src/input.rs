@@ -300,7 +300,7 @@ fn over_cap(name: &str, cap: u64, bundles: Option<u64>) -> String {
 /// Loads a file as bundle streams, each read whole; errors are one line naming
 /// the file and offset. Containers as [`open`]; a raw file is one stream.
 pub fn load(path: &Path, cap: u64) -> Result<Vec<Stream>, String> {
-    let bytes = neff::read_capped(path, cap).map_err(|e| match e.kind() {
+    let bytes = neff::read_file_capped(path, cap).map_err(|e| match e.kind() {
         io::ErrorKind::FileTooLarge => format!("{}: offset {cap:#x}: {e}", shown(path)),
         _ => format!("{}: cannot read: {e}", shown(path)),
     })?;

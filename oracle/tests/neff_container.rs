@@ -558,9 +558,9 @@ fn the_file_cap_holds_for_devices_and_pipes_whose_length_is_0() {
     let e = neff::read_file_with(std::path::Path::new("/dev/zero"), &limits).err().unwrap().to_string();
     assert!(e.starts_with("/dev/zero: file: file offset 0x10000: "), "{e}");
     assert!(e.contains("more than the cap of 65536 bytes"), "{e}");
-    let e = neff::read_capped(std::path::Path::new("/dev/zero"), 100).err().unwrap();
+    let e = neff::read_file_capped(std::path::Path::new("/dev/zero"), 100).err().unwrap();
     assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
-    assert_eq!(neff::read_capped(std::path::Path::new("/dev/null"), 0).unwrap(), Vec::<u8>::new());
+    assert_eq!(neff::read_file_capped(std::path::Path::new("/dev/null"), 0).unwrap(), Vec::<u8>::new());
 }
 
 /// A pipe reports length 0 and delivers its bytes a piece at a time: all of
@@ -584,7 +584,7 @@ fn a_pipe_is_read_to_its_end_under_the_cap() {
                 }
             }
         });
-        let got = neff::read_capped(&path, cap);
+        let got = neff::read_file_capped(&path, cap);
         drop(reader);
         feed.join().unwrap_or_else(|_| panic!("the writer panicked"));
         match got {
@@ -620,14 +620,14 @@ fn a_long_stream_of_unknown_length_costs_few_reads() {
     let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
     let pieces = data.len().div_ceil(4096);
     let mut r = Trickle { data: &data, piece: 4096, calls: 0 };
-    let bytes = neff::read_capped_from(&mut r, 0, data.len() as u64).unwrap();
+    let bytes = neff::read_capped(&mut r, 0, data.len() as u64).unwrap();
     assert!(bytes == data && bytes.capacity() <= data.len() + 1, "{} bytes in {} held", bytes.len(), bytes.capacity());
     // One call per piece plus a few per growth step (a handful: the buffer doubles),
     // never a call per byte once the buffer nears the cap.
     assert!(r.calls <= pieces + 32, "{} reads for {pieces} pieces", r.calls);
     // A stated length over the cap is refused before any read.
     let mut r = Trickle { data: &data, piece: 4096, calls: 0 };
-    let e = neff::read_capped_from(&mut r, data.len() as u64, data.len() as u64 - 1).err().unwrap();
+    let e = neff::read_capped(&mut r, data.len() as u64, data.len() as u64 - 1).err().unwrap();
     assert_eq!((e.kind(), r.calls), (std::io::ErrorKind::FileTooLarge, 0), "{e}");
 }
 

@@ -93,7 +93,7 @@ pub fn read_file(path: &Path) -> Result<Neff, NeffError> {
 /// and devices report length 0).
 pub fn read_file_with(path: &Path, limits: &Limits) -> Result<Neff, NeffError> {
     let name = path.display().to_string();
-    let bytes = read_capped(path, limits.max_file).map_err(|e| {
+    let bytes = read_file_capped(path, limits.max_file).map_err(|e| {
         let at = if e.kind() == std::io::ErrorKind::FileTooLarge { limits.max_file } else { 0 };
         NeffError::new(&name, "file", At::File(at), format!("cannot read: {e}"))
     })?;
@@ -103,16 +103,16 @@ pub fn read_file_with(path: &Path, limits: &Limits) -> Result<Neff, NeffError> {
 /// Reads at most `cap` bytes of `path` (any file: regular, pipe or device);
 /// more is an error of kind `FileTooLarge` naming the cap. Never holds more
 /// than `cap + 1` bytes.
-pub fn read_capped(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
+pub fn read_file_capped(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
     let file = std::fs::File::open(path)?;
     let len = file.metadata()?.len();
-    read_capped_from(file, len, cap)
+    read_capped(file, len, cap)
 }
 
-/// [`read_capped`] on any reader; `len` is what it says its length is (0 when
+/// [`read_file_capped`] on any reader; `len` is what it says its length is (0 when
 /// unknown, as for a pipe), used to refuse early and to size the first read.
 /// The buffer grows geometrically, so a long pipe costs few reads.
-pub fn read_capped_from(reader: impl std::io::Read, len: u64, cap: u64) -> std::io::Result<Vec<u8>> {
+pub fn read_capped(reader: impl std::io::Read, len: u64, cap: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
     let too_large = |what: String| std::io::Error::new(std::io::ErrorKind::FileTooLarge, what);
     if len > cap {

@@ -1159,7 +1159,7 @@ fn read_inside(dir: &Path, rel: &str, cap: u64) -> Result<Option<Vec<u8>>, PackE
             Err(e) => return Err(PackError::at(at.display(), format!("cannot read: {e}"))),
         }
     }
-    super::read_capped(&at, cap).map(Some).map_err(|e| PackError::at(at.display(), format!("cannot read: {e}")))
+    super::read_file_capped(&at, cap).map(Some).map_err(|e| PackError::at(at.display(), format!("cannot read: {e}")))
 }
 
 /// A message quoting input, cut to a sane length.
