@@ -81,3 +81,23 @@ fn breaking_one_claim_is_one_info_finding_naming_the_field() {
         assert!(broken.contains(&(op, field.to_string())), "{op:#04x} {field} never broken");
     }
 }
+
+#[test]
+fn each_claim_holds_up_to_its_edge_and_not_past_it() {
+    let g = Generation::ALL[0];
+    // A bound is exclusive, read little-endian, over every byte of the field.
+    assert!(Claim::Below(4).holds(&[3], g) && !Claim::Below(4).holds(&[4], g));
+    assert!(Claim::Below(0x40).holds(&[0x3F, 0, 0, 0], g) && !Claim::Below(0x40).holds(&[0x40, 0, 0, 0], g));
+    assert!(!Claim::Below(0x40).holds(&[0x3F, 0, 0, 1], g), "a high byte counts");
+    let mut wide = [0u8; 12];
+    assert!(Claim::Below(1).holds(&wide, g));
+    wide[10] = 1;
+    assert!(!Claim::Below(1).holds(&wide, g), "a byte past the eighth must be zero too");
+    // Zero, mask and constant bytes: every byte, none spared.
+    assert!(Claim::Zero.holds(&[0, 0], g) && !Claim::Zero.holds(&[0, 1], g));
+    assert!(Claim::Mask.holds(&[0xFF, 0], g) && !Claim::Mask.holds(&[0xFF, 0xFE], g));
+    assert!(Claim::Bytes(&[1, 2]).holds(&[1, 2], g) && !Claim::Bytes(&[1, 2]).holds(&[1, 3], g));
+    // Text: printable, then NUL padding only, and not empty.
+    assert!(Claim::Ascii.holds(b"q0\0\0", g) && Claim::Ascii.holds(b"abcd", g));
+    assert!(!Claim::Ascii.holds(b"\0\0\0\0", g) && !Claim::Ascii.holds(b"q\0r\0", g) && !Claim::Ascii.holds(b"q \0\0", g));
+}
