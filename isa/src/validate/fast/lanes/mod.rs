@@ -173,9 +173,7 @@ impl Lanes {
             return None;
         }
         // A slot of the unused section is left out of the lanes: it must need nothing.
-        let nothing = |n: Need| n.fail == 0 && n.nums_off == u64::MAX && n.gathered_sel == 0 && n.word_clear == 0;
-        let unused = (0..MODE_KEYS as u32).map(|key| mode_class(key, ModeSection::Unused));
-        if !unused.flat_map(|c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d))).all(nothing) {
+        if !unused_needs_nothing(need) {
             return None;
         }
         // Needs by mode class and dtype class, packed in a byte.
@@ -269,6 +267,14 @@ fn word_clear_table(clears: &[u32]) -> Option<[u32; 8]> {
 
 /// Whether a need's gathered-word check and fail flag fit their bits of the
 /// need byte: the gathered check is off or [`GATHERED_WIDE`], the fail flag 0 or 1.
+/// Whether `need` asks nothing of a slot of the unused section, whatever its
+/// address word and dtype class: such slots are left out of the lanes.
+fn unused_needs_nothing(need: impl Fn(ModeClass, u8) -> Need) -> bool {
+    let nothing = |n: Need| n.fail == 0 && n.nums_off == u64::MAX && n.gathered_sel == 0 && n.word_clear == 0;
+    let unused = (0..MODE_KEYS as u32).map(|key| mode_class(key, ModeSection::Unused));
+    unused.flat_map(|c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| (c, d))).all(|(c, d)| nothing(need(c, d)))
+}
+
 fn need_fits(n: &Need) -> bool {
     matches!(n.gathered_sel, 0 | GATHERED_WIDE) && n.fail <= 1
 }
@@ -496,6 +502,26 @@ mod tests {
             [(0, 0, true), (GATHERED_WIDE, 1, true), (1, 0, false), (GATHERED_WIDE | 1, 0, false), (0, 2, false), (GATHERED_WIDE, 2, false)]
         {
             assert_eq!(need_fits(&n(gathered, fail)), fits, "gathered {gathered:#x}, fail {fail}");
+        }
+    }
+
+    #[test]
+    fn the_unused_section_must_need_nothing_of_every_dtype_class() {
+        // The scalar rules ask nothing of an unused slot; a rule that asked
+        // anything, of any one dtype class, must stop the lanes being built.
+        use super::{need, unused_needs_nothing, Need, DTYPE_CLASS_BITS};
+        assert!(unused_needs_nothing(need));
+        let last = (1u8 << DTYPE_CLASS_BITS) - 1;
+        let nothing = Need { nums_off: u64::MAX, word_clear: 0, gathered_sel: 0, fail: 0 };
+        for (what, asks) in [
+            ("fail", Need { fail: 1, ..nothing }),
+            ("nums", Need { nums_off: 0, ..nothing }),
+            ("gathered", Need { gathered_sel: super::GATHERED_WIDE, ..nothing }),
+            ("word clear", Need { word_clear: 3, ..nothing }),
+        ] {
+            for at in [0, last] {
+                assert!(!unused_needs_nothing(|c, d| if d == at { asks } else { need(c, d) }), "{what} of dtype class {at}");
+            }
         }
     }
 
