@@ -131,7 +131,16 @@ mod tests {
             let odd = Addr4::new(word).misaligned();
             assert_eq!(odd.word(), (word & !1) + 1, "{word:#x}");
             let dead = Addr4::new(word).with_dead_mode();
-            assert_eq!((dead.mode_name(), dead.word() & !MODE_MASK), (Addr4::new(MODE_DEAD).mode_name(), word & !MODE_MASK), "{word:#x}");
+            assert_eq!((dead.mode_name(), dead.word() & !MODE_MASK), ("dead", word & !MODE_MASK), "{word:#x}");
+        }
+    }
+
+    #[test]
+    fn each_mode_is_named_as_the_spec_names_it_whatever_the_other_bits() {
+        for (mode, name) in [(0, "static"), (MODE_INDIRECT, "indirect"), (MODE_ACTIVE, "active"), (MODE_DEAD, "dead")] {
+            for rest in [0, 0x1234, ADDR_MASK, REGISTER_BIT | 0x3F] {
+                assert_eq!(Addr4::new(mode | rest).mode_name(), name, "{:#x}", mode | rest);
+            }
         }
     }
 
