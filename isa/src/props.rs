@@ -236,25 +236,36 @@ fn names_real_field(layout: &Layout, f: &Finding) -> bool {
         .any(|v| v.resolve(leaf).is_some_and(|(off, _)| base + off == f.offset))
 }
 
-/// A deterministic byte source for seeded smoke runs (splitmix64).
+/// A deterministic byte source for seeded smoke runs: splitmix64's outputs,
+/// little-endian, cut to `len`.
 pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {
     let mut s = seed;
-    let mut out = Vec::with_capacity(len + 8);
-    while out.len() < len {
+    let next = move || {
         s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = s;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
-    }
-    out.truncate(len);
-    out
+        z ^ (z >> 31)
+    };
+    std::iter::repeat_with(next).flat_map(u64::to_le_bytes).take(len).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::{hex, names_real_field, same_bytes, same_value, seeded_bytes, shown_name};
     use crate::bundle::{Bundle, BUNDLE_BYTES};
+
+    #[test]
+    fn seeded_bytes_are_splitmix64_little_endian_cut_to_length() {
+        // splitmix64's published first outputs for seed 0.
+        let first = [0xE220_A839_7B1D_CDAFu64, 0x6E78_9E6A_A1B9_65F4];
+        let want: Vec<u8> = first.iter().flat_map(|w| w.to_le_bytes()).collect();
+        for len in [0, 1, 7, 8, 9, 16] {
+            assert_eq!(seeded_bytes(0, len), want[..len], "{len} bytes");
+        }
+        assert_eq!(seeded_bytes(7, 3), [0xD7, 0x0D, 0x32]);
+        assert_eq!(seeded_bytes(3, 1000).len(), 1000);
+    }
 
     #[test]
     fn a_failing_property_names_the_finding_codes() {
