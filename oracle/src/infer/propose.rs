@@ -347,7 +347,9 @@ impl OpData {
     /// 2 to 4 u16 numbers in a row at `p` (even), each one as [`OpData::number`]
     /// reads it, that hold together as a num array (the longest that does).
     fn nums(&self, p: usize) -> Option<Field> {
-        if !(p - BODY.start).is_multiple_of(2) {
+        // Even offsets only (the body starts at a multiple of four, so these are
+        // its aligned u16s).
+        if !p.is_multiple_of(2) {
             return None;
         }
         let mut run: Vec<&Values> = Vec::new();

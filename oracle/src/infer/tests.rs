@@ -382,6 +382,23 @@ fn an_ascii_name_is_one_field() {
 }
 
 #[test]
+fn a_byte_both_zero_and_not_for_one_value_of_another_is_no_function_of_it() {
+    // +0x20 is 1 or 2 in turn; +0x22 is 0 on the first two bundles, 5 after:
+    // both values meet each value of +0x20, a zero first (zero is the value a
+    // map could mistake for "not seen yet").
+    let bundles: Vec<Raw> = (0..64u32).map(|i| bundle(|b| (b[0x20], b[0x22]) = ((i % 2) as u8 + 1, if i < 2 { 0 } else { 5 }))).collect();
+    let d = infer(&bundles);
+    let rel = op(&d).relations(&op(&d).propose());
+    let between = |r: &Relation| matches!(*r, Relation::Function { from, to } | Relation::OneToOne { a: from, b: to } if [from, to] == [0x20, 0x22] || [from, to] == [0x22, 0x20]);
+    assert!(!rel.iter().any(between), "{rel:?}");
+    // Made a function (+0x22 is 0 exactly when +0x20 is 1), it is one.
+    let bundles: Vec<Raw> = (0..64u32).map(|i| bundle(|b| (b[0x20], b[0x22]) = ((i % 4 / 2) as u8 + 1, if i % 4 < 2 { 0 } else { 5 }))).collect();
+    let d = infer(&bundles);
+    let rel = op(&d).relations(&op(&d).propose());
+    assert!(rel.iter().any(between), "{rel:?}");
+}
+
+#[test]
 fn equal_words_and_functions_are_related() {
     let bundles: Vec<Raw> = (0..64u32)
         .map(|i| {
