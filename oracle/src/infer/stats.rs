@@ -73,9 +73,10 @@ impl Values {
         self.max
     }
 
-    /// One value on every occurrence.
+    /// One value on every occurrence (none when empty: `min` starts at
+    /// `u32::MAX` and `max` at 0, which never meet).
     pub fn constant(&self) -> bool {
-        self.total > 0 && self.min == self.max
+        self.min == self.max
     }
 
     /// Zero on every occurrence.

@@ -379,6 +379,8 @@ fn an_ascii_name_is_one_field() {
     assert_eq!(f.values.top[0], ("\"qDVESpillReload0\"".to_string(), 3));
     // Characters of one name decide each other: not listed as relations.
     assert!(op(&inf).relations(&fields).is_empty(), "{:?}", op(&inf).relations(&fields));
+    let text = inf.to_text();
+    assert!(!text.contains("  relations ("), "no relations, no heading:\n{text}");
 }
 
 #[test]
@@ -417,6 +419,13 @@ fn equal_words_and_functions_are_related() {
     assert!(rel.contains(&Relation::Equal { width: 4, a: 0x10, b: 0x30 }), "{rel:?}");
     assert!(rel.contains(&Relation::Function { from: 0x20, to: 0x22 }), "{rel:?}");
     assert!(!rel.iter().any(|r| matches!(r, Relation::Equal { width: 1, .. })), "bytes of an equal word are not repeated: {rel:?}");
+    // The text lists them under their heading, one line each.
+    let text = inf.to_text();
+    let heading = "  relations (hold on every bundle; constants left out):\n";
+    let listed = text.split(heading).nth(1).unwrap_or_else(|| panic!("no relations heading:\n{text}"));
+    let lines: Vec<&str> = listed.lines().take_while(|l| l.starts_with("    ")).collect();
+    assert_eq!(lines.len(), rel.len(), "{listed}");
+    assert!(lines.contains(&"    byte +0x22 is a function of byte +0x20"), "{lines:?}");
     // The JSON names each relation with its offsets.
     let j = inf.to_json();
     let rels = &j["opcodes"][0]["relations"];
