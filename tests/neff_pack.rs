@@ -1009,6 +1009,30 @@ fn a_long_name_carried_by_a_gnu_or_pax_record_gets_no_second_one() -> R {
 }
 
 #[test]
+fn a_pax_extension_without_a_path_record_leaves_a_long_name_to_a_gnu_record() -> R {
+    // The member's pax extension says only its mtime; renamed to a name no header field
+    // holds, it needs a GNU long-name record beside that extension.
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"PaxHeaders/a", kind: b'x', link: b"", data: b"11 mtime=1\n" },
+        build::RawEntry::file("a.txt", b"data"),
+    ])?;
+    let (base, _, dir) = unpacked(1, &tar)?;
+    let path = dir.join("manifest.json");
+    let mut m: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+    assert_eq!(m["members"][0]["extensions"].as_array().map(Vec::len), Some(1), "{m}");
+    let unsplittable = "n".repeat(150);
+    m["members"][0]["name"] = unsplittable.clone().into();
+    m["members"][0]["file"] = "a.txt".into();
+    std::fs::write(&path, serde_json::to_vec(&m)?)?;
+    let out = base.path().join("packed.neff");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+    let packed = std::fs::read(&out)?;
+    assert_eq!(members(&packed)?.0.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), [unsplittable]);
+    assert!(packed.windows(13).any(|w| w == b"././@LongLink"), "no GNU long name");
+    Ok(())
+}
+
+#[test]
 fn a_pax_extension_kept_as_stored_bytes_must_still_describe_its_member() -> R {
     // `015 path=a.txt` is a record a tar reader takes (its length is right) but one that does
     // not re-encode to the same bytes, so the manifest keeps the extension as stored `data`.
