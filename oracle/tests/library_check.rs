@@ -376,6 +376,21 @@ fn a_dynsym_section_without_an_entry_size_is_read_as_elf64_symbols() {
 }
 
 #[test]
+fn a_dynsym_section_of_two_entries_is_a_table_and_of_one_is_none() {
+    // Entry 0 is ELF's null symbol: one entry is no table, two hold one symbol.
+    let mut f = Fixture::moved();
+    f.tables = Tables::DynsymSection;
+    let lib = f.build().unwrap();
+    let size_at = section_header_of(&lib, goblin::elf::section_header::SHT_DYNSYM) + 32;
+    for (entries, source, total) in [(2u64, SymbolSource::DynsymSection, 2), (1, SymbolSource::None, 0)] {
+        let mut cut = lib.clone();
+        cut[size_at..size_at + 8].copy_from_slice(&(24 * entries).to_le_bytes());
+        let r = check(&cut).unwrap();
+        assert_eq!((r.symbols.source, r.symbols.total), (source, total), "{entries} entries");
+    }
+}
+
+#[test]
 fn stripped_setup_header_is_found_by_bytes_only() {
     let mut f = Fixture::moved();
     f.setup_symbols = false;
