@@ -91,6 +91,13 @@ impl Addr4 {
         const _: () = assert!(MODE_DEAD == MODE_MASK);
         Addr4::new(self.word() | MODE_DEAD)
     }
+    /// The same word with reserved register bit `bit` (8 to 30, checked in
+    /// debug builds) set, whatever the word held: the generator's
+    /// reserved-bit fault.
+    pub fn with_reserved_register_bit(self, bit: u32) -> Addr4 {
+        debug_assert!(REGISTER_RESERVED_MASK & (1 << bit) != 0, "bit {bit} is not a reserved register bit");
+        Addr4::new(self.word() | (1 << bit))
+    }
     pub fn is_register(self) -> bool {
         self.word() & REGISTER_BIT != 0
     }
@@ -133,6 +140,23 @@ mod tests {
             let dead = Addr4::new(word).with_dead_mode();
             assert_eq!((dead.mode_name(), dead.word() & !MODE_MASK), ("dead", word & !MODE_MASK), "{word:#x}");
         }
+    }
+
+    #[test]
+    fn a_reserved_register_bit_is_set_whatever_was_there() {
+        for word in [REGISTER_BIT | 0x3F, REGISTER_BIT | REGISTER_RESERVED_MASK | 0x01, 0x0000_0100, u32::MAX] {
+            for bit in [8, 19, 30] {
+                let w = Addr4::new(word).with_reserved_register_bit(bit).word();
+                assert_eq!(w, word | (1 << bit), "{word:#x} bit {bit}");
+            }
+        }
+    }
+
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "not a reserved register bit")]
+    fn a_bit_outside_the_reserved_ones_is_refused_in_debug_builds() {
+        let _ = Addr4::new(REGISTER_BIT).with_reserved_register_bit(7);
     }
 
     #[test]

@@ -127,3 +127,12 @@ fn findings_of_a_slot_read_at_its_corrected_place_name_its_fields_there() {
     let num0: Vec<_> = f.iter().filter(|x| x.field == "out.num[0]").map(|x| (x.code, x.offset)).collect();
     assert_eq!(num0, [("zero-num", 0x38)], "{f:#?}");
 }
+
+#[test]
+fn each_profile_is_named_in_text_as_in_json() {
+    for (p, name) in [(Profile::Amended, "amended"), (Profile::Spec, "spec")] {
+        assert_eq!(p.as_str(), name);
+        assert_eq!(serde_json::to_value(p).ok(), Some(serde_json::Value::from(name)), "{name}");
+    }
+    assert_eq!(Profile::default(), Profile::Amended, "the spec amended by the errata unless asked");
+}

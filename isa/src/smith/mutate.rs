@@ -1,7 +1,7 @@
 //! Single-invariant mutations of a valid bundle.
 
 use super::{get, put};
-use crate::addr4::{Addr4, PSUM_BASE, REGISTER_RESERVED_MASK};
+use crate::addr4::{Addr4, PSUM_BASE};
 use crate::bundle::recovered::{claims, Claim};
 use crate::bundle::{BodyKind, Bundle, Raw};
 use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
@@ -297,8 +297,7 @@ fn register_mutations(v: &mut Vec<(&'static Check, Apply)>, off: usize, name: &'
         &c::REGISTER_RESERVED_BITS,
         Box::new(move |u, r| {
             let bit = u.int_in_range(8..=30u32)?;
-            set_word(r, off, word_at(r, off).word() | (1 << bit));
-            debug_assert!(REGISTER_RESERVED_MASK & (1 << bit) != 0);
+            set_word(r, off, word_at(r, off).with_reserved_register_bit(bit).word());
             Ok(format!("{name} register word bit {bit} set"))
         }),
     ));
