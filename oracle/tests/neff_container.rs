@@ -696,3 +696,11 @@ fn the_unpacked_tar_size_is_the_whole_tar_stream() {
         }
     }
 }
+
+#[test]
+fn a_stream_as_text_says_how_many_bundles_it_holds() {
+    let raw = [0u8; 3 * tpb_isa::BUNDLE_BYTES];
+    let text = tpb_oracle::neff::pack::stream_text("sg00/PE.bin", &raw);
+    assert!(text.starts_with("# sg00/PE.bin: 3 bundles, one line each"), "{text}");
+    assert_eq!(text.lines().count(), 4, "{text}");
+}

@@ -368,6 +368,17 @@ fn a_constant_zero_run_is_one_field() {
 }
 
 #[test]
+fn an_ascii_name_may_run_to_the_end_of_the_body() {
+    // Eight printable bytes at 0x38..0x40 with no NUL after them (the body ends there).
+    let names: [&[u8]; 3] = [b"qSPIO_00", b"qPoolIO1", b"qDVE_abc"];
+    let bundles: Vec<Raw> = (0..9).map(|i| bundle(|b| put(b, 0x38, names[i % 3]))).collect();
+    let fields = op(&infer(&bundles)).propose();
+    assert_tiles(&fields, 9);
+    let f = field_at(&fields, 0x38);
+    assert_eq!((f.kind, f.size), (Kind::Ascii, 8), "{f:#?}");
+}
+
+#[test]
 fn an_ascii_name_is_one_field() {
     let names: [&[u8]; 3] = [b"qSPIO0", b"qDVESpillReload0", b"qPoolIO0"];
     let bundles: Vec<Raw> = (0..9).map(|i| bundle(|b| put(b, 0x0c, names[i % 3]))).collect();
