@@ -550,6 +550,9 @@ fn without_section_headers_a_virtual_address_is_found_through_its_load_segment()
     for k in [0, 1, size / 2, size - 1] {
         assert_eq!(img.va_to_offset(addr + bias + k), Some(offset + k), "va {:#x}", addr + bias + k);
     }
+    // The first segment holds the header's 0x40 bytes at address 0: its last byte is in the
+    // file, the address after it is in no segment.
+    assert_eq!((img.va_to_offset(0x3F), img.va_to_offset(0x40)), (Some(0x3F), None));
     assert_eq!(img.read_va(addr + bias, 16), Some(&bytes[..16]));
 }
 
