@@ -964,7 +964,7 @@ fn what_follows_the_archive_s_end_is_packed_back_byte_for_byte() -> R {
 }
 
 #[test]
-fn a_long_name_carried_by_a_gnu_or_pax_record_gets_no_second_one() -> R {
+fn a_long_name_carried_by_a_gnu_or_pax_record_gets_no_second_one_and_one_carried_by_none_gets_one() -> R {
     // A name over ustar's 100 bytes, carried once by a GNU long-name entry and once by a pax
     // `path` record: each repacks as it came, with no GNU long-name record added.
     let long = format!("{}/{}", "d".repeat(80), "f".repeat(60));
@@ -986,49 +986,31 @@ fn a_long_name_carried_by_a_gnu_or_pax_record_gets_no_second_one() -> R {
         assert_eq!(members(&orig)?.0.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), std::slice::from_ref(&long), "{what}");
         assert_repacks_to_the_same_tar(&orig)?;
     }
-    // A member whose pax `path` record says its header's own name, renamed in the manifest to
-    // a name no header field holds: the record carries the new name, alone.
-    let tar = build::tar_raw(&[
-        build::RawEntry { name: b"PaxHeaders/a", kind: b'x', link: b"", data: b"14 path=a.txt\n" },
-        build::RawEntry::file("a.txt", b"data"),
-    ])?;
-    let (base, _, dir) = unpacked(1, &tar)?;
-    let path = dir.join("manifest.json");
-    let mut m: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
-    let Some(member) = m["members"].as_array_mut().into_iter().flatten().find(|x| x["name"] == "a.txt") else { panic!("no member a.txt: {m}") };
-    assert!(member.get("header_name").is_none_or(Value::is_null), "the header's name was recorded: {member}");
-    let unsplittable = "n".repeat(150);
-    member["name"] = unsplittable.clone().into();
-    std::fs::write(&path, serde_json::to_vec(&m)?)?;
-    let out = base.path().join("packed.neff");
-    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
-    let packed = std::fs::read(&out)?;
-    assert_eq!(members(&packed)?.0.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), [unsplittable]);
-    assert!(!packed.windows(13).any(|w| w == b"././@LongLink"), "a GNU long name beside the pax record");
-    Ok(())
-}
-
-#[test]
-fn a_pax_extension_without_a_path_record_leaves_a_long_name_to_a_gnu_record() -> R {
-    // The member's pax extension says only its mtime; renamed to a name no header field
-    // holds, it needs a GNU long-name record beside that extension.
-    let tar = build::tar_raw(&[
-        build::RawEntry { name: b"PaxHeaders/a", kind: b'x', link: b"", data: b"11 mtime=1\n" },
-        build::RawEntry::file("a.txt", b"data"),
-    ])?;
-    let (base, _, dir) = unpacked(1, &tar)?;
-    let path = dir.join("manifest.json");
-    let mut m: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
-    assert_eq!(m["members"][0]["extensions"].as_array().map(Vec::len), Some(1), "{m}");
-    let unsplittable = "n".repeat(150);
-    m["members"][0]["name"] = unsplittable.clone().into();
-    m["members"][0]["file"] = "a.txt".into();
-    std::fs::write(&path, serde_json::to_vec(&m)?)?;
-    let out = base.path().join("packed.neff");
-    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
-    let packed = std::fs::read(&out)?;
-    assert_eq!(members(&packed)?.0.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), [unsplittable]);
-    assert!(packed.windows(13).any(|w| w == b"././@LongLink"), "no GNU long name");
+    // A member with a pax extension, renamed in the manifest to a name no header field holds.
+    // When the extension has a `path` record (saying the header's own name), that record
+    // carries the new name, alone; when it has none (only an mtime), a GNU long-name record
+    // is added beside it.
+    for (record, gnu) in [(&b"14 path=a.txt\n"[..], false), (&b"11 mtime=1\n"[..], true)] {
+        let tar = build::tar_raw(&[
+            build::RawEntry { name: b"PaxHeaders/a", kind: b'x', link: b"", data: record },
+            build::RawEntry::file("a.txt", b"data"),
+        ])?;
+        let (base, _, dir) = unpacked(1, &tar)?;
+        let path = dir.join("manifest.json");
+        let mut m: Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+        let Some(member) = m["members"].as_array_mut().into_iter().flatten().find(|x| x["name"] == "a.txt") else { panic!("no member a.txt: {m}") };
+        assert!(member.get("header_name").is_none_or(Value::is_null), "the header's name was recorded: {member}");
+        assert_eq!(member["extensions"].as_array().map(Vec::len), Some(1), "{member}");
+        let unsplittable = "n".repeat(150);
+        member["name"] = unsplittable.clone().into();
+        member["file"] = "a.txt".into();
+        std::fs::write(&path, serde_json::to_vec(&m)?)?;
+        let out = base.path().join("packed.neff");
+        ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+        let packed = std::fs::read(&out)?;
+        assert_eq!(members(&packed)?.0.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), [unsplittable]);
+        assert_eq!(packed.windows(13).any(|w| w == b"././@LongLink"), gnu, "a GNU long name beside a pax record of {record:?}");
+    }
     Ok(())
 }
 
