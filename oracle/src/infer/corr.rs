@@ -99,11 +99,10 @@ impl Corr {
         }
         for (w, offs, eq) in &mut self.words {
             let vals: Vec<u32> = offs.iter().map(|&o| read_le(raw, o, *w)).collect();
-            let n = vals.len();
-            for i in 0..n {
-                for j in i + 1..n {
-                    let e = &mut eq[i * n + j];
-                    *e &= vals[i] == vals[j];
+            // Row i holds the pairs (i, j); only j > i is kept up to date and read.
+            for (i, row) in eq.chunks_exact_mut(vals.len()).enumerate() {
+                for (e, v) in row[i + 1..].iter_mut().zip(&vals[i + 1..]) {
+                    *e &= vals[i] == *v;
                 }
             }
         }
