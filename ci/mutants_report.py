@@ -108,6 +108,10 @@ def coverage(runs):
     tested = sum(1 for _, o, _ in runs for x in o.get("outcomes", []) if isinstance(x.get("scenario"), dict))
     whole = newest(runs).get("all_mutants", 0)
     share = f" ({100.0 * tested / whole:.1f}% of the whole set's {whole})" if whole else ""
+    if len(done) == of and whole:
+        # Every shard, each at its own commit: the count differs from the latest
+        # commit's by what the code gained or lost in between, not by a gap.
+        share = " (the whole set)" if tested == whole else f" (every shard, each at its own commit; the whole set is {whole} at the latest)"
     return f"- **coverage**: {len(done)} of {of} shards ({', '.join(map(str, done))}): {tested} mutants{share}"
 
 

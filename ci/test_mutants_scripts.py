@@ -480,8 +480,8 @@ class Kept(unittest.TestCase):
         run = subprocess.run([sys.executable, str(KEEP), str(src), str(self.dir / "kept" / name)], capture_output=True, text=True)
         return run.returncode, run.stderr
 
-    def shard(self, name, k, outcomes, **run):
-        folder = cargo_mutants_out(self.dir / name, outcomes, scope=f"sample: shard {k}/4 (round-robin)", **{"all_mutants": 40, **run})
+    def shard(self, name, k, outcomes, of=4, **run):
+        folder = cargo_mutants_out(self.dir / name, outcomes, scope=f"sample: shard {k}/{of} (round-robin)", **{"all_mutants": 40, **run})
         missed = [o["scenario"]["Mutant"]["name"] for o in outcomes if o["summary"] == "MissedMutant"]
         write_lines(Path(folder) / "mutants.out" / "missed.txt", missed)
         return folder
@@ -546,6 +546,17 @@ class Kept(unittest.TestCase):
         lines = self.merged_kept()
         self.assertIn("- **mutants in the whole set** (same filters, at new1234, the latest run's commit): 38", lines)
         self.assertIn("- **coverage**: 2 of 4 shards (0, 1): 2 mutants (5.3% of the whole set's 38)", lines)
+
+    def test_every_shard_kept_reads_as_the_whole_set(self):
+        self.keep(self.shard("s0", 0, [outcome("isa/src/a.rs:1:1: f", "CaughtMutant")], of=2, all_mutants=2), "shard-0")
+        self.keep(self.shard("s1", 1, [outcome("isa/src/a.rs:2:1: f", "CaughtMutant")], of=2, all_mutants=2), "shard-1")
+        self.assertIn("- **coverage**: 2 of 2 shards (0, 1): 2 mutants (the whole set)", self.merged_kept())
+
+    def test_every_shard_at_its_own_commit_is_not_read_as_a_share_over_the_whole(self):
+        # The set grew by one between the shards: 3 tested, 2 at the latest commit.
+        self.keep(self.shard("s0", 0, [outcome("isa/src/a.rs:1:1: f", "CaughtMutant"), outcome("isa/src/a.rs:3:1: f", "CaughtMutant")], of=2, all_mutants=3), "shard-0")
+        self.keep(self.shard("s1", 1, [outcome("isa/src/a.rs:2:1: f", "CaughtMutant")], of=2, date="2026-01-02 00:00 UTC", all_mutants=2), "shard-1")
+        self.assertIn("- **coverage**: 2 of 2 shards (0, 1): 3 mutants (every shard, each at its own commit; the whole set is 2 at the latest)", self.merged_kept())
 
     def test_kept_runs_and_rechecks_merge_with_their_coverage(self):
         self.keep(self.shard("s0", 0, [outcome(M1, "MissedMutant"), outcome("isa/src/a.rs:1:1: f", "CaughtMutant")], date="2026-01-01 00:00 UTC"), "shard-0")

@@ -130,31 +130,28 @@ pub(super) fn dtype_base(read: Option<TagRead>, kind: PsumWrite) -> u16 {
     u16::try_from(section * SECTION).unwrap_or(0)
 }
 
-/// Whether a dtype's alignment fits a class's alignment bits: a power of
-/// two up to 2^[`dclass::MAX_ALIGN_LOG2`] bytes (every dtype's is today; a
-/// dtype whose is not takes the full checks).
-fn align_expressible(align: u32) -> bool {
-    align.is_power_of_two() && align.trailing_zeros() <= dclass::MAX_ALIGN_LOG2
+/// A dtype's alignment as a class's alignment bits, if they can hold it: a
+/// power of two up to 2^[`dclass::MAX_ALIGN_LOG2`] bytes (every dtype's is
+/// today; a dtype whose is not takes the full checks).
+fn align_bits(align: u32) -> Option<u8> {
+    let log2 = align.trailing_zeros();
+    let bits = u8::try_from(log2).ok().filter(|_| align.is_power_of_two() && log2 <= dclass::MAX_ALIGN_LOG2)?;
+    Some(bits << dclass::ALIGN_SHIFT)
 }
 
 /// The class of one tag (`None`: the slot has no dtype field) for a slot
 /// of one PSUM kind on one generation.
 pub(super) fn dtype_class(tag: Option<u8>, kind: PsumWrite, g: Generation) -> u8 {
     let Some(tag) = tag else { return dclass::VALID | dclass::PSUM_OK };
-    match dtype::info(tag) {
-        Some(d) if align_expressible(d.align) => {
-            let psum_ok = match kind {
-                PsumWrite::Reads => true,
-                PsumWrite::Writes => d.psum_write,
-                PsumWrite::MatmulWrites => d.psum_write || d.tag == BF16,
-            };
-            let align = u8::try_from(d.align.trailing_zeros()).unwrap_or(0) << dclass::ALIGN_SHIFT;
-            let valid = if d.since <= g { dclass::VALID } else { 0 };
-            [valid, if psum_ok { dclass::PSUM_OK } else { 0 }].into_iter().fold(align, super::disjoint)
-        }
-        // Unknown tags, and any alignment the class cannot express, are never valid here.
-        _ => 0,
-    }
+    // Unknown tags, and any alignment the class cannot express, are never valid here.
+    let Some((d, align)) = dtype::info(tag).and_then(|d| Some((d, align_bits(d.align)?))) else { return 0 };
+    let psum_ok = match kind {
+        PsumWrite::Reads => true,
+        PsumWrite::Writes => d.psum_write,
+        PsumWrite::MatmulWrites => d.psum_write || d.tag == BF16,
+    };
+    let valid = if d.since <= g { dclass::VALID } else { 0 };
+    [valid, if psum_ok { dclass::PSUM_OK } else { 0 }].into_iter().fold(align, super::disjoint)
 }
 
 /// An address word's mode and region are decided by its top bits: the
@@ -280,18 +277,18 @@ const _: () = assert!(REGISTER_BIT == 1 << 31 && MODE_MASK == 3 << 29 && MODE_IN
 
 #[cfg(test)]
 mod tests {
-    use super::{align_expressible, dclass};
+    use super::{align_bits, dclass};
 
     #[test]
-    fn an_alignment_is_expressible_only_as_a_power_of_two_up_to_the_class_bits() {
+    fn an_alignment_has_class_bits_only_as_a_power_of_two_up_to_what_they_hold() {
         let most = 1u32 << dclass::MAX_ALIGN_LOG2;
-        for a in [1, 2, 4, most] {
-            assert!(align_expressible(a), "{a}");
+        for (a, log2) in [(1, 0), (2, 1), (4, 2), (most, dclass::MAX_ALIGN_LOG2)] {
+            assert_eq!(align_bits(a), u8::try_from(log2).ok().map(|b| b << dclass::ALIGN_SHIFT), "{a}");
         }
         for a in [0, 3, 6, 12, most * 2] {
-            assert!(!align_expressible(a), "{a}");
+            assert_eq!(align_bits(a), None, "{a}");
         }
         // Today's dtypes all fit, so none leaves the fast path for this.
-        assert!(crate::dtype::DTYPES.iter().all(|d| align_expressible(d.align)));
+        assert!(crate::dtype::DTYPES.iter().all(|d| align_bits(d.align).is_some()));
     }
 }
