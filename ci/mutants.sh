@@ -7,6 +7,9 @@
 #          ci/mutants.sh --merge [--report FILE] DIR...   (report only, e.g. nightly shards)
 #          ci/mutants.sh --merge [--report FILE] --kept reports/mutants/runs   (every kept run)
 #          ci/mutants.sh --keep DIR NAME   (keep DIR's run, trimmed, as reports/mutants/runs/NAME)
+#          ci/mutants.sh --untested [--shard K/N] [--out DIR] [--report FILE]
+#                        (run the tree's mutants no kept run has tested, matched by name
+#                        after carrying each kept outcome to the tree; part K of N of them)
 #          ci/mutants.sh --recheck DIR [--out DIR2] [--report FILE]
 #                        (run again the mutants DIR's run missed or timed out on, each carried to its
 #                        line now through `git diff` from the commit that run mutated,
@@ -29,7 +32,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 VERSION=27.1.0
-shard="" diff="" budget="" out="." report="reports/mutants.md" merge=0 recheck=""
+shard="" diff="" budget="" out="." report="reports/mutants.md" merge=0 recheck="" untested=0
 packages="${MUTANTS_PACKAGES:-tpb-isa tpb-oracle}"
 extra=()
 while [ $# -gt 0 ]; do
@@ -44,13 +47,26 @@ while [ $# -gt 0 ]; do
     --keep) [ $# -ge 3 ] || { echo "usage: ci/mutants.sh --keep DIR NAME" >&2; exit 1; }
             exec python3 ci/mutants_keep.py "$2" "reports/mutants/runs/$3" ;;
     --recheck) recheck="$2"; shift 2 ;;
+    --untested) untested=1; shift ;;
     --) shift; extra=("$@"); break ;;
     *) if [ "$merge" = 1 ]; then break; fi; echo "unknown argument: $1" >&2; exit 1 ;;
   esac
 done
 
 if [ "$merge" = 1 ]; then
-  exec python3 ci/mutants_report.py -o "$report" "$@"
+  # Merging kept runs: list the tree's whole set, so the report counts by
+  # name which of its mutants some kept run tested (shards taken at
+  # different commits do not add up to it). Skipped without cargo-mutants.
+  whole=()
+  if [[ " $* " == *" --kept "* ]] && cargo mutants --version 2>/dev/null | grep -q "$VERSION"; then
+    list=$(mktemp)
+    trap 'rm -f "$list"' EXIT
+    margs=()
+    for p in $packages; do margs+=(--package "$p"); done
+    if cargo mutants --list "${margs[@]}" > "$list" 2>/dev/null; then whole=(--whole-list "$list"); fi
+  fi
+  python3 ci/mutants_report.py -o "$report" "${whole[@]}" "$@"
+  exit $?
 fi
 
 if ! cargo mutants --version 2>/dev/null | grep -q "$VERSION"; then
@@ -113,11 +129,21 @@ if [ -n "$recheck" ]; then
   mode+=(--in-diff "$recheck_diff" "${res[@]}" --no-shuffle)
   scope="recheck of the mutants $recheck missed or timed out on"
 fi
-if [ -n "$shard" ]; then
+if [ "$untested" = 1 ]; then
+  mkdir -p "$out"
+  cargo mutants --list "${args[@]}" "${extra[@]}" > "$out/whole.list" 2>/dev/null
+  mapfile -t res < <(python3 ci/mutants_untested.py "$out/whole.list" reports/mutants/runs ${shard:+--part "$shard"} --diff "$out/untested.diff")
+  if [ "${#res[@]}" = 0 ]; then
+    echo "== no untested mutant${shard:+ in part $shard}: every one is named by a kept run's outcome"
+    exit 0
+  fi
+  mode+=(--in-diff "$out/untested.diff" "${res[@]}" --no-shuffle)
+  scope="untested by the kept runs${shard:+, part $shard}"
+elif [ -n "$shard" ]; then
   mode+=(--shard "$shard" --sharding round-robin)
   scope="sample: shard $shard (round-robin)"
 fi
-if [ -n "$recheck" ]; then
+if [ -n "$recheck" ] || [ "$untested" = 1 ]; then
   :
 elif [ -n "$diff" ]; then
   # Shuffled: a run the budget cuts short has tested a random part of the diff.

@@ -35,16 +35,9 @@ def esc(text):
     return "".join("\\" + c if c in "\\.+*?()|[]{}^$#&-~" else c for c in text)
 
 
-def carry(commit, path):
-    """old line -> new line (None when the line changed), for one file."""
-    out = subprocess.run(["git", "diff", "-U0", commit, "--", path], capture_output=True, text=True, check=True).stdout
-    hunks = []
-    for line in out.splitlines():
-        m = HUNK.match(line)
-        if m:
-            a, b = int(m.group(1)), int(m.group(2) or 1)
-            c, d = int(m.group(3)), int(m.group(4) or 1)
-            hunks.append((a, b, c, d))
+def line_mapper(hunks):
+    """old line -> new line (None when the line changed), from one file's
+    hunks (a, b, c, d) as in `@@ -a,b +c,d @@`."""
 
     def new_line(n):
         shift = 0
@@ -57,6 +50,29 @@ def carry(commit, path):
         return n + shift
 
     return new_line
+
+
+def carry(commit, path):
+    """old line -> new line (None when the line changed), for one file."""
+    out = subprocess.run(["git", "diff", "-U0", commit, "--", path], capture_output=True, text=True, check=True).stdout
+    hunks = []
+    for line in out.splitlines():
+        m = HUNK.match(line)
+        if m:
+            hunks.append((int(m.group(1)), int(m.group(2) or 1), int(m.group(3)), int(m.group(4) or 1)))
+    return line_mapper(hunks)
+
+
+def diff_touching(lines):
+    """A diff touching each line of {path: line numbers} of the working tree,
+    for cargo-mutants' --in-diff."""
+    diff = []
+    for path, found in sorted(lines.items()):
+        text = Path(path).read_text().split("\n")
+        diff += [f"--- a/{path}", f"+++ b/{path}"]
+        for n in sorted(found):
+            diff += [f"@@ -{n},1 +{n},1 @@", f"-{text[n - 1]}", f"+{text[n - 1]}"]
+    return "\n".join(diff) + "\n" if diff else ""
 
 
 def first_names(earlier):
@@ -104,13 +120,7 @@ def main():
         mapping[firsts.get(name, name)] = f"{path}:{now}:{col}: {desc}" if now else None
         if now:
             lines[path].add(now)
-    diff = []
-    for path, found in sorted(lines.items()):
-        text = Path(path).read_text().split("\n")
-        diff += [f"--- a/{path}", f"+++ b/{path}"]
-        for n in sorted(found):
-            diff += [f"@@ -{n},1 +{n},1 @@", f"-{text[n - 1]}", f"+{text[n - 1]}"]
-    Path(diff_out).write_text("\n".join(diff) + "\n" if diff else "")
+    Path(diff_out).write_text(diff_touching(lines))
     Path(map_out).write_text(json.dumps(mapping, indent=1) + "\n")
     for now in sorted(n for n in mapping.values() if n):
         print("--re")

@@ -28,6 +28,7 @@ instructions.
 import argparse
 import json
 import re
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -35,6 +36,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True  # no ci/__pycache__ from the import below
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mutants_recheck import first_names  # noqa: E402
+from mutants_untested import untested  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / ".cargo" / "mutants.toml"
@@ -97,6 +99,23 @@ def newest(runs):
     return max((r for _, _, r in runs), key=lambda r: r.get("date", ""), default={})
 
 
+def whole_by_name(whole_list, runs, rechecks):
+    """(the tree's mutants, its commit, those no run or recheck tested), or
+    None without a list."""
+    if not whole_list:
+        return None
+    whole = [line.strip() for line in Path(whole_list).read_text().splitlines() if line.strip()]
+    tested = [(o, r.get("commit", "")) for _, o, r in runs]
+    for folder in rechecks:
+        try:
+            o, r = load(folder)
+        except (OSError, ValueError):
+            continue
+        tested.append((o, r.get("commit", "")))
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "?"
+    return whole, head, untested(whole, [(o, c) for o, c in tested if c])
+
+
 def coverage(runs):
     """What share of the whole set the runs tested, when they are round-robin
     shards of one count: a line for the report, or None."""
@@ -111,7 +130,7 @@ def coverage(runs):
     if len(done) == of and whole:
         # Every shard, each at its own commit: the count differs from the latest
         # commit's by what the code gained or lost in between, not by a gap.
-        share = " (the whole set)" if tested == whole else f" (every shard, each at its own commit; the whole set is {whole} at the latest)"
+        share = " (the whole set)" if tested == whole else f" (every shard, but each at its own commit, so they need not add up to the whole set of {whole} at the latest: see coverage by name)"
     return f"- **coverage**: {len(done)} of {of} shards ({', '.join(map(str, done))}): {tested} mutants{share}"
 
 
@@ -144,6 +163,7 @@ def main():
     ap.add_argument("--recheck", action="append", default=[])
     ap.add_argument("--recheck-map", action="append", default=[], help="JSON {earlier name: name now or null} (ci/mutants_recheck.py); one per recheck")
     ap.add_argument("--kept", action="append", default=[], help="a folder of runs kept by ci/mutants_keep.py: each run is merged, each recheck (a run with recheck.json) applied")
+    ap.add_argument("--whole-list", help="the tree's whole set (`cargo mutants --list`): coverage is then counted by name")
     ap.add_argument("folders", nargs="*")
     args = ap.parse_args()
     for kept in args.kept:
@@ -209,7 +229,13 @@ def main():
     # By their numbers where they have some (shard 9 before shard 10).
     scopes = sorted({r.get("scope", "unknown") for _, _, r in runs}, key=lambda x: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", x)])
     shards = {re.search(r"shard (\d+)/(\d+)", x) for x in scopes}
-    if len(runs) > 1 and None not in shards and not any("stopped" in x or "in-diff" in x for x in scopes):
+    by_name = whole_by_name(args.whole_list, runs, args.recheck)
+    # Round-robin shards add up to the whole set only when they mutated one
+    # commit, or when the names say so (shards at other commits miss some).
+    one_commit = len({r.get("commit") for _, _, r in runs}) == 1
+    if by_name is not None:
+        one_commit = not by_name[2]
+    if len(runs) > 1 and one_commit and None not in shards and not any("stopped" in x or "in-diff" in x for x in scopes):
         n = {int(m.group(2)) for m in shards}
         if len(n) == 1 and {int(m.group(1)) for m in shards} == set(range(min(n))):
             scopes = [f"whole set ({min(n)} shards merged)"]
@@ -235,6 +261,13 @@ def main():
     covered = coverage(runs)
     if covered:
         lines.append(covered)
+    if by_name is not None:
+        whole, at, left = by_name
+        lines.append(
+            f"- **coverage by name**: {len(whole) - len(left)} of the {len(whole)} mutants of the tree at {at} were tested by a merged run "
+            f"on a line unchanged since; {len(left)} were not"
+            + (" (`ci/mutants.sh --untested` runs them; per file below)" if left else "")
+        )
     if mutants_timed:
         per = (test_secs + build_secs) / mutants_timed
         lines.append(
@@ -256,6 +289,12 @@ def main():
     totals_at = len(lines) - 1
     lines += ["## Per crate", "", HEAD] + [row(f"`{k}`", v) for k, v in sorted(by_crate.items())] + [""]
     lines += ["## Per file", "", HEAD] + [row(f"`{f}`", v) for (_, f), v in sorted(by_file.items())] + [""]
+    if by_name is not None and by_name[2]:
+        per = defaultdict(int)
+        for n in by_name[2]:
+            per[n.split(":", 1)[0]] += 1
+        lines += ["## Untested by any merged run, per file", "", "| file | untested |", "|---|---:|"]
+        lines += [f"| `{f}` | {k} |" for f, k in sorted(per.items())] + [""]
 
     # What the rechecks made of each missed mutant: by the name it had when it ran again.
     now, moved, ungenerated = {}, {}, set()

@@ -142,7 +142,7 @@ fn align_bits(align: u32) -> Option<u8> {
 /// The class of one tag (`None`: the slot has no dtype field) for a slot
 /// of one PSUM kind on one generation.
 pub(super) fn dtype_class(tag: Option<u8>, kind: PsumWrite, g: Generation) -> u8 {
-    let Some(tag) = tag else { return dclass::VALID | dclass::PSUM_OK };
+    let Some(tag) = tag else { return super::disjoint(dclass::VALID, dclass::PSUM_OK) };
     // Unknown tags, and any alignment the class cannot express, are never valid here.
     let Some((d, align)) = dtype::info(tag).and_then(|d| Some((d, align_bits(d.align)?))) else { return 0 };
     let psum_ok = match kind {
