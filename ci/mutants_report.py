@@ -231,14 +231,17 @@ def main():
     shards = {re.search(r"shard (\d+)/(\d+)", x) for x in scopes}
     by_name = whole_by_name(args.whole_list, runs, args.recheck)
     # Round-robin shards add up to the whole set only when they mutated one
-    # commit, or when the names say so (shards at other commits miss some).
+    # commit; else the names must say so (shards at other commits miss some).
     one_commit = len({r.get("commit") for _, _, r in runs}) == 1
-    if by_name is not None:
-        one_commit = not by_name[2]
-    if len(runs) > 1 and one_commit and None not in shards and not any("stopped" in x or "in-diff" in x for x in scopes):
+    shard_count = None
+    if len(runs) > 1 and None not in shards and not any("stopped" in x or "in-diff" in x for x in scopes):
         n = {int(m.group(2)) for m in shards}
         if len(n) == 1 and {int(m.group(1)) for m in shards} == set(range(min(n))):
-            scopes = [f"whole set ({min(n)} shards merged)"]
+            shard_count = min(n)
+    if by_name is not None and not by_name[2]:
+        scopes = [f"whole set ({shard_count} shards merged)" if shard_count else f"whole set (every mutant of the tree named by the {len(runs)} runs merged)"]
+    elif by_name is None and shard_count and one_commit:
+        scopes = [f"whole set ({shard_count} shards merged)"]
     commits = sorted({r.get("commit", "unknown") for _, _, r in runs})
     cpus = sorted({r.get("cpu", "unknown") for _, _, r in runs})
     wall = sum(r.get("seconds", 0) for _, _, r in runs)

@@ -6,6 +6,7 @@
 """
 
 import importlib.util
+import io
 import json
 import os
 import re
@@ -30,6 +31,8 @@ def load(path):
 
 
 recheck, report = load(RECHECK), load(REPORT)
+UNTESTED = CI / "mutants_untested.py"
+untested = load(UNTESTED)
 
 
 def git_env():
@@ -594,6 +597,97 @@ class Kept(unittest.TestCase):
         self.assertIsNone(report.coverage(runs))
         mixed = [({}, {"outcomes": []}, {"scope": "sample: shard 0/4 (round-robin)"}), ({}, {"outcomes": []}, {"scope": "sample: shard 1/8 (round-robin)"})]
         self.assertIsNone(report.coverage(mixed))
+
+
+
+class Untested(unittest.TestCase):
+    """ci/mutants_untested.py, and the report's coverage by name (--whole-list)."""
+
+    A3, A15 = "src/a.rs:3:5: replace + with - in f", "src/a.rs:15:5: replace + with - in f"
+
+    def setUp(self):
+        tmp, self.repo, self.commit = repo_with({"src/a.rs": OLD})
+        self.addCleanup(tmp.cleanup)
+        self.addCleanup(os.chdir, os.getcwd())
+        os.chdir(self.repo)  # the script runs git in the current directory
+        env = mock.patch.dict(os.environ, git_env(), clear=True)
+        env.start()
+        self.addCleanup(env.stop)
+        # Since the run: two lines inserted at the top, and old line 15 changed.
+        write_lines(self.repo / "src/a.rs", ["// 1", "// 2"] + OLD[:14] + ["let v15 = 99;"] + OLD[15:])
+        self.whole = [
+            "src/a.rs:5:5: replace + with - in f",  # old line 3, carried: tested
+            "src/a.rs:17:5: replace + with - in f",  # old line 15 changed: its code is new
+            "src/a.rs:5:9: replace + with * in f",  # on a carried line, but never named
+            "src/a.rs:3:5: replace + with - in f",  # the old name, where another line is now
+        ]
+
+    def keep(self, name, commit, *names, scope="sample: shard 0/2 (round-robin)", date="2026-01-01 00:00 UTC"):
+        cargo_mutants_out(self.repo / "kept" / name, [outcome(n, "CaughtMutant") for n in names], commit=commit, scope=scope, date=date)
+
+    def test_a_mutant_is_tested_only_when_a_run_named_it_on_a_line_unchanged_since(self):
+        runs = [({"outcomes": [outcome(self.A3, "CaughtMutant"), outcome(self.A15, "MissedMutant")]}, self.commit)]
+        self.assertEqual(untested.untested(self.whole, runs), self.whole[1:])
+
+    def test_a_run_at_a_commit_git_does_not_know_is_not_carried(self):
+        runs = [({"outcomes": [outcome(self.A3, "CaughtMutant")]}, "0" * 40)]
+        with mock.patch("sys.stderr", new_callable=io.StringIO) as err:
+            self.assertEqual(untested.untested(self.whole, runs), self.whole)
+        self.assertIn("not carried", err.getvalue())
+
+    def test_parts_are_round_robin_and_numbered_from_zero(self):
+        names = [f"n{i}" for i in range(7)]
+        self.assertEqual(untested.part(names, "0/3"), ["n0", "n3", "n6"])
+        self.assertEqual(untested.part(names, "2/3"), ["n2", "n5"])
+        with self.assertRaises(ValueError):
+            untested.part(names, "3/3")
+
+    def script(self, *args):
+        write_lines(self.repo / "whole.list", self.whole)
+        run = subprocess.run([sys.executable, str(UNTESTED), "whole.list", "kept", *args], capture_output=True, text=True)
+        return run.returncode, run.stdout, run.stderr
+
+    def test_the_script_names_a_part_of_the_untested_and_writes_a_diff_of_their_lines(self):
+        self.keep("shard-0", self.commit, self.A3)
+        self.assertEqual(json.loads(self.script("--summary")[1]), {"whole": 4, "tested": 1, "untested": 3})
+        code, out, err = self.script("--part", "1/2", "--diff", "d.diff")
+        self.assertEqual(code, 0, err)
+        # Untested: whole[1], whole[2], whole[3]; part 1 of 2 is the second of them.
+        self.assertEqual(out.splitlines(), ["--re", f"^{recheck.esc(self.whole[2])}$"])
+        self.assertEqual((self.repo / "d.diff").read_text(), "--- a/src/a.rs\n+++ b/src/a.rs\n@@ -5,1 +5,1 @@\n-let v3 = 3;\n+let v3 = 3;\n")
+        self.assertIn("3 of 4 mutants untested by the kept runs; 1 chosen", err)
+        self.assertEqual(self.script("--part", "2/2")[0], 1)
+
+    def report(self):
+        write_lines(self.repo / "whole.list", self.whole)
+        out = self.repo / "r.md"
+        run = subprocess.run([sys.executable, str(REPORT), "-o", str(out), "--whole-list", "whole.list", "--kept", "kept"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return out.read_text().splitlines()
+
+    def test_shards_at_two_commits_are_no_whole_set_while_a_mutant_is_untested(self):
+        later = git(self.repo, "rev-parse", "--short", "HEAD").strip()
+        self.keep("shard-0", self.commit, self.A3)
+        self.keep("shard-1", later, "src/a.rs:16:5: replace + with - in f", scope="sample: shard 1/2 (round-robin)", date="2026-01-02 00:00 UTC")
+        lines = self.report()
+        self.assertFalse(any(line.startswith("- **scope**: whole set") for line in lines), lines[:6])
+        self.assertIn(f"- **coverage by name**: 1 of the 4 mutants of the tree at {later} were tested by a merged run on a line unchanged since; "
+                      "3 were not (`ci/mutants.sh --untested` runs them; per file below)", lines)
+        self.assertIn("| `src/a.rs` | 3 |", lines)
+
+    def test_shards_at_two_commits_that_name_every_mutant_are_the_whole_set(self):
+        self.whole = self.whole[:1]
+        self.keep("shard-0", self.commit, self.A3)
+        self.keep("shard-1", "0" * 7, "src/b.rs:1:1: replace g with ()", scope="sample: shard 1/2 (round-robin)", date="2026-01-02 00:00 UTC")
+        lines = self.report()
+        self.assertIn("- **scope**: whole set (2 shards merged)", lines)
+        self.assertFalse(any(line.startswith("## Untested") for line in lines))
+
+    def test_a_shard_and_an_untested_part_that_name_every_mutant_are_the_whole_set(self):
+        self.whole = self.whole[:1]
+        self.keep("shard-0", "0" * 7, "src/b.rs:1:1: replace g with ()")
+        self.keep("untested-0", self.commit, self.A3, scope="untested by the kept runs, part 0/1", date="2026-01-02 00:00 UTC")
+        self.assertIn("- **scope**: whole set (every mutant of the tree named by the 2 runs merged)", self.report())
 
 
 if __name__ == "__main__":
