@@ -609,6 +609,19 @@ mod tests {
     }
 
     #[test]
+    fn each_union_member_lists_the_opcodes_with_its_body() {
+        let h = generate();
+        for k in BodyKind::ALL.iter().filter(|k| **k != BodyKind::Opaque) {
+            let decl = format!("{} {};", k.layout().c_name, union_member(*k));
+            let line = h.lines().find(|l| l.contains(&decl)).unwrap_or_else(|| panic!("no union member {decl}"));
+            let listed = line.split("opcodes ").nth(1).and_then(|r| r.strip_suffix(" */")).unwrap_or_else(|| panic!("no opcode list: {line}"));
+            let want: Vec<String> = OPCODES.iter().filter(|o| o.body == *k).map(|o| format!("{:#04x}", o.byte)).collect();
+            assert!(!want.is_empty(), "{decl}: no opcode has this body");
+            assert_eq!(listed.split(' ').collect::<Vec<_>>(), want, "{decl}");
+        }
+    }
+
+    #[test]
     fn every_spec_spelling_names_a_real_member() {
         for s in SPEC_SPELLINGS {
             let l = crate::catalog::layouts().into_iter().find(|l| l.c_name == s.struct_c_name);
