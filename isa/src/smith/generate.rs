@@ -1,7 +1,7 @@
 //! Valid bundles from arbitrary bytes.
 
 use super::{put, put_at};
-use crate::addr4::{MODE_ACTIVE, MODE_INDIRECT, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT};
+use crate::addr4::{Addr4, MODE_ACTIVE, MODE_INDIRECT, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT};
 use crate::bundle::recovered::claims;
 use crate::bundle::{header, BodyKind, Bundle, Raw, BUNDLE_BYTES};
 use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
@@ -61,7 +61,7 @@ fn memory_word(u: &mut Unstructured, psum: bool, align: u32) -> Result<u32> {
     let offset = if psum { u.int_in_range(0..=PSUM_SPAN)? } else { u.int_in_range(0..=PSUM_BASE - 1)? };
     let addr = (if psum { PSUM_BASE + offset } else { offset }) & !(align - 1);
     let mode = if u.ratio(1, 4)? { MODE_ACTIVE } else { 0 };
-    Ok(mode | addr)
+    Ok(Addr4::new(mode).with_addr29(addr).word())
 }
 
 fn register_word(u: &mut Unstructured) -> Result<u32> {

@@ -561,7 +561,7 @@ fn entry(i: usize, op: u8) -> u32 {
 fn push<const K: usize, const W: usize>(work: &mut [u32; W], len: &mut usize, entry: u32, n: u8) {
     let at = (*len).min(W - K);
     for (k, w) in work[at..at + K].iter_mut().enumerate() {
-        *w = entry | k as u32;
+        *w = disjoint(entry, k as u32);
     }
     *len = at + usize::from(n).min(K);
 }
