@@ -157,6 +157,17 @@ macro_rules! pattern_impl {
 }
 pattern_impl!(Tensor2d, Tensor3d, Tensor4d);
 
+/// The layout a gather over a pattern of `nums` dims reads as (§2.7): the
+/// 4-D one as INDIRECT20B, the others as INDIRECT16B. Findings name its
+/// fields.
+fn gather_view(nums: usize) -> &'static Layout {
+    if nums == 4 {
+        &Indirect20b::LAYOUT
+    } else {
+        &Indirect16b::LAYOUT
+    }
+}
+
 /// Checks a TENSOR*/MEM_PATTERN* slot at `base`.
 fn pattern(cx: &mut Ctx<'_>, slot: &str, base: usize, p: &impl Pattern, dt: Option<&'static DtypeInfo>, role: Role) {
     let a = p.addr();
@@ -164,7 +175,7 @@ fn pattern(cx: &mut Ctx<'_>, slot: &str, base: usize, p: &impl Pattern, dt: Opti
     if indirect {
         // A gather: the slot reads as INDIRECT16B / INDIRECT20B and its
         // stride/num region is inert (§2.7).
-        let view: &Layout = if p.nums().len() == 4 { &Indirect20b::LAYOUT } else { &Indirect16b::LAYOUT };
+        let view = gather_view(p.nums().len());
         if a.region() == Region::Outside {
             cx.report(&ADDRESS_OUTSIDE_MEMORY, &format!("{slot}.addr"), format!("address {:#x} is outside SBUF and the PSUM window", a.addr29()));
         }
@@ -208,5 +219,27 @@ pub(super) fn misaligned(addr: u32, align: u32) -> bool {
         addr & (align - 1) != 0
     } else {
         !addr.is_multiple_of(align)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{gather_view, misaligned};
+    use crate::descriptor::{Indirect16b, Indirect20b};
+
+    #[test]
+    fn a_gather_reads_as_indirect20b_over_4_dims_and_indirect16b_below() {
+        assert_eq!(gather_view(4).c_name, Indirect20b::LAYOUT.c_name);
+        for n in [2, 3] {
+            assert_eq!(gather_view(n).c_name, Indirect16b::LAYOUT.c_name, "{n} dims");
+        }
+    }
+
+    #[test]
+    fn misalignment_is_a_remainder_for_any_alignment() {
+        // Powers of two take the mask; any other alignment (no dtype has one today) the division.
+        for (addr, align, want) in [(8, 4, false), (6, 4, true), (0, 1, false), (6, 3, false), (7, 3, true), (12, 6, false), (13, 6, true)] {
+            assert_eq!(misaligned(addr, align), want, "{addr} % {align}");
+        }
     }
 }

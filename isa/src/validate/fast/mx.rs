@@ -75,7 +75,8 @@ fn basic(word: u32) -> (bool, bool) {
     if word & REGISTER_BIT != 0 {
         (word & REGISTER_MUST_BE_CLEAR == 0, false)
     } else {
-        (word & MODE_MASK != MODE_DEAD, word & MODE_MASK != MODE_DEAD)
+        let live = word & MODE_MASK != MODE_DEAD;
+        (live, live)
     }
 }
 
