@@ -165,6 +165,24 @@ fn wrong_md5_parses_but_integrity_fails() {
 }
 
 #[test]
+fn a_payload_packed_otherwise_than_its_pkg_version_says_is_noted() {
+    let tar_bytes = tar(&members(KELF_CAYMAN));
+    let gz = gzip(&tar_bytes);
+    // pkg_version 1 promises a plain tar, 2 a gzip: each packed the other way parses, with a note.
+    for (version, payload, packing) in [(1, &gz, "gzip tar"), (2, &tar_bytes, "bare tar")] {
+        let alg = if version == 1 { Algorithm::Sha256 } else { Algorithm::Md5 };
+        let n = neff::parse(&container(version, payload, Some((alg, Form::Plain))), "t.neff").unwrap();
+        let want = format!("pkg_version {version} payload is a {packing}, not the expected packing");
+        assert!(n.notes.iter().any(|m| m.starts_with(&want)), "{version}: {:?}", n.notes);
+    }
+    // Packed as promised: no such note.
+    for (version, payload, alg) in [(1, &tar_bytes, Algorithm::Sha256), (2, &gz, Algorithm::Md5)] {
+        let n = neff::parse(&container(version, payload, Some((alg, Form::Plain))), "t.neff").unwrap();
+        assert!(!n.notes.iter().any(|m| m.contains("expected packing")), "{version}: {:?}", n.notes);
+    }
+}
+
+#[test]
 fn pkg_version_1_is_raw_tar_with_sha256() {
     let payload = tar(&members(KELF_CAYMAN));
     let n = neff::parse(&container(1, &payload, Some((Algorithm::Sha256, Form::Plain))), "t.neff").unwrap();
