@@ -603,6 +603,34 @@ fn the_text_statistics_say_what_each_kept_offset_holds() {
 }
 
 #[test]
+fn the_json_statistics_say_what_each_kept_offset_holds() {
+    // +0x10 takes 0..=3, +0x11 is always zero, +0x12 always 0x5a.
+    let bundles: Vec<Raw> = (0..4u8).map(|i| bundle(|b| (b[0x10], b[0x12]) = (i, 0x5a))).collect();
+    let json = infer(&bundles).to_json();
+    let stats = &json["opcodes"][0]["stats"];
+    let at = |width: &str, offset: usize| {
+        let all = stats[width].as_array().unwrap_or_else(|| panic!("no {width} in {stats}"));
+        all.iter().find(|s| s["offset"] == offset).cloned().unwrap_or_else(|| panic!("no {width} at {offset:#x}"))
+    };
+    let b10 = at("bytes", 0x10);
+    assert_eq!(b10["values"], serde_json::json!([["0x00", 1], ["0x01", 1], ["0x02", 1], ["0x03", 1]]));
+    assert_eq!((&b10["other"], &b10["distinct"], &b10["distinct_capped"]), (&serde_json::json!(0), &serde_json::json!(4), &serde_json::json!(false)));
+    assert_eq!((&b10["min"], &b10["max"]), (&serde_json::json!("0x00"), &serde_json::json!("0x03")));
+    assert_eq!((&b10["constant"], &b10["always_zero"]), (&serde_json::json!(false), &serde_json::json!(false)));
+    assert_eq!(b10["steps_plus_one"], serde_json::json!({"steps": 3, "pairs": 3}), "0, 1, 2, 3: each step +1");
+    let b11 = at("bytes", 0x11);
+    assert_eq!((&b11["constant"], &b11["always_zero"]), (&serde_json::json!(true), &serde_json::json!(true)));
+    let b12 = at("bytes", 0x12);
+    assert_eq!(
+        (&b12["constant"], &b12["always_zero"], &b12["min"]),
+        (&serde_json::json!(true), &serde_json::json!(false), &serde_json::json!("0x5a"))
+    );
+    // Every kept offset of each width has its entry: 60 bytes, 30 halves, 15 words.
+    let counts: Vec<usize> = ["bytes", "halves", "words"].iter().map(|w| stats[w].as_array().map_or(0, Vec::len)).collect();
+    assert_eq!(counts, [60, 30, 15]);
+}
+
+#[test]
 fn a_word_is_a_number_only_when_its_low_half_spreads_over_enough_values() {
     // Both halves vary; the low half takes `distinct` values.
     let words = |distinct: u32| -> Vec<Raw> {
