@@ -582,6 +582,8 @@ mod tests {
         assert_eq!(upper_snake("Sb2sbCollective"), "SB2SB_COLLECTIVE");
         assert_eq!(upper_snake("TensorTensorGpsimdInt32"), "TENSOR_TENSOR_GPSIMD_INT32");
         assert_eq!(upper_snake("imm_lt"), "IMM_LT");
+        // A capital after a separator starts no second word: one underscore, not two.
+        assert_eq!(upper_snake("Foo_Bar"), "FOO_BAR");
     }
 
     #[test]

@@ -128,6 +128,11 @@ pub fn validate_any(data: &[u8]) -> Outcome {
     Ok(())
 }
 
+/// Whether `findings` are of check `code` only, and there is at least one.
+fn only(findings: &[validate::Finding], code: &str) -> bool {
+    !findings.is_empty() && findings.iter().all(|x| x.code == code)
+}
+
 /// `validate` (mutations): a generated bundle with one invariant broken gets
 /// exactly the named check, nothing else.
 pub fn mutation(data: &[u8]) -> Outcome {
@@ -136,7 +141,7 @@ pub fn mutation(data: &[u8]) -> Outcome {
         let Ok(b) = smith::bundle(&mut u, g) else { return Ok(()) };
         let Ok(Some(m)) = smith::mutate(&mut u, &b, g) else { continue };
         let f = validate::validate(&m.bundle, g);
-        if f.is_empty() || f.iter().any(|x| x.code != m.expect.code) {
+        if !only(&f, m.expect.code) {
             return Err(format!(
                 "{g}: mutation `{}` expected only {}, got {:?}\nbefore: {}\nafter:  {}",
                 m.what,
@@ -252,7 +257,28 @@ pub fn seeded_bytes(seed: u64, len: usize) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::{hex, names_real_field, same_bytes, same_value, seeded_bytes, shown_name};
+    use super::{hex, names_real_field, only, same_bytes, same_value, seeded_bytes, shown_name};
+    use crate::provenance::{Confidence, Severity};
+    use crate::validate::Finding;
+
+    #[test]
+    fn a_mutation_must_get_its_check_and_nothing_else() {
+        let finding = |code: &'static str| Finding {
+            code,
+            field: "f".into(),
+            offset: 0,
+            section: "2.1",
+            confidence: Confidence::Confirmed,
+            severity: Severity::Error,
+            message: String::new(),
+            erratum: None,
+        };
+        assert!(only(&[finding("A")], "A"));
+        assert!(only(&[finding("A"), finding("A")], "A"));
+        assert!(!only(&[], "A"), "no finding at all");
+        assert!(!only(&[finding("B")], "A"));
+        assert!(!only(&[finding("A"), finding("B")], "A"), "another check too");
+    }
     use crate::bundle::{Bundle, BUNDLE_BYTES};
 
     #[test]

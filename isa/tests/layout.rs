@@ -200,3 +200,15 @@ fn le_u64_reads_up_to_eight_bytes_little_endian() {
     // A ninth byte is past the value.
     assert_eq!(le_u64(&[1, 0, 0, 0, 0, 0, 0, 0, 0xFF]), 1);
 }
+
+#[test]
+fn an_array_index_resolves_only_inside_the_array() {
+    // TENSOR4D: addr at +0, then num[4] (u16) at +4.
+    let (num, _) = at(&Tensor4d::LAYOUT, "num");
+    for i in 0..4 {
+        assert_eq!(at(&Tensor4d::LAYOUT, &format!("num[{i}]")), (num + 2 * i, 2), "num[{i}]");
+    }
+    for path in ["num[4]", "num[99]", "num[x]", "addr[0]"] {
+        assert_eq!(Tensor4d::LAYOUT.resolve(path), None, "{path}");
+    }
+}
