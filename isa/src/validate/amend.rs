@@ -121,6 +121,35 @@ mod tests {
     use crate::descriptor::Tensor2d;
 
     #[test]
+    fn a_moved_slot_is_accepted_only_where_its_pattern_fits_in_the_bundle() {
+        use crate::errata::{Accepts, ERRATA};
+        use crate::provenance::{Confidence, Severity};
+        let Some(real) = ERRATA.iter().find(|e| matches!(e.accepts, Accepts::SlotAt { .. })) else { panic!("no moved-slot erratum") };
+        let Accepts::SlotAt { slot, dims, .. } = real.accepts else { panic!("not a moved slot") };
+        let Some(op) = crate::opcode::OPCODES.iter().find(|o| o.body.layout().field_offset(slot).is_some()) else { panic!("no body with slot {slot}") };
+        let layout = op.body.layout();
+        let Some(spec_at) = layout.field_offset(slot) else { panic!("no {slot}") };
+        let f = super::Finding {
+            code: "C",
+            field: slot.into(),
+            offset: spec_at,
+            section: "2.1",
+            confidence: Confidence::Confirmed,
+            severity: Severity::Error,
+            message: String::new(),
+            erratum: None,
+        };
+        let bytes = [0u8; crate::bundle::BUNDLE_BYTES];
+        let size = crate::descriptor::pattern_size(dims);
+        for (offset, fits) in [(bytes.len() - size, true), (bytes.len() - size + 4, false)] {
+            let accepts = Accepts::SlotAt { slot, dims, offset };
+            let e = crate::errata::Erratum { accepts, amends: real.amends, ..*real };
+            let g = crate::generation::Generation::V2;
+            assert_eq!(super::accepts(&e, &bytes, layout, g, &f), fits, "{slot} at {offset:#x}");
+        }
+    }
+
+    #[test]
     fn a_field_reads_little_endian_whatever_its_width() {
         // An erratum's condition may name a wide field (a word, an address): its bytes read low first.
         let layout = &Tensor2d::LAYOUT;
