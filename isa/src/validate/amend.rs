@@ -126,7 +126,9 @@ mod tests {
         use crate::provenance::{Confidence, Severity};
         let Some(real) = ERRATA.iter().find(|e| matches!(e.accepts, Accepts::SlotAt { .. })) else { panic!("no moved-slot erratum") };
         let Accepts::SlotAt { slot, dims, .. } = real.accepts else { panic!("not a moved slot") };
-        let Some(op) = crate::opcode::OPCODES.iter().find(|o| o.body.layout().field_offset(slot).is_some()) else { panic!("no body with slot {slot}") };
+        let Some(op) = crate::opcode::OPCODES.iter().find(|o| o.body.layout().field_offset(slot).is_some()) else {
+            panic!("no body with slot {slot}")
+        };
         let layout = op.body.layout();
         let Some(spec_at) = layout.field_offset(slot) else { panic!("no {slot}") };
         let f = super::Finding {
