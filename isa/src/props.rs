@@ -191,21 +191,21 @@ pub fn value_names() -> &'static [String] {
 /// One `field=value` of `line` (chosen by `pick`) set to a value name: a
 /// name the assembler accepts must read back as a name, never as raw bits
 /// (a wider dtype packed into a nibble once did). Says which field it
-/// edited (`None`: the line has none), so a caller can see every field is
-/// reached.
-pub fn edited_name_reads_back(line: &str, pick: [u8; 3]) -> Result<Option<String>, String> {
+/// edited and to which name (`None`: the line has no field), so a caller
+/// can see every field and every name is reached.
+pub fn edited_name_reads_back(line: &str, pick: [u8; 3]) -> Result<Option<(String, &'static str)>, String> {
     let mut tokens: Vec<String> = line.split('#').next().unwrap_or("").split_whitespace().map(str::to_string).collect();
     let fields: Vec<usize> = (1..tokens.len()).filter(|&i| tokens[i].contains('=')).collect();
     let Some(&i) = fields.get(usize::from(pick[0]) % fields.len().max(1)) else { return Ok(None) };
     let Some(key) = tokens[i].split_once('=').map(|(k, _)| k.to_string()) else { return Ok(None) };
     let names = value_names();
-    let value = &names[usize::from(u16::from_le_bytes([pick[1], pick[2]])) % names.len()];
+    let value = names[usize::from(u16::from_le_bytes([pick[1], pick[2]])) % names.len()].as_str();
     tokens[i] = format!("{key}={value}");
     let edited = tokens.join(" ");
-    let Ok(Some(raw)) = text::asm_line(&edited) else { return Ok(Some(key)) };
+    let Ok(Some(raw)) = text::asm_line(&edited) else { return Ok(Some((key, value))) };
     let printed = text::disasm(&Bundle::decode(&raw));
     match shown_name(&printed, &key) {
-        Ok(_) => Ok(Some(key)),
+        Ok(_) => Ok(Some((key, value))),
         Err(shown) => Err(format!("`{key}={value}` assembles but reads back as {shown:?}:\n{edited}\n{printed}")),
     }
 }

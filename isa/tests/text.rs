@@ -79,19 +79,26 @@ fn every_value_name_in_every_field_of_every_body_reads_back_as_a_name() {
         let keys: std::collections::BTreeSet<String> =
             line.split('#').next().unwrap_or("").split_whitespace().filter_map(|t| t.split_once('=')).map(|(k, _)| k.to_string()).collect();
         let fields = line.split('#').next().unwrap_or("").split_whitespace().filter(|t| t.contains('=')).count();
-        let mut edited = std::collections::BTreeSet::new();
+        let (mut edited, mut set) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
         for field in 0..fields {
             for name in 0..names {
                 let [lo, hi] = u16::try_from(name).expect("few names").to_le_bytes();
                 let pick = [u8::try_from(field).expect("few fields"), lo, hi];
                 match props::edited_name_reads_back(&line, pick) {
-                    Ok(key) => edited.extend(key),
+                    Ok(Some((key, value))) => {
+                        edited.insert(key);
+                        set.insert(value);
+                    }
+                    Ok(None) => {}
                     Err(e) => panic!("{e}"),
                 }
             }
         }
-        // Each field of the line was the one edited for some pick.
+        // Each field of the line was the one edited for some pick, and each name was set.
         assert_eq!(edited, keys, "{line}");
+        // (Names, not indices: an enum value may share its name with another's.)
+        let distinct: std::collections::BTreeSet<&str> = props::value_names().iter().map(String::as_str).collect();
+        assert_eq!(set, distinct, "{line}");
     }
     assert!(bodies.len() >= 8, "only {} body kinds generated", bodies.len());
 }
