@@ -157,7 +157,7 @@ impl Lanes {
             for top in 0..8u32 {
                 for (r, _) in REGIONS.iter().enumerate() {
                     let Some(a) = regions.iter().position(|&x| usize::from(x) == r) else { continue };
-                    let key = top << ADDR_KEY_BITS | a as u32;
+                    let key = super::disjoint(top << ADDR_KEY_BITS, a as u32);
                     modes[s * 32 + (top as usize) * 4 + r] = mode_class(key, section) as u8;
                 }
             }
