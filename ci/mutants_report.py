@@ -128,9 +128,10 @@ def coverage(runs):
     whole = newest(runs).get("all_mutants", 0)
     share = f" ({100.0 * tested / whole:.1f}% of the whole set's {whole})" if whole else ""
     if len(done) == of and whole:
-        # Every shard, each at its own commit: the count differs from the latest
-        # commit's by what the code gained or lost in between, not by a gap.
-        share = " (the whole set)" if tested == whole else f" (every shard, but each at its own commit, so they need not add up to the whole set of {whole} at the latest: see coverage by name)"
+        # Shards at one commit partition its list; at several, each edit moves
+        # later mutants between shards, so equal counts prove nothing.
+        one_commit = len({r.get("commit") for _, _, r in runs}) == 1
+        share = " (the whole set)" if one_commit else f" (every shard, but each at its own commit, so they need not add up to the whole set of {whole} at the latest: see coverage by name)"
     return f"- **coverage**: {len(done)} of {of} shards ({', '.join(map(str, done))}): {tested} mutants{share}"
 
 

@@ -558,7 +558,7 @@ class Kept(unittest.TestCase):
     def test_every_shard_at_its_own_commit_is_not_read_as_a_share_over_the_whole(self):
         # The set grew by one between the shards: 3 tested, 2 at the latest commit.
         self.keep(self.shard("s0", 0, [outcome("isa/src/a.rs:1:1: f", "CaughtMutant"), outcome("isa/src/a.rs:3:1: f", "CaughtMutant")], of=2, all_mutants=3), "shard-0")
-        self.keep(self.shard("s1", 1, [outcome("isa/src/a.rs:2:1: f", "CaughtMutant")], of=2, date="2026-01-02 00:00 UTC", all_mutants=2), "shard-1")
+        self.keep(self.shard("s1", 1, [outcome("isa/src/a.rs:2:1: f", "CaughtMutant")], of=2, date="2026-01-02 00:00 UTC", commit="new1234", all_mutants=2), "shard-1")
         self.assertIn("- **coverage**: 2 of 2 shards (0, 1): 3 mutants (every shard, but each at its own commit, so they need not add up to the whole set of 2 at the latest: see coverage by name)", self.merged_kept())
 
     def test_kept_runs_and_rechecks_merge_with_their_coverage(self):
