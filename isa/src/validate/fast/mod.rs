@@ -685,9 +685,20 @@ impl Kernel {
         let name = v.to_string_lossy();
         match Kernel::from_label(&name) {
             Some(k) if k.available() => Ok(k),
-            Some(k) if hidden(k) => Err(format!("{ENV_KERNEL}={}: hidden by {ENV_HIDE} (this process runs: {runs})", k.label())),
-            Some(k) => Err(format!("{ENV_KERNEL}={}: this CPU lacks the instructions of the {} kernel (it runs: {runs})", k.label(), k.label())),
+            Some(k) => Err(Kernel::refused(k, hidden(k), &runs)),
             None => Err(format!("{ENV_KERNEL}={:?}: not a kernel (this CPU runs: {runs}; or auto)", name)),
+        }
+    }
+
+    /// Why [`ENV_KERNEL`] cannot name `k`, a kernel this process does not
+    /// run: hidden by [`ENV_HIDE`], or missing from the CPU. Apart from
+    /// [`Kernel::from_env`] so both answers are tested on any CPU.
+    fn refused(k: Kernel, hidden: bool, runs: &str) -> String {
+        let k = k.label();
+        if hidden {
+            format!("{ENV_KERNEL}={k}: hidden by {ENV_HIDE} (this process runs: {runs})")
+        } else {
+            format!("{ENV_KERNEL}={k}: this CPU lacks the instructions of the {k} kernel (it runs: {runs})")
         }
     }
 
@@ -1228,6 +1239,21 @@ mod tests {
                 assert_eq!(fast, full, "{g}: {}", crate::text::disasm(&b));
             }
         }
+    }
+
+    /// A kernel the process does not run is refused with the reason: hidden,
+    /// or missing from the CPU (which only a CPU without it shows end to end).
+    #[test]
+    fn a_refused_kernel_says_why() {
+        use super::Kernel;
+        assert_eq!(
+            Kernel::refused(Kernel::Avx512, true, "avx2, portable"),
+            "TPB_ISA_KERNEL=avx512: hidden by TPB_ISA_HIDE_KERNELS (this process runs: avx2, portable)"
+        );
+        assert_eq!(
+            Kernel::refused(Kernel::Avx2, false, "portable"),
+            "TPB_ISA_KERNEL=avx2: this CPU lacks the instructions of the avx2 kernel (it runs: portable)"
+        );
     }
 
     /// [`super::ENV_HIDE`] is read once per process: each case runs in a child
