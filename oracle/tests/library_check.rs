@@ -850,3 +850,22 @@ fn the_lut_found_twice_by_its_bytes_says_so() {
     let notes = &row(&r, "dtype.bir_to_wire").notes;
     assert!(notes.iter().any(|n| n.starts_with("2 copies: ")), "{notes:?}");
 }
+
+/// A size assert is quoted up to its NUL: the string alone, not the one the
+/// fixture writes after it (each is NUL-terminated in .rodata).
+#[test]
+fn a_size_assert_is_quoted_to_its_nul() {
+    let want = tpb_oracle::fixture::expected_strings();
+    for f in [Fixture::known().expect("profile"), Fixture::moved()] {
+        let r = report(&f);
+        let mut quoted = 0;
+        for dims in 1..=4 {
+            let Some(x) = r.row(&format!("assert.pattern_{dims}d_size")) else { continue };
+            let head = format!("ISA mem pattern {dims}D");
+            let text = want.iter().find(|s| s.starts_with(&head)).expect("the fixture writes each size assert");
+            assert_eq!(x.notes.first(), Some(&format!("\"{text}\"")), "{dims}D: {:?}", x.notes);
+            quoted += 1;
+        }
+        assert!(quoted >= 3, "only {quoted} size asserts reported");
+    }
+}

@@ -59,7 +59,8 @@ impl Kernel {
     /// byte where [`fields`] makes the same: zero at [`ZERO`], all ones at [`ONES`].
     fn of(l: &Lanes) -> Option<Kernel> {
         let fill_ok = l.fill.iter().enumerate().all(|(i, &f)| f == if i + BUNDLE_BYTES >= usize::from(ONES) { 0xFF } else { 0 });
-        let index_ok = |x: u8| usize::from(x) < BUNDLE_BYTES || (ZERO..ONES + 0x20).contains(&x);
+        // Bundle bytes (0..64), the zero fill from ZERO (64), the ones fill from ONES: one range.
+        let index_ok = |x: u8| x < ONES + 0x20;
         let plans_ok = l.plans.iter().flat_map(|p| p.iter()).all(|v| v.a.iter().chain(&v.b[..SHIFT_AT]).all(|&x| index_ok(x)));
         if !fill_ok || !plans_ok {
             return None;
