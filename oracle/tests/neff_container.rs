@@ -272,6 +272,24 @@ fn bad_header_size_and_short_file() {
     assert!(e.to_string().contains("shorter than the 1024-byte header"), "{e}");
 }
 
+/// A header_size at the end of the file leaves an empty payload, refused as
+/// that; one byte past the end is refused as a header_size outside the file.
+#[test]
+fn header_size_may_end_at_the_end_of_the_file_but_not_past_it() {
+    let mut bytes = container(2, &[], None);
+    let e = err(&bytes);
+    assert_eq!(e.member, "payload", "{e}");
+    assert!(!e.to_string().contains("header_size"), "{e}");
+    let sniffed = neff::not_neff(&bytes).unwrap_or_default();
+    assert!(sniffed.contains("neither") && !sniffed.contains("header_size"), "{sniffed}");
+    let at = NeffHeader::LAYOUT.field_offset("header_size").unwrap();
+    bytes[at..at + 8].copy_from_slice(&(HEADER_BYTES as u64 + 1).to_le_bytes());
+    let e = err(&bytes);
+    assert_eq!((e.member.as_str(), e.at), ("header", At::File(at as u64)));
+    assert!(e.to_string().contains("header_size 0x401 is outside 0x400..=0x400 (the file)"), "{e}");
+    assert_eq!(neff::not_neff(&bytes).as_deref(), Some("header_size 0x401 is outside 0x400..=0x400 (the file)"));
+}
+
 #[test]
 fn member_over_the_cap_is_refused() {
     let bytes = good_v2();

@@ -57,7 +57,8 @@ impl OpData {
                 .collect();
             // Each pair once: a group against those before it.
             let disjoint = groups.iter().enumerate().any(|(i, x)| groups[..i].iter().any(|y| !x.values.iter().any(|v| y.values.contains(v))));
-            let zero = |g: &GroupValues| g.values == [0];
+            // A pattern, not `==`: "some but not all" reads the same of a test and its negation.
+            let zero = |g: &GroupValues| matches!(g.values.as_slice(), [0]);
             if disjoint {
                 out.push(Difference { offset, kind: DiffKind::Disjoint, groups });
             } else if groups.iter().any(zero) && !groups.iter().all(zero) {

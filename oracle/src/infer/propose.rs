@@ -387,7 +387,9 @@ impl OpData {
             return None;
         }
         let steps = self.steps(p, width);
-        let counter = steps.counts_up() && whole.distinct() >= 3;
+        // A counter takes three values or more (two make a toggle): the spread test above gives it.
+        const _: () = assert!(NUMBER_SPREAD >= 3);
+        let counter = steps.counts_up();
         let kind = match (counter, width) {
             (true, _) => Kind::Counter,
             (false, 4) => Kind::Word,
@@ -405,10 +407,10 @@ impl OpData {
 
     /// A u32 or u16 whose every value is 0 or one bit, with bits in more than one
     /// byte (and, for a u32, in its high half): one number, not bytes.
+    /// No guard for a constant or capped field: one value has its bit in one
+    /// byte, and a capped field tracks more values than the 33 that are 0 or one bit.
     fn pow2(&self, p: usize, width: usize, whole: &Values) -> Option<Field> {
-        if !whole.varies() || whole.capped() {
-            return None;
-        }
+        const _: () = assert!(super::stats::MAX_TRACKED > 33);
         let values = whole.tracked();
         if !values.iter().all(|v| v.count_ones() <= 1) {
             return None;

@@ -95,8 +95,64 @@ fn addr4_forms_follow_the_spec() {
     assert_eq!(addr4_form(0x8000_0012), Some(AddrForm::Register));
     assert_eq!(addr4_form(0x0400_0000), None, "region bits outside the PSUM window");
     assert_eq!(addr4_form(0x6000_0100), None, "dead mode");
+    assert_eq!(addr4_form(0x8000_003F), Some(AddrForm::Register), "the last register id below the limit");
+    assert_eq!(addr4_form(0x8000_0040), None, "register id at the limit");
     assert_eq!(addr4_form(0x8000_0140), None, "register id over the limit");
     assert_eq!(addr4_form(0x8000_0112), None, "register form with reserved bits");
+}
+
+/// Only a four-byte number may read as a weak address: a u16 followed by zeros
+/// makes a word of low SBUF addresses too, yet is a half with nothing more to say.
+#[test]
+fn a_half_of_low_values_before_zeros_is_no_weak_address() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let bundles: Vec<Raw> = (0..64).map(|_| bundle(|b| put(b, 0x20, &((rng.next() as u16) | 0x0100).to_le_bytes()))).collect();
+    let fields = op(&infer(&bundles)).propose();
+    let f = field_at(&fields, 0x20);
+    assert_eq!((f.kind, f.size), (Kind::Half, 2), "{f:#?}");
+    assert!(f.also.is_empty(), "{:?}", f.also);
+}
+
+/// Each stream's whole bundles are counted, of every opcode, as the text and the JSON say.
+#[test]
+fn bundles_read_counts_every_whole_bundle_of_every_stream() {
+    let mut other = bundle(|_| ());
+    other[0] = OP ^ 1;
+    let mut inf = Inference::new(&[OP]);
+    let first: Vec<u8> = [bundle(|_| ()), other, bundle(|b| b[0x20] = 1)].concat();
+    inf.add_stream("a.bin", None, V2, &first);
+    let mut second = [other, bundle(|_| ())].concat();
+    second.extend_from_slice(&[OP; 10]);
+    inf.add_stream("b.bin", None, V2, &second);
+    assert_eq!(inf.bundles_read, 5);
+    assert!(inf.to_text().starts_with("tpb infer: 5 bundles read from 2 files\n"), "{}", inf.to_text());
+    assert_eq!(inf.to_json()["bundles_read"], 5);
+    assert_eq!(op(&inf).bundles, 3);
+}
+
+/// A byte pair at the distance of an equal word pair is said on its own when it lies
+/// just past that word (a pair inside it is not repeated).
+#[test]
+fn an_equal_byte_pair_just_past_an_equal_word_pair_is_its_own_relation() {
+    let bundles: Vec<Raw> = (0..64u32)
+        .map(|i| {
+            bundle(|b| {
+                let v = ((i * 37 % 61) as u16) | 0x0200;
+                put(b, 0x10, &v.to_le_bytes());
+                put(b, 0x14, &v.to_le_bytes());
+                b[0x12] = (i % 7) as u8 + 1;
+                b[0x16] = (i % 7) as u8 + 1;
+                b[0x13] = (i % 3) as u8;
+                b[0x17] = (i % 5) as u8;
+            })
+        })
+        .collect();
+    let inf = infer(&bundles);
+    let d = op(&inf);
+    let rel = d.relations(&d.propose());
+    assert!(rel.contains(&Relation::Equal { width: 2, a: 0x10, b: 0x14 }), "{rel:?}");
+    assert!(rel.contains(&Relation::Equal { width: 1, a: 0x12, b: 0x16 }), "{rel:?}");
+    assert!(!rel.iter().any(|r| matches!(r, Relation::Equal { width: 1, a: 0x10 | 0x11, .. })), "{rel:?}");
 }
 
 #[test]
