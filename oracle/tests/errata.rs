@@ -99,9 +99,32 @@ fn conform_reports_the_errata_and_both_verdicts_on_the_committed_programs() -> R
     let off_engine: usize = c.engine_mismatches().values().flat_map(|m| m.values()).sum();
     assert!(c.spec_disagreements() >= c.invalid_spec().max(off_engine), "{} < {} or {off_engine}", c.spec_disagreements(), c.invalid_spec());
     assert!(c.spec_disagreements() <= c.bundles());
+    // Per opcode, the valid bundles under each profile add up to the verdicts.
+    let ops = j["opcodes"].as_array().cloned().unwrap_or_default();
+    let sum = |key: &str| ops.iter().map(|o| o[key].as_u64().unwrap_or(0) as usize).sum::<usize>();
+    assert_eq!(sum("count"), c.bundles());
+    assert_eq!(sum("valid"), c.bundles() - c.invalid_amended());
+    assert_eq!(sum("valid_spec"), c.bundles() - c.invalid_spec());
     let j = c.errata_json();
     assert_eq!(j["verdicts"]["invalid_amended"], 0);
     assert_eq!(j["errata"].as_array().map(Vec::len), Some(ERRATA.len()));
+    // Each erratum's files, over its builds: the programs with a bundle it accepts (a program is of one build).
+    let mut files: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in corpus() {
+        let mut ids = std::collections::BTreeSet::new();
+        for (g, raw) in bundles(std::slice::from_ref(&p))? {
+            let b = Bundle::decode(&raw);
+            let mut amended = validate::validate_as(&b, g, Profile::Spec);
+            validate::amend(&b, g, &mut amended);
+            ids.extend(amended.iter().filter_map(|f| f.erratum));
+        }
+        ids.into_iter().for_each(|id| *files.entry(id).or_default() += 1);
+    }
+    for e in j["errata"].as_array().cloned().unwrap_or_default() {
+        let id = e["id"].as_str().unwrap_or_default();
+        let listed: u64 = e["bundles"].as_object().map(|b| b.values().filter_map(|x| x["files"].as_u64()).sum()).unwrap_or(0);
+        assert_eq!(listed as usize, files.get(id).copied().unwrap_or(0), "{id}: {e}");
+    }
     Ok(())
 }
 

@@ -87,6 +87,17 @@ fn no_spec_layout_places_an_address_in_the_sync_band() {
     assert!(!fields.iter().any(|f| f.kind == Kind::Addr4), "{fields:#?}");
 }
 
+/// ADDR4-like needs a word seen: none seen, or only zeros, is no evidence.
+#[test]
+fn an_addr4_reading_needs_a_non_zero_word_seen() {
+    let (acc, mut values) = (shapes::Addr4Acc::default(), Values::new(4));
+    assert!(!acc.holds(&values), "no word seen");
+    values.add(0);
+    assert!(!acc.holds(&values), "only zeros");
+    values.add(0x1e08);
+    assert!(acc.holds(&values));
+}
+
 #[test]
 fn addr4_forms_follow_the_spec() {
     assert_eq!(addr4_form(0x0000_1e08), Some(AddrForm::Sbuf));
@@ -405,6 +416,12 @@ fn an_enumeration_of_the_spec_is_found_and_a_chance_match_is_weak() {
     let g = field_at(&fields, 0x28);
     assert_eq!(g.kind, Kind::Byte, "{g:#?}");
     assert!(g.also.iter().any(|a| a.starts_with("enum comp_op (weak")), "{:?}", g.also);
+    // The text names the enumeration's values under its field, and only there.
+    assert!(!f.names.is_empty(), "{f:#?}");
+    let text = infer(&bundles).to_text();
+    let reads: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("reads as:")).collect();
+    let want: Vec<String> = f.names.iter().map(|(v, n)| format!("{v}={n}")).collect();
+    assert_eq!(reads, [format!("             reads as: {}", want.join(", "))], "{text}");
 }
 
 #[test]
