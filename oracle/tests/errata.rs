@@ -105,6 +105,12 @@ fn conform_reports_the_errata_and_both_verdicts_on_the_committed_programs() -> R
     assert_eq!(sum("count"), c.bundles());
     assert_eq!(sum("valid"), c.bundles() - c.invalid_amended());
     assert_eq!(sum("valid_spec"), c.bundles() - c.invalid_spec());
+    // Findings per opcode add up to the findings per code.
+    let by_op: u64 = ops.iter().filter_map(|o| o["findings"].as_object()).flat_map(|f| f.values().filter_map(|n| n.as_u64())).sum();
+    let by_code: u64 = j["spec_disagreements"]["findings"].as_array().map_or(0, |v| v.iter().filter_map(|x| x["count"].as_u64()).sum());
+    assert!(by_op > 0 && by_op == by_code, "{by_op} findings by opcode, {by_code} by code");
+    // A field with more values than the table shows says how many others there were.
+    assert!(c.to_markdown().contains(", other x"), "no field lists its other values");
     let j = c.errata_json();
     assert_eq!(j["verdicts"]["invalid_amended"], 0);
     assert_eq!(j["errata"].as_array().map(Vec::len), Some(ERRATA.len()));

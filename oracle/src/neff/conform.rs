@@ -895,6 +895,11 @@ mod tests {
         let mut a = failing(3);
         a.merge(failing(4));
         assert_eq!((a.harness_failures(), a.harness.len()), (7, 7));
+        // Details stop at MAX_DETAILS, merged or not; the count goes on.
+        let mut b = failing(MAX_DETAILS - 1);
+        b.merge(failing(3));
+        assert_eq!((b.harness_failures(), b.harness.len()), (MAX_DETAILS + 2, MAX_DETAILS));
+        assert_eq!(failing(MAX_DETAILS + 1).harness.len(), MAX_DETAILS);
     }
 
     #[test]
