@@ -1107,3 +1107,43 @@ fn a_digest_that_does_not_match_is_noted_on_unpack_and_written_right_on_pack() -
     assert!(packed[hash_at] != bytes[hash_at] && packed[..hash_at] == bytes[..hash_at], "the digest was not rewritten");
     Ok(())
 }
+
+#[test]
+fn pax_headers_keep_their_records_and_other_extensions_their_bytes() -> R {
+    // A global pax header (`g`, a member of its own), a local one (`x`) before a member,
+    // a GNU long name (`L`) before another: the local pax body is kept as records, the
+    // long name as hex, never both; the container repacks to the same tar.
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"pax_global_header", kind: b'g', link: b"", data: b"15 comment=abc\n" },
+        build::RawEntry { name: b"PaxHeaders/x.txt", kind: b'x', link: b"", data: b"22 path=long/name.txt\n" },
+        build::RawEntry::file("x.txt", b"data"),
+        build::RawEntry { name: b"././@LongLink", kind: b'L', link: b"", data: b"a/very/long/name.txt\0" },
+        build::RawEntry::file("a/very/long/n", b"more"),
+    ])?;
+    let container = build::container_from_tar(1, &tar)?;
+    let x = pack::explode(&container, "ext.neff", &neff::Limits::default())?;
+    let ext: Vec<Vec<(String, bool, bool)>> =
+        x.manifest.members.iter().map(|m| m.extensions.iter().map(|e| (e.name.clone(), e.records.is_some(), e.data.is_some())).collect()).collect();
+    let want = |n: &str, records: bool| (n.to_string(), records, !records);
+    assert_eq!(ext, [vec![], vec![want("PaxHeaders/x.txt", true)], vec![want("././@LongLink", false)]]);
+    let records = x.manifest.members[1].extensions[0].records.clone().unwrap_or_default();
+    assert_eq!(records, [["path".to_string(), "long/name.txt".to_string()]]);
+    assert_repacks_to_the_same_tar(&container)
+}
+
+#[test]
+fn a_pax_header_with_no_member_after_it_is_refused_by_unpack() -> R {
+    // The archive ends right after a local pax header: nothing follows it to describe.
+    // Unpack refuses, naming the file, the member before it and the tar offset.
+    let tar = build::tar_raw(&[
+        build::RawEntry::file("a.txt", b"data"),
+        build::RawEntry { name: b"PaxHeaders/b.txt", kind: b'x', link: b"", data: b"22 path=long/name.txt\n" },
+    ])?;
+    let container = build::container_from_tar(1, &tar)?;
+    let e = match pack::explode(&container, "dangling.neff", &neff::Limits::default()) {
+        Ok(_) => return Err("a dangling pax header was unpacked".into()),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.starts_with("dangling.neff: after a.txt: tar offset 0xa00: ") && e.contains("no future member"), "{e}");
+    Ok(())
+}

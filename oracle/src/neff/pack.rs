@@ -385,7 +385,7 @@ pub fn explode(bytes: &[u8], name: &str, limits: &Limits) -> Result<Exploded, Ne
     }
     let end = &neff.archive_end;
     let end_at = end.at as usize;
-    if end_at != prev_end as usize + BLOCK * usize::from(end.zero_blocks) || end_at > tar.len() {
+    if !end_follows(end_at, prev_end as usize, end.zero_blocks, tar.len()) {
         return Err(err("payload", At::Tar(prev_end), format!("the archive's end at tar offset {end_at:#x} does not follow its last member")));
     }
     let padding = end.first_nonzero.is_none() && end.trailing < RECORD_BYTES as u64 && tar.len().is_multiple_of(RECORD_BYTES);
@@ -409,6 +409,14 @@ pub fn explode(bytes: &[u8], name: &str, limits: &Limits) -> Result<Exploded, Ne
 
 /// The whole decompressed tar (`len` bytes, which the reader measured under
 /// its cap) and the gzip header's fields.
+/// Whether the archive's end (at `end_at`, after `zero_blocks` blocks of zeros)
+/// follows the last member (ending at `last_end`) inside the tar. The unpacker
+/// already refuses what would fail this (a dangling extension header, say);
+/// explode checks again rather than trust another walk.
+fn end_follows(end_at: usize, last_end: usize, zero_blocks: u8, tar_len: usize) -> bool {
+    end_at == last_end + BLOCK * usize::from(zero_blocks) && end_at <= tar_len
+}
+
 fn gunzip(payload: &[u8], len: u64) -> Result<(Vec<u8>, Gzip), String> {
     let mut d = flate2::bufread::GzDecoder::new(payload);
     let mut tar = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
@@ -539,7 +547,8 @@ fn extensions(tar: &[u8], from: usize, to: usize) -> Result<Vec<Extension>, Stri
             usize::try_from(h.entry_size().map_err(|e| format!("extension header at tar offset {pos:#x}: {e}"))?).map_err(|e| e.to_string())?;
         let body = tar.get(pos + BLOCK..).and_then(|b| b.get(..size)).ok_or("extension body past the end")?;
         let ty = h.as_old().linkflag[0];
-        let records = if ty == b'x' || ty == b'g' { parse_pax(body) } else { None };
+        // Only a local pax header (`x`) precedes its member: a global one (`g`) is a member of its own.
+        let records = if ty == b'x' { parse_pax(body) } else { None };
         out.push(Extension {
             name: lossy(&h.path_bytes()),
             tar: meta_of(h)?,
@@ -597,7 +606,11 @@ impl Tail {
     }
 
     fn append(&self, out: &mut Vec<u8>) -> Result<(), String> {
-        let cap = payload::MAX_FILE;
+        self.append_capped(out, payload::MAX_FILE)
+    }
+
+    /// [`Tail::append`] with the cap given, so its edges are tested without gigabytes.
+    fn append_capped(&self, out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
         match self {
             Tail::Zeros(n) if *n > cap => Err(format!("{n} zero bytes is over the cap of {cap}")),
             Tail::Zeros(n) => {
@@ -1191,9 +1204,11 @@ mod tests {
         };
         meta.blank.insert("uid".into(), "2020202020202000".into());
         meta.blank.insert("mtime".into(), "00".repeat(12));
+        meta.blank.insert("mode".into(), "20".repeat(8));
         let h = header_for(&meta, b"a.txt", b"", 4)?;
         assert_eq!(h.as_old().uid, *b"       \0");
         assert_eq!(h.as_old().mtime, [0u8; 12]);
+        assert_eq!(h.as_old().mode, [b' '; 8]);
         assert_eq!(h.as_old().gid, *b"0000000\0", "the others as written");
         assert_eq!(meta_of(&h)?.blank, meta.blank, "and read back as blank");
         for (name, bytes, says) in [
@@ -1302,6 +1317,16 @@ mod tests {
     }
 
     #[test]
+    fn the_archive_end_follows_the_last_member_inside_the_tar() {
+        let b = BLOCK;
+        assert!(end_follows(3 * b, b, 2, 3 * b));
+        assert!(end_follows(b, b, 0, 4 * b));
+        assert!(!end_follows(3 * b, b, 1, 4 * b), "a block unaccounted for");
+        assert!(!end_follows(2 * b, b, 2, 4 * b), "zero blocks before the end");
+        assert!(!end_follows(3 * b, b, 2, 3 * b - 1), "past the tar");
+    }
+
+    #[test]
     fn tails_pad_or_repeat() -> Result<(), String> {
         let mut v = vec![1u8; 10];
         Tail::PadTo(8).append(&mut v)?;
@@ -1325,5 +1350,13 @@ mod tests {
             assert_eq!(Tail::PadTo(n).append(&mut Vec::new()), Err(format!("pad_to {n} is not within 1..={cap}")));
         }
         assert_eq!(Tail::Zeros(cap + 1).append(&mut Vec::new()), Err(format!("{} zero bytes is over the cap of {cap}", cap + 1)));
+        // At a small cap: as many zeros as the cap, or a pad to it, are taken; one more is not.
+        let mut v = vec![1u8; 3];
+        assert_eq!(Tail::Zeros(16).append_capped(&mut v, 16), Ok(()));
+        assert_eq!(Tail::PadTo(16).append_capped(&mut v, 16), Ok(()));
+        assert_eq!(v.len(), 32);
+        assert_eq!(Tail::Zeros(17).append_capped(&mut v, 16), Err("17 zero bytes is over the cap of 16".to_string()));
+        assert_eq!(Tail::PadTo(17).append_capped(&mut v, 16), Err("pad_to 17 is not within 1..=16".to_string()));
+        assert_eq!(v.len(), 32);
     }
 }
