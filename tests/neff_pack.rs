@@ -1147,3 +1147,54 @@ fn a_pax_header_with_no_member_after_it_is_refused_by_unpack() -> R {
     assert!(e.starts_with("dangling.neff: after a.txt: tar offset 0xa00: ") && e.contains("no future member"), "{e}");
     Ok(())
 }
+
+#[test]
+fn unpack_says_what_it_wrote_and_a_folder_member_is_made_no_file() -> R {
+    // A folder (`sub/`, its name ending in a slash), two files, a link: four members, two
+    // member files written, and the container repacks to the same tar.
+    let tar = build::tar_raw(&[
+        build::RawEntry { name: b"sub/", kind: b'5', link: b"", data: b"" },
+        build::RawEntry::file("sub/a.txt", b"data"),
+        build::RawEntry::file("b.txt", b"more"),
+        build::RawEntry::symlink("c", "b.txt"),
+    ])?;
+    let base = tempfile::tempdir()?;
+    let (f, dir) = (base.path().join("in.neff"), base.path().join("out"));
+    let container = build::container_from_tar(2, &tar)?;
+    std::fs::write(&f, &container)?;
+    let o = tpb(&[&"neff", &"unpack", &f, &dir])?;
+    ok(&o, "unpack");
+    let said = String::from_utf8_lossy(&o.stdout).to_string();
+    let want = format!("{}: 4 members into {}: 2 files, 0 engine streams also as text (.tpb), manifest.json\n", f.display(), dir.display());
+    assert_eq!(said, want);
+    assert!(dir.join("sub").is_dir() && dir.join("sub/a.txt").is_file() && dir.join("b.txt").is_file());
+    // Unpacking again into a file, not a folder, is refused as that.
+    let o = tpb(&[&"neff", &"unpack", &f, &dir.join("b.txt")])?;
+    refused(&o, "exists and is not a folder", "unpack into a file");
+    assert_repacks_to_the_same_tar(&container)
+}
+
+#[test]
+fn a_ustar_name_of_exactly_100_bytes_stays_in_the_name_field() -> R {
+    // 100 bytes fill ustar's name field with no NUL: no split into prefix and name,
+    // though the name has a slash where it could split. Packed back byte for byte.
+    let name = format!("{}/{}", "p".repeat(49), "n".repeat(50));
+    assert_eq!(name.len(), 100);
+    let mut t = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_ustar();
+    h.set_path(&name)?;
+    h.set_size(4);
+    h.set_mode(0o644);
+    h.set_cksum();
+    t.append(&h, &b"data"[..])?;
+    let tar = t.into_inner()?;
+    assert!(tar[..100] == *name.as_bytes() && tar[345..500].iter().all(|&b| b == 0), "not in the name field alone");
+    let orig = build::container_from_tar(1, &tar)?;
+    let base = tempfile::tempdir()?;
+    let (f, dir, out) = (base.path().join("in.neff"), base.path().join("out"), base.path().join("packed.neff"));
+    std::fs::write(&f, &orig)?;
+    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+    assert!(std::fs::read(&out)? == orig, "packed bytes differ");
+    Ok(())
+}
