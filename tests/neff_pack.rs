@@ -1198,3 +1198,17 @@ fn a_ustar_name_of_exactly_100_bytes_stays_in_the_name_field() -> R {
     assert!(std::fs::read(&out)? == orig, "packed bytes differ");
     Ok(())
 }
+
+#[cfg(unix)]
+#[test]
+fn pack_follows_no_link_to_a_member_file() -> R {
+    // A member file replaced by a link to another file: pack refuses, naming the link.
+    let tar = build::tar_raw(&[build::RawEntry::file("a.txt", b"data"), build::RawEntry::file("b.txt", b"more")])?;
+    let (base, _, dir) = unpacked(2, &tar)?;
+    std::fs::remove_file(dir.join("a.txt"))?;
+    std::os::unix::fs::symlink(dir.join("b.txt"), dir.join("a.txt"))?;
+    let o = tpb(&[&"neff", &"pack", &dir, &"-o", &base.path().join("p.neff")])?;
+    refused(&o, "a.txt: is a symbolic link: pack follows no link", "a linked member file");
+    assert!(!base.path().join("p.neff").exists());
+    Ok(())
+}

@@ -1317,6 +1317,14 @@ mod tests {
     }
 
     #[test]
+    fn a_quoted_message_is_cut_after_300_characters() {
+        assert_eq!(cut("line 3: bad token"), "line 3: bad token");
+        let long = "é".repeat(301);
+        assert_eq!(cut(&long), format!("{}…", "é".repeat(300)));
+        assert_eq!(cut(&long[..600]), long[..600]);
+    }
+
+    #[test]
     fn the_archive_end_follows_the_last_member_inside_the_tar() {
         let b = BLOCK;
         assert!(end_follows(3 * b, b, 2, 3 * b));
