@@ -1161,6 +1161,8 @@ fn unpack_says_what_it_wrote_and_a_folder_member_is_made_no_file() -> R {
     let base = tempfile::tempdir()?;
     let (f, dir) = (base.path().join("in.neff"), base.path().join("out"));
     let container = build::container_from_tar(2, &tar)?;
+    let kinds: Vec<String> = members(&container)?.0.into_iter().map(|m| m.1).collect();
+    assert_eq!(kinds, ["dir", "file", "file", "symlink"]);
     std::fs::write(&f, &container)?;
     let o = tpb(&[&"neff", &"unpack", &f, &dir])?;
     ok(&o, "unpack");

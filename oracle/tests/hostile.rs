@@ -335,6 +335,13 @@ fn a_tar_without_its_end_blocks_is_noted() {
     let n = parse(&wrap(&build::gzip(&t).unwrap())).unwrap();
     assert_eq!((n.archive_end.zero_blocks, n.trailing_tar_bytes), (2, 0));
     assert!(n.notes.is_empty(), "{:?}", n.notes);
+    // Both end blocks, 20,000 zeros (more than one read of the rest), then one byte: its
+    // tar offset is exact however the rest was read, and the end blocks stay two.
+    let far = [&t[..], &[0; 20_000][..], &[0x41][..]].concat();
+    let n = parse(&wrap(&build::gzip(&far).unwrap())).unwrap();
+    let first = t.len() as u64 + 20_000;
+    assert_eq!((n.archive_end.zero_blocks, n.archive_end.first_nonzero), (2, Some(first)));
+    assert!(n.notes.iter().any(|x| x.contains(&format!("1 of them non-zero, the first at tar offset {first:#x}"))), "{:?}", n.notes);
 }
 
 /// A wheel holding the library twice under one name (zip writers refuse to,

@@ -561,6 +561,18 @@ fn summary_lists_header_integrity_members_and_histograms() {
     let j = neff::summary::json(&n);
     assert_eq!(j["header"]["vnc_size"], 2);
     assert_eq!(j["engines"]["PE"]["bundles"], 4);
+    // The opcode histogram in JSON: per engine and per stream, in opcode order.
+    let op = |code: &str, name: &str, known: bool| serde_json::json!({"opcode": code, "name": name, "known": known, "count": 1});
+    let want = serde_json::json!([
+        op("0x01", "LoadStationary", true),
+        op("0x02", "MatMul", true),
+        op("0xb1", "unknown", false),
+        op("0xcc", "unknown", false)
+    ]);
+    assert_eq!(j["engines"]["PE"]["opcodes"], want);
+    let streams = j["streams"].as_array().cloned().unwrap_or_default();
+    let Some(pe) = streams.iter().find(|s| s["member"] == "sg00/PE.bin") else { panic!("no PE stream: {j}") };
+    assert_eq!(pe["opcodes"], want);
     assert_eq!(j["integrity"]["matched"], "word_reversed");
 }
 
