@@ -399,6 +399,9 @@ fn stripped_setup_header_is_found_by_bytes_only() {
     for g in ["v2", "v3", "v4"] {
         let s = row(&r, &format!("setup_header.{g}"));
         assert_eq!((s.located, s.address), (Located::Bytes, None), "{g}");
+        // The fixture's decoy (a setupHeader of class `Base`) is named as naming no generation.
+        let named: Vec<&String> = s.notes.iter().filter(|n| n.starts_with("setupHeader symbols name no generation: ")).collect();
+        assert!(named.len() == 1 && named[0].contains("walrus::Base::setupHeader"), "{g}: {:?}", s.notes);
     }
     let f = f.setup_byte(Generation::V4, 3, 0);
     let r = report(&f);

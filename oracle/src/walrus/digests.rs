@@ -16,10 +16,11 @@ const CHUNK: usize = 1 << 20;
 /// Chunks a hasher may lag behind the reader.
 const LAG: usize = 16;
 
-/// The hex digests of one file's bytes.
-/// Below this many bytes both digests take less time than starting a thread.
-const PARALLEL_MIN: usize = 1 << 20;
+/// Below this many bytes (1 MiB) both digests take less time than starting
+/// a thread. A literal: it only picks one thread or two for the same digests.
+const PARALLEL_MIN: usize = 0x10_0000;
 
+/// The hex digests of one file's bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Digests {
     pub md5: String,
