@@ -518,8 +518,9 @@ fn without_program_headers_a_virtual_address_is_found_through_its_section() {
         assert_eq!(img.va_to_offset(biased + k), Some(offset + k), "va {:#x}", biased + k);
     }
     assert_eq!(img.read_va(biased, 16), Some(&bytes[..16]));
-    // Below the section, in no section: nowhere in the file.
+    // Below the section, or just past its last byte, in no section: nowhere in the file.
     assert_eq!(img.va_to_offset(biased - 0x1000), None);
+    assert_eq!(img.va_to_offset(biased + size), None);
 }
 
 #[test]

@@ -743,12 +743,12 @@ fn the_build_id_note_is_as_long_as_a_linker_writes_it() {
 
 #[test]
 fn a_section_header_table_that_ends_at_the_end_of_the_file_is_read() {
-    // One (null) section header, the file's last 64 bytes: in bounds to the byte.
+    // Two (null) section headers, the file's last 128 bytes: in bounds to the byte.
     let mut lib = Fixture::moved().build().unwrap();
     let at = lib.len() as u64;
-    lib.extend_from_slice(&[0u8; 64]);
+    lib.extend_from_slice(&[0u8; 128]);
     lib[0x28..0x30].copy_from_slice(&at.to_le_bytes());
-    lib[0x3c..0x3e].copy_from_slice(&1u16.to_le_bytes());
+    lib[0x3c..0x3e].copy_from_slice(&2u16.to_le_bytes());
     lib[0x3e..0x40].copy_from_slice(&0u16.to_le_bytes());
     if let Err(e) = Image::parse("fixture", &lib) {
         panic!("{e}");
@@ -756,7 +756,8 @@ fn a_section_header_table_that_ends_at_the_end_of_the_file_is_read() {
     // One byte short, it is truncated.
     lib.pop();
     let Err(e) = Image::parse("fixture", &lib) else { panic!("a cut section header table was read") };
-    assert!(e.to_string().contains("section header table"), "{e}");
+    let want = format!("section header table (2 entries, e_shoff) at offset {at:#x} needs 0x80 bytes but the file has {:#x}", lib.len());
+    assert!(e.to_string().contains(&want), "{e}");
 }
 
 #[test]
@@ -870,5 +871,95 @@ fn a_size_assert_is_quoted_to_its_nul() {
             quoted += 1;
         }
         assert!(quoted >= 3, "only {quoted} size asserts reported");
+    }
+}
+
+#[test]
+fn the_text_report_shows_each_row_s_address_or_a_dash() {
+    // The address column is what a user copies into a disassembler: hex where the
+    // fact was found, "-" where it has none.
+    let r = report(&Fixture::moved());
+    let text = tpb_oracle::walrus::render::report_text(&r);
+    let (mut with, mut without) = (0, 0);
+    for row in &r.rows {
+        let line = text.lines().find(|l| l.split_whitespace().nth(1) == Some(row.id.as_str())).unwrap_or_else(|| panic!("no line for {}", row.id));
+        let shown = match row.address {
+            Some(a) => {
+                with += 1;
+                format!("{a:#x}")
+            }
+            None => {
+                without += 1;
+                "-".to_string()
+            }
+        };
+        // The column right of the confidence, right-aligned in ten.
+        let cell = format!(" {:<9} {shown:>10}  ", row.confidence.as_str());
+        assert!(line.contains(&cell), "{line:?} lacks {cell:?}");
+    }
+    assert!(with > 0 && without > 0, "{with} rows with an address, {without} without");
+}
+
+#[test]
+fn e_ident_and_the_elf64_header_are_each_needed_whole() {
+    // Cut short inside e_ident (16 bytes) the file is refused for e_ident; from 16 bytes
+    // on, for the 64-byte header; a header of exactly 64 bytes and nothing else is read.
+    let lib = Fixture::moved().build().unwrap();
+    for len in 4..=64 {
+        let mut cut = lib[..len].to_vec();
+        if len == 64 {
+            cut[0x20..0x30].fill(0); // e_phoff, e_shoff
+            cut[0x38..0x40].fill(0); // e_phnum, e_shentsize, e_shnum, e_shstrndx
+        }
+        let got = Image::parse("fixture", &cut).map(|_| ()).map_err(|e| e.to_string());
+        let want = match len {
+            ..16 => Err(format!("fixture: truncated: ELF identification (e_ident) at offset 0x0 needs 0x10 bytes but the file has {len:#x}")),
+            16..64 => Err(format!("fixture: truncated: ELF64 header at offset 0x0 needs 0x40 bytes but the file has {len:#x}")),
+            _ => Ok(()),
+        };
+        assert_eq!(got, want, "{len} bytes");
+    }
+}
+
+#[test]
+fn without_program_headers_e_phoff_may_point_anywhere() {
+    // e_phnum 0: there is no table, so where e_phoff points says nothing.
+    let lib = Fixture::moved().build().unwrap();
+    let mut none = lib.clone();
+    none[0x38..0x3a].fill(0);
+    none[0x20..0x28].copy_from_slice(&(lib.len() as u64 + 0x1000).to_le_bytes());
+    let img = Image::parse("fixture", &none).unwrap_or_else(|e| panic!("{e}"));
+    assert!(img.elf.program_headers.is_empty());
+    assert_eq!(img.build_id(), Some(&tpb_oracle::fixture::MOVED_BUILD_ID[..]), "read through its section");
+    // One program header there is a truncated table.
+    none[0x38..0x3a].copy_from_slice(&1u16.to_le_bytes());
+    let Err(e) = Image::parse("fixture", &none) else { panic!("a program header past the end was read") };
+    assert!(e.to_string().contains("program header table (1 entries, e_phoff)"), "{e}");
+}
+
+#[test]
+fn a_build_id_is_the_gnu_note_of_type_3_only() {
+    // ELF notes: namesz, descsz, type, then the name and the descriptor, each padded to 4.
+    fn note(name: &[u8], kind: u32, desc: &[u8]) -> Vec<u8> {
+        let mut n = Vec::new();
+        for v in [name.len() as u32, desc.len() as u32, kind] {
+            n.extend_from_slice(&v.to_le_bytes());
+        }
+        for part in [name, desc] {
+            n.extend_from_slice(part);
+            n.resize(n.len().next_multiple_of(4), 0);
+        }
+        n
+    }
+    use tpb_oracle::walrus::image::gnu_build_id;
+    let id = [0xab; 20];
+    let build_id = note(b"GNU\0", 3, &id);
+    assert_eq!(gnu_build_id(&build_id), Some(&id[..]));
+    // A GNU note of another type (1, the ABI tag), and another vendor's note of type 3, come
+    // first: each is passed over.
+    for other in [note(b"GNU\0", 1, &[0, 0, 0, 0, 2, 0, 0, 0]), note(b"Go\0\0", 3, b"go-build-id"), note(b"GNU", 3, b"no NUL")] {
+        let notes = [other.clone(), build_id.clone()].concat();
+        assert_eq!(gnu_build_id(&notes), Some(&id[..]), "after {other:?}");
+        assert_eq!(gnu_build_id(&other), None, "{other:?} alone");
     }
 }

@@ -153,11 +153,18 @@ fn facts_lists_isa_and_oracle_facts_with_provenance() {
 }
 
 #[test]
-fn a_wheel_member_is_read_up_to_the_cap_exactly() {
-    // A member of exactly the cap is read whole; one byte more is refused, never cut short.
+fn a_library_or_wheel_member_is_read_up_to_the_cap_exactly() {
+    // A library or member of exactly the cap is read whole; one byte more is refused, never cut short.
     let dir = tempfile::tempdir().unwrap();
     let lib = moved();
     let cap = lib.len() as u64;
+    let so = write(dir.path(), "libwalrus.so", &lib);
+    let Ok(input) = Input::open(&so, cap) else { panic!("a library of exactly the cap was refused") };
+    assert_eq!(input.bytes, lib);
+    match Input::open(&so, cap - 1) {
+        Err(WalrusError::TooLarge { size, cap: c, .. }) => assert_eq!((size, c), (cap, cap - 1)),
+        other => panic!("one byte over the cap: {:?}", other.map(|i| i.bytes.len())),
+    }
     for deflate in [false, true] {
         let whl = write(dir.path(), "neuronx_cc-2.0-py3-none-any.whl", &wheel(&[(WHEEL_MEMBER, &lib)], deflate).unwrap());
         let Ok(input) = Input::open(&whl, cap) else { panic!("a member of exactly the cap was refused") };

@@ -103,6 +103,8 @@ mod tests {
         assert!(candidates(&data, 0, &[], &tags()).is_empty(), "an empty table");
         assert!(candidates(&data[..3], 0, &[1, 2, 3, 4], &tags()).is_empty(), "data shorter than the table");
         assert!(candidates(&data, 0, &[1, 2, 3, 4], &[]).is_empty(), "no valid tags");
+        // A table no longer than the slack would otherwise fit anywhere.
+        assert!(candidates(&data, 0, &[1, 2], &[]).is_empty(), "no valid tags, a table of SLACK bytes");
     }
 
     #[test]
