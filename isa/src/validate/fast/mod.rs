@@ -1338,22 +1338,45 @@ mod tests {
         }
     }
 
+    /// More than a pipe buffer (64 KiB) on each stream comes back whole and
+    /// at once, not after the minute's limit.
+    #[cfg(unix)]
+    #[test]
+    fn a_child_s_long_output_is_read_while_it_runs() {
+        let started = std::time::Instant::now();
+        let (ok, out, err) = child(std::process::Command::new("sh").args(["-c", "yes out | head -c 300000; yes err | head -c 200000 >&2"]));
+        assert!(ok);
+        assert_eq!((out.len(), err.len()), (300_000, 200_000));
+        assert!(out.starts_with("out\nout\n") && err.starts_with("err\n"), "{:?} {:?}", &out[..8], &err[..8]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+    }
+
     /// Runs a child test process: whether it passed, its stdout and stderr. A
     /// child that has not finished in a minute is killed and fails the test (a
-    /// kernel choice that waits on itself hangs rather than fails).
+    /// kernel choice that waits on itself hangs rather than fails). Both pipes
+    /// are drained on threads while it runs, so a child writing more than a
+    /// pipe buffer is not stalled into that minute.
     fn child(c: &mut std::process::Command) -> (bool, String, String) {
         use std::io::Read;
         use wait_timeout::ChildExt;
+        fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                if let Some(mut p) = pipe {
+                    let _ = p.read_to_string(&mut text);
+                }
+                text
+            })
+        }
         let mut p = c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap_or_else(|e| panic!("{c:?}: {e}"));
+        let (out, err) = (drain(p.stdout.take()), drain(p.stderr.take()));
         let status = p.wait_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|e| panic!("{c:?}: {e}"));
         let Some(status) = status else {
             let _ = p.kill();
             let _ = p.wait();
             panic!("{c:?}: no answer in 60 s");
         };
-        let (mut out, mut err) = (String::new(), String::new());
-        p.stdout.take().map(|mut o| o.read_to_string(&mut out));
-        p.stderr.take().map(|mut e| e.read_to_string(&mut err));
-        (status.success(), out, err)
+        let text = |h: std::thread::JoinHandle<String>| h.join().unwrap_or_else(|_| panic!("{c:?}: a pipe reader panicked"));
+        (status.success(), text(out), text(err))
     }
 }
