@@ -154,6 +154,9 @@ struct Plan {
     used: u8,
     /// 1 when the opcode has an MX operand (CoreV4 MX matmuls), else 0.
     mx_used: u8,
+    /// 1 when it has an MX operand or a tied band: the scalar kernel checks
+    /// both from one work list, since a bundle rarely has either.
+    special_used: u8,
     mx: mx::MxPlan,
     /// The band, when its rules tie fields together (Pool, Branch).
     tied: tied::TiedBand,
@@ -170,6 +173,11 @@ const _: () = assert!(std::mem::size_of::<Plan>() == 64);
 struct Tables {
     /// By generation index, then opcode byte.
     plans: [Box<[Plan; 0x100]>; 3],
+    /// The plans' slots and band tests in one list each, by generation
+    /// index, then [`entry`]'s item bits (opcode, index in the plan), so
+    /// the scalar kernel reads an item without finding its plan first.
+    slot_items: [Box<[SlotPlan; ITEMS]>; 3],
+    band_items: [Box<[BandTest; ITEMS]>; 3],
     /// By generation index, then [`SlotPlan::dtype_base`] plus the tag's byte.
     dtypes: [Box<[u8; DTYPE_ENTRIES]>; 3],
     /// The [`ModeClass`] of an address word: by [`SlotPlan::mode_base`]
@@ -206,8 +214,11 @@ fn tables() -> &'static Tables {
                 *cell = u8::from(BYTE_RULES.get(set).is_none_or(|r| (r.allows)(v)));
             }
         }
+        let plans = Generation::ALL.map(|g| boxed::<Plan, 0x100>((0..=u8::MAX).map(|op| plan(op, g)).collect()));
         Tables {
-            plans: Generation::ALL.map(|g| boxed((0..=u8::MAX).map(|op| plan(op, g)).collect())),
+            slot_items: std::array::from_fn(|g| boxed(plans[g].iter().flat_map(|p| p.slots).collect())),
+            band_items: std::array::from_fn(|g| boxed(plans[g].iter().flat_map(|p| p.band).collect())),
+            plans,
             dtypes: Generation::ALL.map(|g| {
                 let sections = PSUM_KINDS.iter().flat_map(|&k| TAG_READS.iter().map(move |&r| (k, r)));
                 let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_class(Some(r.tag(byte)), k, g)));
@@ -305,6 +316,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
         p.used = 0;
         p.mx_used = 0;
     }
+    p.special_used = u8::from(p.mx_used != 0 || p.tied != tied::TiedBand::None);
     p
 }
 
@@ -366,13 +378,13 @@ impl Raw<'_> {
     fn byte(self, at: u8) -> u8 {
         self.0[usize::from(at) & (BUNDLE_BYTES - 1)]
     }
-    /// The `N` bytes at `at`.
+    /// The `N` bytes at `at`, which plans only name where they lie in the
+    /// bundle (`pattern_plannable`, `mx_plannable`); past its end, zeros
+    /// (a branch never taken, cheaper than clamping every read).
     #[inline(always)]
     fn bytes<const N: usize>(self, at: u8) -> [u8; N] {
-        let at = usize::from(at).min(BUNDLE_BYTES - N);
-        let mut w = [0u8; N];
-        w.copy_from_slice(&self.0[at..at + N]);
-        w
+        let at = usize::from(at);
+        self.0.get(at..at + N).and_then(|b| b.try_into().ok()).unwrap_or([0; N])
     }
     /// The little-endian word at `at`.
     #[inline(always)]
@@ -428,6 +440,8 @@ pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
 #[derive(Clone, Copy)]
 struct Planned {
     plans: &'static [Plan; 0x100],
+    slot_items: &'static [SlotPlan; ITEMS],
+    band_items: &'static [BandTest; ITEMS],
     dtypes: &'static [u8; DTYPE_ENTRIES],
     modes: &'static [u8; MODE_ENTRIES],
     needs: &'static [Need; NEEDS],
@@ -444,7 +458,16 @@ impl Planned {
             Generation::V3 => 1,
             Generation::V4 => 2,
         };
-        Planned { plans: &t.plans[i], dtypes: &t.dtypes[i], modes: &t.modes, needs: &t.needs, allowed: &t.allowed, mx: &t.mx }
+        Planned {
+            plans: &t.plans[i],
+            slot_items: &t.slot_items[i],
+            band_items: &t.band_items[i],
+            dtypes: &t.dtypes[i],
+            modes: &t.modes,
+            needs: &t.needs,
+            allowed: &t.allowed,
+            mx: &t.mx,
+        }
     }
 
     /// The header test of one bundle, and whether its band can be decided
@@ -537,33 +560,53 @@ pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], g: Generation) -> Verdict {
 pub(super) const BATCH: usize = 32;
 /// A batch of bundles' wire bytes.
 pub(super) type Batch = [[u8; BUNDLE_BYTES]; BATCH];
-/// Work entries of a batch: at most [`MAX_SLOTS`] slots, [`MAX_BAND`]
-/// band tests, one MX operand or one tied band per bundle. Exactly that:
-/// [`push`] writes its `K` entries from the list's length, which is at
-/// most `K · i` before bundle `i`, so the last write ends by `K · BATCH`.
-const SLOT_WORK: usize = MAX_SLOTS * BATCH;
-const BAND_WORK: usize = MAX_BAND * BATCH;
-const MX_WORK: usize = BATCH;
-const TIED_WORK: usize = BATCH;
+/// Items of a plan a work entry can name: slots and band tests are both
+/// at most four per opcode.
+const ITEM_BITS: u32 = 10;
+const ITEMS: usize = 1 << ITEM_BITS;
+const _: () = assert!(ITEMS == 0x100 * SLOT_ENTRIES && SLOT_ENTRIES == BAND_ENTRIES);
+const _: () = assert!((BATCH << ITEM_BITS) <= 1 << 16);
+/// Work lists of a batch: at most [`MAX_SLOTS`] slots and [`MAX_BAND`]
+/// band tests per bundle, written [`SLOT_ENTRIES`] at a time at the list's
+/// length under a mask ([`push4`]), so a list has that many spare entries
+/// past its power-of-two length. An MX operand or a tied band is one per bundle.
+const SLOT_WORK: usize = (MAX_SLOTS * BATCH).next_power_of_two();
+const BAND_WORK: usize = (MAX_BAND * BATCH).next_power_of_two();
 
-/// A work entry: the bundle's index in its batch, its opcode byte, and the
-/// index of the slot or band test in the opcode's plan.
+/// A work entry: the bundle's index in its batch, then the item (its
+/// opcode byte, then the index of the slot or band test in its plan).
 #[inline(always)]
-fn entry(i: usize, op: u8) -> u32 {
-    disjoint(u32::try_from(i & (BATCH - 1)).unwrap_or(0) << 16, u32::from(op) << 2)
+fn entry(i: usize, op: u8) -> u16 {
+    let i = u16::try_from(i & (BATCH - 1)).unwrap_or(0);
+    disjoint(i << ITEM_BITS, u16::from(op) << 2)
 }
 
-/// Appends `n` (at most `K`) work entries for the first of `K` items of a
-/// plan, writing all `K` so the loop has no data-dependent exit. The clamp
-/// to `W - K` never binds (the work lists' sizes say why): it is there so
-/// the compiler sees the write in bounds and drops the check.
+/// The four work entries naming a plan's items, from its first entry: as
+/// the 16-bit lanes of one word, so [`push4`] writes them in one store.
 #[inline(always)]
-fn push<const K: usize, const W: usize>(work: &mut [u32; W], len: &mut usize, entry: u32, n: u8) {
-    let at = (*len).min(W - K);
-    for (k, w) in work[at..at + K].iter_mut().enumerate() {
-        *w = disjoint(entry, k as u32);
-    }
-    *len = at + usize::from(n).min(K);
+fn entries4(entry: u16) -> u64 {
+    const ITEM_INDEX: u64 = 0x0003_0002_0001_0000;
+    disjoint(u64::from(entry) * LANE_ONES, ITEM_INDEX)
+}
+
+/// Appends `n` (at most 4) of the four work `entries` (from [`entries4`]),
+/// writing all four so the loop has no data-dependent exit. The mask never
+/// binds (a list holds at most `MAX * BATCH` entries); it lets the compiler
+/// see the write in bounds.
+#[inline(always)]
+fn push4<const W: usize, const L: usize>(work: &mut [u16; L], len: &mut usize, entries: u64, n: u8) {
+    const { assert!(W.is_power_of_two() && L == W + SLOT_ENTRIES) };
+    let at = *len & (W - 1);
+    work[at..at + SLOT_ENTRIES].as_mut_bytes().copy_from_slice(&entries.to_le_bytes());
+    *len = at + usize::from(n);
+}
+
+/// Appends `entry` when `n` is 1 (an MX operand or a tied band).
+#[inline(always)]
+fn push1(work: &mut [u16; BATCH], len: &mut usize, entry: u16, n: u8) {
+    let at = *len & (BATCH - 1);
+    work[at] = entry;
+    *len = at + usize::from(n);
 }
 
 /// Which kernel judges the batches of a stream. All give the same
@@ -750,34 +793,34 @@ pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel) -> [Verdict
 fn verdicts_scalar(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
     let t = Planned::get(g);
     let mut state = [0u8; BATCH];
-    let (mut slots, mut bands, mut mxs, mut tieds) = ([0u32; SLOT_WORK], [0u32; BAND_WORK], [0u32; MX_WORK], [0u32; TIED_WORK]);
-    let (mut n_slots, mut n_bands, mut n_mxs, mut n_tieds) = (0usize, 0usize, 0usize, 0usize);
+    let (mut slots, mut bands) = ([0u16; SLOT_WORK + SLOT_ENTRIES], [0u16; BAND_WORK + SLOT_ENTRIES]);
+    let mut specials = [0u16; BATCH];
+    let (mut n_slots, mut n_bands, mut n_specials) = (0usize, 0usize, 0usize);
     for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
         let op = raw[0];
         let plan = &t.plans[usize::from(op)];
         *st = t.head(plan, Raw(raw));
-        push::<MAX_SLOTS, SLOT_WORK>(&mut slots, &mut n_slots, entry(i, op), plan.used);
-        push::<MAX_BAND, BAND_WORK>(&mut bands, &mut n_bands, entry(i, op), plan.band_used);
-        push::<1, MX_WORK>(&mut mxs, &mut n_mxs, entry(i, op), plan.mx_used);
-        push::<1, TIED_WORK>(&mut tieds, &mut n_tieds, entry(i, op), u8::from(plan.tied != tied::TiedBand::None));
+        let e = entry(i, op);
+        push4::<SLOT_WORK, { SLOT_WORK + SLOT_ENTRIES }>(&mut slots, &mut n_slots, entries4(e), plan.used);
+        push4::<BAND_WORK, { BAND_WORK + SLOT_ENTRIES }>(&mut bands, &mut n_bands, entries4(e), plan.band_used);
+        push1(&mut specials, &mut n_specials, e, plan.special_used);
     }
+    let bundle = |e: u16| usize::from(e >> ITEM_BITS) & (BATCH - 1);
+    let item = |e: u16| usize::from(e) & (ITEMS - 1);
+    let op = |e: u16| item(e) >> 2;
     for &e in &slots[..n_slots.min(SLOT_WORK)] {
-        let i = (e >> 16) as usize & (BATCH - 1);
-        let slot = &t.plans[(e >> 2) as usize & 0xFF].slots[e as usize & (SLOT_ENTRIES - 1)];
-        state[i] &= !u8::from(!t.slot_clean(Raw(&batch[i]), slot));
+        let i = bundle(e);
+        state[i] &= !u8::from(!t.slot_clean(Raw(&batch[i]), &t.slot_items[item(e)]));
     }
     for &e in &bands[..n_bands.min(BAND_WORK)] {
-        let i = (e >> 16) as usize & (BATCH - 1);
-        let test = t.plans[(e >> 2) as usize & 0xFF].band[e as usize & (BAND_ENTRIES - 1)];
-        state[i] &= !(u8::from(!t.band_clean(Raw(&batch[i]), test)) * BAND_CLEAN);
+        let i = bundle(e);
+        state[i] &= !(u8::from(!t.band_clean(Raw(&batch[i]), t.band_items[item(e)])) * BAND_CLEAN);
     }
-    for &e in &mxs[..n_mxs.min(MX_WORK)] {
-        let i = (e >> 16) as usize & (BATCH - 1);
-        state[i] &= !u8::from(!t.mx_clean(Raw(&batch[i]), &t.plans[(e >> 2) as usize & 0xFF].mx));
-    }
-    for &e in &tieds[..n_tieds.min(TIED_WORK)] {
-        let i = (e >> 16) as usize & (BATCH - 1);
-        state[i] &= !(u8::from(!t.tied_clean(Raw(&batch[i]), t.plans[(e >> 2) as usize & 0xFF].tied)) * BAND_CLEAN);
+    for &e in &specials[..n_specials.min(BATCH)] {
+        let (i, plan) = (bundle(e), &t.plans[op(e)]);
+        let mx_ok = plan.mx_used == 0 || t.mx_clean(Raw(&batch[i]), &plan.mx);
+        let tied_ok = t.tied_clean(Raw(&batch[i]), plan.tied);
+        state[i] &= !disjoint(u8::from(!mx_ok), u8::from(!tied_ok) * BAND_CLEAN);
     }
     state.map(verdict_of)
 }
