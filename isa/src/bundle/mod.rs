@@ -49,7 +49,9 @@ macro_rules! bodies {
         impl Bundle {
             /// Decodes one bundle. Infallible: every byte pattern has a reading.
             /// (Each body is exactly 64 bytes, so the conversion is a plain
-            /// copy that the compiler emits as whole 16-byte moves.)
+            /// copy that the compiler emits as whole 16-byte moves; inlined
+            /// across crates, it writes the bundle where the caller keeps it.)
+            #[inline]
             pub fn decode(raw: &Raw) -> Bundle {
                 match crate::opcode::body_kind(raw[0]) {
                     $( BodyKind::$kind => Bundle::$kind(zerocopy::transmute!(*raw)), )*

@@ -108,11 +108,14 @@ pub fn decode_stream_with(kernel: Kernel, bytes: &[u8], generation: Generation, 
     let mut findings = Vec::new();
     judged(kernel, bytes, generation, |i, raw, verdict| {
         let bundle = Bundle::decode(raw);
-        if verdict != fast::Verdict::Clean {
+        // A clean bundle's findings are none: the scratch list is left alone.
+        if verdict == fast::Verdict::Clean {
+            each(i, &bundle, &[]);
+        } else {
             report(&bundle, generation, &mut findings, verdict);
+            each(i, &bundle, &findings);
+            findings.clear();
         }
-        each(i, &bundle, &findings);
-        findings.clear();
     })
 }
 
