@@ -1381,17 +1381,16 @@ mod tests {
         }
     }
 
-    /// More than a pipe buffer (64 KiB) on each stream comes back whole and
-    /// at once, not after the minute's limit.
+    /// More than a pipe buffer (64 KiB) on each stream comes back whole: a
+    /// helper that read only after the child exited would leave it blocked on
+    /// a full pipe, and `child` would fail it at the minute's limit.
     #[cfg(unix)]
     #[test]
     fn a_child_s_long_output_is_read_while_it_runs() {
-        let started = std::time::Instant::now();
         let (ok, out, err) = child(std::process::Command::new("sh").args(["-c", "yes out | head -c 300000; yes err | head -c 200000 >&2"]));
         assert!(ok);
         assert_eq!((out.len(), err.len()), (300_000, 200_000));
         assert!(out.starts_with("out\nout\n") && err.starts_with("err\n"), "{:?} {:?}", &out[..8], &err[..8]);
-        assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
     }
 
     /// Runs a child test process: whether it passed, its stdout and stderr. A
