@@ -116,8 +116,8 @@ impl NumsPlan {
 
     /// The nums as 16-bit lanes, the lanes below them non-zero.
     #[inline(always)]
-    fn lanes(self, raw: Raw) -> u64 {
-        raw.dword(self.read_at) | BELOW_LANES[usize::from(self.below) & (MAX_NUMS - 1)]
+    fn lanes(self, raw: Raw, below_lanes: &[u64; MAX_NUMS]) -> u64 {
+        raw.dword(self.read_at) | below_lanes[usize::from(self.below) & (MAX_NUMS - 1)]
     }
 }
 
@@ -168,27 +168,38 @@ struct Plan {
 }
 const _: () = assert!(std::mem::size_of::<Plan>() == 64);
 
-/// Tables are fixed-size arrays indexed under a mask, so no lookup needs a
-/// bounds check or a branch.
-struct Tables {
-    /// By generation index, then opcode byte.
-    plans: [Box<[Plan; 0x100]>; 3],
-    /// The plans' slots and band tests in one list each, by generation
-    /// index, then [`entry`]'s item bits (opcode, index in the plan), so
-    /// the scalar kernel reads an item without finding its plan first.
-    slot_items: [Box<[SlotPlan; ITEMS]>; 3],
-    band_items: [Box<[BandTest; ITEMS]>; 3],
-    /// By generation index, then [`SlotPlan::dtype_base`] plus the tag's byte.
-    dtypes: [Box<[u8; DTYPE_ENTRIES]>; 3],
+/// One generation's plans and tables in one block: every lookup of the
+/// scalar kernel is then one base register plus a constant offset (as
+/// separate boxes, its slot loop kept five table bases and spilled three).
+/// Fixed-size arrays indexed under a mask, so no lookup needs a bounds
+/// check or a branch.
+#[repr(C)]
+struct Planned {
+    /// The plans' slots and band tests in one list each, by [`entry`]'s
+    /// item bits (opcode, index in the plan), so the scalar kernel reads
+    /// an item without finding its plan first.
+    slot_items: [SlotPlan; ITEMS],
+    /// What a slot needs, by its address word's class and its dtype's class.
+    needs: [Need; NEEDS],
+    /// [`GATHERED_MUST_BE_CLEAR`] and [`BELOW_LANES`], copied in so a
+    /// lookup needs no address of its own.
+    gathered_clear: [u32; 16],
+    below_lanes: [u64; MAX_NUMS],
     /// The [`ModeClass`] of an address word: by [`SlotPlan::mode_base`]
     /// (the slot's [`ModeSection`]), then by the word's top bits
     /// ([`MODE_KEY_SHIFT`]); the spare sections are never used.
-    modes: Box<[u8; MODE_ENTRIES]>,
-    /// What a slot needs, by its address word's class and its dtype's class.
-    needs: Box<[Need; NEEDS]>,
+    modes: [u8; MODE_ENTRIES],
+    /// By [`SlotPlan::dtype_base`] plus the tag's byte.
+    dtypes: [u8; DTYPE_ENTRIES],
+    band_items: [BandTest; ITEMS],
+    /// By opcode byte, [`entries4`] of the opcode's first item: a bundle's
+    /// four work entries are this word and its index's bits, one `or`.
+    items4: [u64; 0x100],
     /// Whether each byte rule allows each value (1 or 0), by rule then
     /// value; the spare rules allow every value.
-    allowed: Box<[[u8; 0x100]; SETS]>,
+    allowed: [[u8; 0x100]; SETS],
+    /// By opcode byte.
+    plans: [Plan; 0x100],
     /// Where an MX operand's fields are.
     mx: mx::MxFields,
 }
@@ -197,39 +208,45 @@ struct Tables {
 const SETS: usize = 16;
 const _: () = assert!(BYTE_RULES.len() < SETS);
 
-/// `v` as a fixed-size box (the lengths are constants, so this cannot fail).
-fn boxed<T: Copy + Default, const N: usize>(v: Vec<T>) -> Box<[T; N]> {
-    let mut b = Box::new([T::default(); N]);
-    b.iter_mut().zip(v).for_each(|(slot, x)| *slot = x);
-    b
+/// `v` as a fixed-size array (the lengths are constants, so this cannot fail).
+fn filled<T: Copy + Default, const N: usize>(v: impl IntoIterator<Item = T>) -> [T; N] {
+    let mut a = [T::default(); N];
+    a.iter_mut().zip(v).for_each(|(slot, x)| *slot = x);
+    a
 }
 
-fn tables() -> &'static Tables {
-    static T: OnceLock<Tables> = OnceLock::new();
-    T.get_or_init(|| {
+/// Every generation's [`Planned`], by [`Generation::index`].
+fn tables() -> &'static [Box<Planned>; 3] {
+    static T: OnceLock<[Box<Planned>; 3]> = OnceLock::new();
+    T.get_or_init(|| Generation::ALL.map(|g| Box::new(Planned::build(g))))
+}
+
+impl Planned {
+    fn build(g: Generation) -> Planned {
         // A row per band set, a byte per value: 1 where the set allows it.
-        let mut allowed = Box::new([[0u8; 0x100]; SETS]);
+        let mut allowed = [[0u8; 0x100]; SETS];
         for (set, row) in allowed.iter_mut().enumerate() {
             for (v, cell) in (0..=u8::MAX).zip(row.iter_mut()) {
                 *cell = u8::from(BYTE_RULES.get(set).is_none_or(|r| (r.allows)(v)));
             }
         }
-        let plans = Generation::ALL.map(|g| boxed::<Plan, 0x100>((0..=u8::MAX).map(|op| plan(op, g)).collect()));
-        Tables {
-            slot_items: std::array::from_fn(|g| boxed(plans[g].iter().flat_map(|p| p.slots).collect())),
-            band_items: std::array::from_fn(|g| boxed(plans[g].iter().flat_map(|p| p.band).collect())),
-            plans,
-            dtypes: Generation::ALL.map(|g| {
-                let sections = PSUM_KINDS.iter().flat_map(|&k| TAG_READS.iter().map(move |&r| (k, r)));
-                let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_class(Some(r.tag(byte)), k, g)));
-                boxed(tagged.chain((0..SECTION).map(|_| dtype_class(None, PsumWrite::Reads, g))).collect())
-            }),
-            modes: boxed(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_class(key, m) as u8)).collect()),
-            needs: boxed(ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d))).collect()),
+        let plans: [Plan; 0x100] = filled((0..=u8::MAX).map(|op| plan(op, g)));
+        let sections = PSUM_KINDS.iter().flat_map(|&k| TAG_READS.iter().map(move |&r| (k, r)));
+        let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_class(Some(r.tag(byte)), k, g)));
+        Planned {
+            slot_items: filled(plans.iter().flat_map(|p| p.slots)),
+            needs: filled(ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d)))),
+            gathered_clear: GATHERED_MUST_BE_CLEAR,
+            below_lanes: BELOW_LANES,
+            modes: filled(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_class(key, m) as u8))),
+            dtypes: filled(tagged.chain((0..SECTION).map(|_| dtype_class(None, PsumWrite::Reads, g)))),
+            band_items: filled(plans.iter().flat_map(|p| p.band)),
+            items4: filled((0..=u8::MAX).map(|op| entries4(entry(0, op)))),
             allowed,
+            plans,
             mx: mx_fields().unwrap_or_default(),
         }
-    })
+    }
 }
 
 /// Where an MX operand's fields are; `None` if its layouts do not fit the
@@ -436,44 +453,16 @@ pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
     }
 }
 
-/// One generation's plans and dtype table, and the shared tables.
-#[derive(Clone, Copy)]
-struct Planned {
-    plans: &'static [Plan; 0x100],
-    slot_items: &'static [SlotPlan; ITEMS],
-    band_items: &'static [BandTest; ITEMS],
-    dtypes: &'static [u8; DTYPE_ENTRIES],
-    modes: &'static [u8; MODE_ENTRIES],
-    needs: &'static [Need; NEEDS],
-    allowed: &'static [[u8; 0x100]; SETS],
-    mx: &'static mx::MxFields,
-}
-
 impl Planned {
     #[inline(always)]
-    fn get(g: Generation) -> Planned {
-        let t = tables();
-        let i = match g {
-            Generation::V2 => 0,
-            Generation::V3 => 1,
-            Generation::V4 => 2,
-        };
-        Planned {
-            plans: &t.plans[i],
-            slot_items: &t.slot_items[i],
-            band_items: &t.band_items[i],
-            dtypes: &t.dtypes[i],
-            modes: &t.modes,
-            needs: &t.needs,
-            allowed: &t.allowed,
-            mx: &t.mx,
-        }
+    fn get(g: Generation) -> &'static Planned {
+        &tables()[g.index()]
     }
 
     /// The header test of one bundle, and whether its band can be decided
     /// here: [`HEAD_CLEAN`] and [`BAND_CLEAN`] bits.
     #[inline(always)]
-    fn head(self, plan: &Plan, raw: Raw) -> u8 {
+    fn head(&self, plan: &Plan, raw: Raw) -> u8 {
         let h = raw.word(0);
         let head_ok = (h == plan.header[0]) | (h == plan.header[1]);
         let head = if head_ok { HEAD_CLEAN } else { 0 };
@@ -483,20 +472,20 @@ impl Planned {
 
     /// Whether the byte a band test reads is in its set.
     #[inline(always)]
-    fn band_clean(self, raw: Raw, b: BandTest) -> bool {
+    fn band_clean(&self, raw: Raw, b: BandTest) -> bool {
         self.allowed[usize::from(b.set) & (SETS - 1)][usize::from(raw.byte(b.at))] != 0
     }
 
     /// The dtype check and the rules of an MX operand.
     #[inline(always)]
-    fn mx_clean(self, raw: Raw, m: &mx::MxPlan) -> bool {
+    fn mx_clean(&self, raw: Raw, m: &mx::MxPlan) -> bool {
         let dtype = self.dtypes[(usize::from(m.dtype_base) + usize::from(raw.byte(m.dtype_at))) & (DTYPE_ENTRIES - 1)];
-        mx::clean(raw, m, self.mx, dtype)
+        mx::clean(raw, m, &self.mx, dtype)
     }
 
     /// The rules of a Pool or Branch band.
     #[inline(always)]
-    fn tied_clean(self, raw: Raw, band: tied::TiedBand) -> bool {
+    fn tied_clean(&self, raw: Raw, band: tied::TiedBand) -> bool {
         let byte_tags = usize::from(dtype_base(Some(TagRead::Byte), PsumWrite::Reads));
         band.clean(raw, |tag| self.dtypes[(byte_tags + usize::from(tag)) & (DTYPE_ENTRIES - 1)])
     }
@@ -505,16 +494,16 @@ impl Planned {
     /// arithmetic: the address word's class and the dtype's class select
     /// what must hold, as masks.
     #[inline(always)]
-    fn slot_clean(self, raw: Raw, s: &SlotPlan) -> bool {
+    fn slot_clean(&self, raw: Raw, s: &SlotPlan) -> bool {
         let head = raw.dword(s.slot_at);
         let (word, gathered) = (head as u32, (head >> 32) as u32);
         let class = self.modes[disjoint(usize::from(s.mode_base), (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
         let dtype = self.dtypes[(usize::from(s.dtype_base) + usize::from(raw.byte(s.dtype_at))) & (DTYPE_ENTRIES - 1)];
         let need = &self.needs[disjoint(usize::from(class) << DTYPE_CLASS_BITS, usize::from(dtype)) & (NEEDS - 1)];
-        let gathered_bad = gathered & GATHERED_MUST_BE_CLEAR[disjoint(usize::from(need.gathered_sel), (gathered >> 29) as usize) & 15];
+        let gathered_bad = gathered & self.gathered_clear[disjoint(usize::from(need.gathered_sel), (gathered >> 29) as usize) & 15];
         // A Need clears address bits or checks the gathered word, never both.
         let bad = disjoint(word & need.word_clear, gathered_bad) | u32::from(need.fail);
-        u64::from(bad) | zero_lanes(s.nums.lanes(raw) | need.nums_off) == 0
+        u64::from(bad) | zero_lanes(s.nums.lanes(raw, &self.below_lanes) | need.nums_off) == 0
     }
 }
 
@@ -800,10 +789,11 @@ fn verdicts_scalar(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
         let op = raw[0];
         let plan = &t.plans[usize::from(op)];
         *st = t.head(plan, Raw(raw));
-        let e = entry(i, op);
-        push4::<SLOT_WORK, { SLOT_WORK + SLOT_ENTRIES }>(&mut slots, &mut n_slots, entries4(e), plan.used);
-        push4::<BAND_WORK, { BAND_WORK + SLOT_ENTRIES }>(&mut bands, &mut n_bands, entries4(e), plan.band_used);
-        push1(&mut specials, &mut n_specials, e, plan.special_used);
+        // entries4(entry(i, op)), without its multiply: the item bits from the table.
+        let e4 = disjoint(t.items4[usize::from(op)], u64::from(entry(i, 0)) * LANE_ONES);
+        push4::<SLOT_WORK, { SLOT_WORK + SLOT_ENTRIES }>(&mut slots, &mut n_slots, e4, plan.used);
+        push4::<BAND_WORK, { BAND_WORK + SLOT_ENTRIES }>(&mut bands, &mut n_bands, e4, plan.band_used);
+        push1(&mut specials, &mut n_specials, e4 as u16, plan.special_used);
     }
     let bundle = |e: u16| usize::from(e >> ITEM_BITS) & (BATCH - 1);
     let item = |e: u16| usize::from(e) & (ITEMS - 1);
@@ -1210,11 +1200,12 @@ mod tests {
 
     #[test]
     fn nums_read_as_lanes() -> Result<(), &'static str> {
-        use super::{has_zero_lane, NumsPlan, Raw};
+        use super::{has_zero_lane, NumsPlan, Planned, Raw};
         let mut raw = [0xFFu8; BUNDLE_BYTES];
-        for (at, n) in [(0, 4), (10, 3), (57, 2), (62, 1), (56, 4), (33, 1), (7, 1)] {
+        for ((at, n), g) in [(0, 4), (10, 3), (57, 2), (62, 1), (56, 4), (33, 1), (7, 1)].into_iter().zip(Generation::ALL.into_iter().cycle()) {
             let p = NumsPlan::new(at, n).ok_or("no plan")?;
-            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(Raw(raw));
+            // The copy of the lanes' masks the kernel reads, each generation's in turn.
+            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(Raw(raw), &Planned::get(g).below_lanes);
             assert!(!has_zero_lane(lanes(&raw)), "all non-zero at {at}+{n}");
             for i in 0..n {
                 raw[at + 2 * i..at + 2 * i + 2].copy_from_slice(&[0, 0]);

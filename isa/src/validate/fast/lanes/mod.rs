@@ -21,7 +21,7 @@ pub(super) mod avx2;
 pub(super) mod avx512;
 
 use super::classes::*;
-use super::{BandTest, Plan, SlotPlan, Tables, MAX_BAND, SLOT_ENTRIES};
+use super::{BandTest, Plan, Planned, SlotPlan, MAX_BAND, SLOT_ENTRIES};
 use crate::addr4::{Addr4, Region};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
@@ -145,7 +145,7 @@ fn lanes() -> Option<&'static Lanes> {
 impl Lanes {
     /// Every table from the scalar path's functions, each checked over
     /// every input it stands for.
-    fn build(tables: &Tables) -> Option<Lanes> {
+    fn build(tables: &[Box<Planned>; 3]) -> Option<Lanes> {
         let region_of = |a: u32| Addr4::new(a << MODE_KEY_SHIFT).region();
         let mut regions = [0u8; 128];
         for (a, r) in regions.iter_mut().enumerate().take(1 << ADDR_KEY_BITS) {
@@ -230,7 +230,7 @@ impl Lanes {
         let mut band_sets = [0u8; 256];
         for (v, bits) in band_sets.iter_mut().enumerate() {
             for set in 0..BAND_SET_BITS {
-                *bits |= tables.allowed[set][v] << set;
+                *bits |= tables[0].allowed[set][v] << set; // the same in every generation
             }
         }
         let mut fill = [0u8; BUNDLE_BYTES];
@@ -241,7 +241,7 @@ impl Lanes {
             return None;
         }
         let mut vectors = Vec::new();
-        for per_gen in &tables.plans {
+        for per_gen in tables.iter().map(|t| &t.plans) {
             let mut per_op = Box::new([SlotVectors::default(); 0x100]);
             for (v, p) in per_op.iter_mut().zip(per_gen.iter()) {
                 *v = SlotVectors::of(p)?;
