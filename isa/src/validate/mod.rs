@@ -125,8 +125,9 @@ pub fn decode_stream_with(kernel: Kernel, bytes: &[u8], generation: Generation, 
 fn judged(kernel: Kernel, bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &[u8; BUNDLE_BYTES], fast::Verdict)) -> usize {
     let (bundles, _) = bytes.as_chunks::<BUNDLE_BYTES>();
     let (batches, tail) = bundles.as_chunks::<{ fast::BATCH }>();
+    let mut work = fast::Work::default();
     for (b, batch) in batches.iter().enumerate() {
-        let verdicts = fast::verdicts(batch, generation, kernel);
+        let verdicts = fast::verdicts(batch, generation, kernel, &mut work);
         for (k, (raw, v)) in batch.iter().zip(verdicts).enumerate() {
             each(b * fast::BATCH + k, raw, v);
         }
@@ -135,7 +136,7 @@ fn judged(kernel: Kernel, bytes: &[u8], generation: Generation, mut each: impl F
         // The last, partial batch is judged padded with zero bytes; only its bundles are reported.
         let mut last: fast::Batch = [[0; BUNDLE_BYTES]; fast::BATCH];
         last.iter_mut().zip(tail).for_each(|(dst, src)| *dst = *src);
-        let verdicts = fast::verdicts(&last, generation, kernel);
+        let verdicts = fast::verdicts(&last, generation, kernel, &mut work);
         for (k, (raw, v)) in tail.iter().zip(verdicts).enumerate() {
             each(batches.len() * fast::BATCH + k, raw, v);
         }

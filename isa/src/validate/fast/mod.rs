@@ -542,11 +542,12 @@ pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], g: Generation) -> Verdict {
     verdict_of(state)
 }
 
-/// Bundles judged together by [`verdicts`]. Small, so the first pass
-/// (which reads the stream) and the others (which do not) alternate
-/// quickly and the hardware prefetcher keeps streaming: on the 64 MiB
-/// bench stream 32 runs ~12% faster than 128 (`reports/profiling.md`).
-pub(super) const BATCH: usize = 32;
+/// Bundles judged together by [`verdicts`]: 4 KiB, a page. Small, so the
+/// first pass (which reads the stream) and the others (which do not)
+/// alternate quickly and the hardware prefetcher keeps streaming (128 ran
+/// ~12% slower than 32 out of cache); 64 halves the per-batch cost of 32
+/// and read the same out of cache (`reports/profiling.md`).
+pub(super) const BATCH: usize = 64;
 /// A batch of bundles' wire bytes.
 pub(super) type Batch = [[u8; BUNDLE_BYTES]; BATCH];
 /// Items of a plan a work entry can name: slots and band tests are both
@@ -596,6 +597,21 @@ fn push1(work: &mut [u16; BATCH], len: &mut usize, entry: u16, n: u8) {
     let at = *len & (BATCH - 1);
     work[at] = entry;
     *len = at + usize::from(n);
+}
+
+/// The scalar kernel's work lists, kept for a whole stream: a batch reads
+/// only the entries it wrote, so they are not cleared between batches
+/// (clearing them cost ~3 instructions per bundle).
+pub(super) struct Work {
+    slots: [u16; SLOT_WORK + SLOT_ENTRIES],
+    bands: [u16; BAND_WORK + SLOT_ENTRIES],
+    specials: [u16; BATCH],
+}
+
+impl Default for Work {
+    fn default() -> Work {
+        Work { slots: [0; SLOT_WORK + SLOT_ENTRIES], bands: [0; BAND_WORK + SLOT_ENTRIES], specials: [0; BATCH] }
+    }
 }
 
 /// Which kernel judges the batches of a stream. All give the same
@@ -760,9 +776,9 @@ fn auto() -> Kernel {
 
 /// [`verdict_raw`] of every bundle of a batch, on `kernel`.
 #[allow(unsafe_code)]
-pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel) -> [Verdict; BATCH] {
+pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel, work: &mut Work) -> [Verdict; BATCH] {
     match kernel.ready().unwrap_or(Ready::Portable) {
-        Ready::Portable => verdicts_scalar(batch, g),
+        Ready::Portable => verdicts_scalar(batch, g, work),
         // SAFETY: a backend's `Kernel` exists only where its `kernel()` found every feature its `judge` enables.
         #[cfg(target_arch = "x86_64")]
         Ready::Avx2(k) => unsafe { lanes::avx2::judge(k, batch, g) },
@@ -779,11 +795,10 @@ pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel) -> [Verdict
 /// in a loop mispredicts the loop exits on a mixed stream about every
 /// other bundle, which costs more than the checks. (The AVX-512 kernel
 /// judges each bundle whole in one pass instead.)
-fn verdicts_scalar(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
+fn verdicts_scalar(batch: &Batch, g: Generation, work: &mut Work) -> [Verdict; BATCH] {
     let t = Planned::get(g);
     let mut state = [0u8; BATCH];
-    let (mut slots, mut bands) = ([0u16; SLOT_WORK + SLOT_ENTRIES], [0u16; BAND_WORK + SLOT_ENTRIES]);
-    let mut specials = [0u16; BATCH];
+    let Work { slots, bands, specials } = work;
     let (mut n_slots, mut n_bands, mut n_specials) = (0usize, 0usize, 0usize);
     for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
         let op = raw[0];
@@ -791,9 +806,9 @@ fn verdicts_scalar(batch: &Batch, g: Generation) -> [Verdict; BATCH] {
         *st = t.head(plan, Raw(raw));
         // entries4(entry(i, op)), without its multiply: the item bits from the table.
         let e4 = disjoint(t.items4[usize::from(op)], u64::from(entry(i, 0)) * LANE_ONES);
-        push4::<SLOT_WORK, { SLOT_WORK + SLOT_ENTRIES }>(&mut slots, &mut n_slots, e4, plan.used);
-        push4::<BAND_WORK, { BAND_WORK + SLOT_ENTRIES }>(&mut bands, &mut n_bands, e4, plan.band_used);
-        push1(&mut specials, &mut n_specials, e4 as u16, plan.special_used);
+        push4::<SLOT_WORK, { SLOT_WORK + SLOT_ENTRIES }>(slots, &mut n_slots, e4, plan.used);
+        push4::<BAND_WORK, { BAND_WORK + SLOT_ENTRIES }>(bands, &mut n_bands, e4, plan.band_used);
+        push1(specials, &mut n_specials, e4 as u16, plan.special_used);
     }
     let bundle = |e: u16| usize::from(e >> ITEM_BITS) & (BATCH - 1);
     let item = |e: u16| usize::from(e) & (ITEMS - 1);
@@ -876,7 +891,7 @@ mod tests {
 
     #[test]
     fn a_batch_is_judged_like_its_bundles_one_by_one() {
-        use super::{verdict_raw, verdicts, Batch, Kernel, BATCH};
+        use super::{verdict_raw, verdicts, Batch, Kernel, Work, BATCH};
         // Generated bundles, each also with one byte corrupted and mutated, and random bytes, mixed.
         let mut pool = Vec::new();
         for seed in 0..1500u64 {
@@ -899,14 +914,15 @@ mod tests {
             random.copy_from_slice(&props::seeded_bytes(seed ^ 0x5eed, BUNDLE_BYTES));
             pool.push(random);
         }
-        // Each kernel this CPU runs.
+        // Each kernel this CPU runs, its work lists kept from batch to batch as a stream keeps them.
+        let mut work = Work::default();
         for kernel in Kernel::available_kernels() {
             let mut checked = [0usize; 3];
             for chunk in pool.chunks_exact(BATCH) {
                 let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
                 batch.copy_from_slice(chunk);
                 for g in Generation::ALL {
-                    for (raw, v) in batch.iter().zip(verdicts(&batch, g, kernel)) {
+                    for (raw, v) in batch.iter().zip(verdicts(&batch, g, kernel, &mut work)) {
                         assert_eq!(v, verdict_raw(raw, g), "{} kernel, {g}: {raw:02x?}", kernel.name());
                         checked[v as usize] += 1;
                     }
@@ -1090,7 +1106,7 @@ mod tests {
 
     #[test]
     fn every_kernel_agrees_with_the_scalar_one_on_every_byte_of_every_body_set_to_telling_values() {
-        use super::{verdicts, Batch, Kernel, BATCH};
+        use super::{verdicts, Batch, Kernel, Work, BATCH};
         let vector: Vec<Kernel> = Kernel::available_kernels().into_iter().filter(|&k| k != Kernel::Portable).collect();
         if vector.is_empty() {
             eprintln!("this CPU runs only the portable kernel: nothing to compare");
@@ -1132,13 +1148,14 @@ mod tests {
         assert!(seen.len() >= 20, "body kinds and generations seen: {}", seen.len());
         let mut differ = 0;
         let mut verdicts_seen = [0usize; 3];
+        let mut work = Work::default();
         for chunk in pool.chunks(BATCH) {
             let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
             batch.iter_mut().zip(chunk).for_each(|(d, s)| *d = *s);
             for g in Generation::ALL {
-                let portable = verdicts(&batch, g, Kernel::Portable);
+                let portable = verdicts(&batch, g, Kernel::Portable, &mut work);
                 for &k in &vector {
-                    for ((raw, p), v) in batch.iter().zip(portable).zip(verdicts(&batch, g, k)) {
+                    for ((raw, p), v) in batch.iter().zip(portable).zip(verdicts(&batch, g, k, &mut work)) {
                         if p != v {
                             differ += 1;
                             eprintln!("{g}: portable {p:?}, {} {v:?}: {raw:02x?}", k.name());
