@@ -144,8 +144,9 @@ struct Plan {
     /// with a slot it cannot plan) accepts no word: both carry another
     /// opcode byte.
     header: [u32; 2],
-    /// Whether the band is byte rules only (else it always runs).
-    band_fast: bool,
+    /// [`BAND_CLEAN`] when the band is byte rules only, else 0 (it
+    /// always runs): the header test's band bit as it is.
+    band_clean: u8,
     /// How many of `band` the opcode's band has on this generation (they come first).
     band_used: u8,
     /// How many of `slots` the opcode uses (they come first). Only those
@@ -175,12 +176,15 @@ const _: () = assert!(std::mem::size_of::<Plan>() == 64);
 /// check or a branch.
 #[repr(C)]
 struct Planned {
-    /// The plans' slots and band tests in one list each, by [`entry`]'s
-    /// item bits (opcode, index in the plan), so the scalar kernel reads
-    /// an item without finding its plan first.
-    slot_items: [SlotPlan; ITEMS],
-    /// What a slot needs, by its address word's class and its dtype's class.
+    /// What a slot needs, by its address word's class and its dtype's
+    /// class. At offset 0: the slot pass takes a need's address, and at
+    /// the block's base that costs no register of its own.
     needs: [Need; NEEDS],
+    /// The plans' slots in one list (and their band tests in
+    /// `band_items`), by [`entry`]'s item bits (opcode, index in the
+    /// plan), so the scalar kernel reads an item without finding its plan
+    /// first. First with `needs`: the slot pass's hottest tables.
+    slot_items: [SlotPlan; ITEMS],
     /// [`GATHERED_MUST_BE_CLEAR`] and [`BELOW_LANES`], copied in so a
     /// lookup needs no address of its own.
     gathered_clear: [u32; 16],
@@ -263,7 +267,12 @@ fn plan(byte: u8, g: Generation) -> Plan {
     let gathered_follows = data_follows_index(Indirect16b::LAYOUT.field_offset("index"), Indirect16b::LAYOUT.field_offset("data"));
     let mut fast = op.available(g) && placed.len() <= MAX_SLOTS;
     let tied = tied::TiedBand::of(band::kind_of(op));
-    let mut p = Plan { band_fast: tied.is_some(), tied: tied.unwrap_or_default(), slots: [unused; SLOT_ENTRIES], ..Plan::default() };
+    let mut p = Plan {
+        band_clean: if tied.is_some() { BAND_CLEAN } else { 0 },
+        tied: tied.unwrap_or_default(),
+        slots: [unused; SLOT_ENTRIES],
+        ..Plan::default()
+    };
     // A band test that always passes: the set of all values.
     p.band = [BandTest { at: 0, set: u8::try_from(BYTE_RULES.len()).unwrap_or(u8::MAX) }; BAND_ENTRIES];
     let live_rules = rules.iter().filter(|r| BYTE_RULES.get(r.rule).is_some_and(|b| b.on.contains(&g)));
@@ -273,7 +282,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
                 *t = BandTest { at: offset(r.at), set };
                 p.band_used += 1;
             }
-            _ => p.band_fast = false,
+            _ => p.band_clean = 0,
         }
     }
     p.used = u8::try_from(placed.len().min(MAX_SLOTS)).unwrap_or(0);
@@ -466,8 +475,7 @@ impl Planned {
         let h = raw.word(0);
         let head_ok = (h == plan.header[0]) | (h == plan.header[1]);
         let head = if head_ok { HEAD_CLEAN } else { 0 };
-        let band = if plan.band_fast { BAND_CLEAN } else { 0 };
-        disjoint(head, band)
+        disjoint(head, plan.band_clean)
     }
 
     /// Whether the byte a band test reads is in its set.
