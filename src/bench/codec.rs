@@ -32,8 +32,15 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
     let findings = workload::decode_validate(&stream, g);
     let auto = Kernel::Auto.runs();
     let kernels = Kernel::available_kernels();
+    let timed = Kernel::auto_timings();
+    let how = if timed.is_empty() {
+        format!("named by `{}`", tpb_isa::validate::ENV_KERNEL)
+    } else {
+        let each = timed.iter().map(|(k, d)| format!("{} {:.1} µs", k.label(), d.as_secs_f64() * 1e6)).collect::<Vec<_>>().join(", ");
+        format!("`auto`, the fastest on a sample: {each} for 512 bundles, best of 16 rounds")
+    };
     notes.push(format!(
-        "validator kernels this CPU runs: {}; the stream functions run {} (`auto`); `{}=NAME` chooses one for a whole process",
+        "validator kernels this CPU runs: {}; the stream functions run {} ({how}); `{}=NAME` chooses one for a whole process",
         kernels.iter().map(|k| k.label()).collect::<Vec<_>>().join(", "),
         auto.label(),
         tpb_isa::validate::ENV_KERNEL

@@ -20,6 +20,7 @@
 //! the layout descriptions, the dtype table, [`crate::addr4`] and the band's
 //! rules; nothing is restated here.
 
+mod auto;
 mod classes;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
@@ -628,7 +629,8 @@ impl Default for Work {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Kernel {
     /// The one [`ENV_KERNEL`] names, if set and this CPU runs it; else
-    /// the fastest this CPU runs.
+    /// the fastest this CPU runs, timed once per process
+    /// ([`Kernel::auto_timings`]).
     #[default]
     Auto,
     /// Scalar code, on every CPU and architecture.
@@ -681,10 +683,14 @@ enum Ready {
 impl Kernel {
     /// The kernels that are not [`Kernel::Auto`].
     pub const CONCRETE: [Kernel; 3] = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
-    /// What [`Kernel::Auto`] tries, fastest first as measured
-    /// (`reports/profiling.md`): the AVX2 kernel ran slower than the
-    /// scalar one, so it runs only when named.
-    const AUTO_ORDER: [Kernel; 2] = [Kernel::Avx512, Kernel::Portable];
+
+    /// What [`Kernel::Auto`] was chosen by in this process: each kernel
+    /// this CPU runs and its best time on a sample of 512 bundles, timed
+    /// once, the first time Auto ran; empty when [`ENV_KERNEL`] named the
+    /// kernel.
+    pub fn auto_timings() -> &'static [(Kernel, std::time::Duration)] {
+        &auto_choice().1
+    }
 
     /// The kernel's own name, as [`ENV_KERNEL`] takes it.
     pub fn label(self) -> &'static str {
@@ -775,10 +781,19 @@ impl Kernel {
 
 /// What [`Kernel::Auto`] runs in this process.
 fn auto() -> Kernel {
-    static AUTO: OnceLock<Kernel> = OnceLock::new();
-    *AUTO.get_or_init(|| match Kernel::from_env() {
-        Ok(k) if k != Kernel::Auto => k,
-        _ => Kernel::AUTO_ORDER.into_iter().find(|k| k.ready().is_some()).unwrap_or(Kernel::Portable),
+    auto_choice().0
+}
+
+/// [`Kernel::Auto`]'s kernel for this process and, unless [`ENV_KERNEL`]
+/// named it, the timings it was chosen by (`auto.rs`).
+fn auto_choice() -> &'static (Kernel, auto::Timings) {
+    static AUTO: OnceLock<(Kernel, auto::Timings)> = OnceLock::new();
+    AUTO.get_or_init(|| match Kernel::from_env() {
+        Ok(k) if k != Kernel::Auto => (k, Vec::new()),
+        _ => {
+            let timed = auto::timings(&Kernel::available_kernels());
+            (auto::fastest(&timed), timed)
+        }
     })
 }
 
@@ -1382,9 +1397,13 @@ mod tests {
         if std::env::var_os(CHILD).is_some() {
             let named = std::env::var(ENV_KERNEL).ok().and_then(|n| Kernel::from_label(&n));
             assert_eq!(Kernel::from_env().ok(), named, "{ENV_KERNEL} = {:?}", std::env::var(ENV_KERNEL));
-            // Named `auto`, the fastest this CPU runs.
-            let want = named.filter(|&k| k != Kernel::Auto).or(Kernel::AUTO_ORDER.into_iter().find(|k| k.available())).unwrap_or(Kernel::Portable);
+            // Named `auto`, the fastest this CPU runs, as timed: every kernel it runs was timed.
+            let timed = Kernel::auto_timings();
+            let want = named.filter(|&k| k != Kernel::Auto).unwrap_or_else(|| super::auto::fastest(timed));
             assert_eq!(Kernel::Auto.runs(), want, "{ENV_KERNEL} = {:?}", std::env::var(ENV_KERNEL));
+            let timed_kernels: Vec<Kernel> = timed.iter().map(|&(k, _)| k).collect();
+            let want_timed = if named.is_some_and(|k| k != Kernel::Auto) { Vec::new() } else { Kernel::available_kernels() };
+            assert_eq!(timed_kernels, want_timed, "{ENV_KERNEL} = {:?}", std::env::var(ENV_KERNEL));
             return;
         }
         let this = module_path!().split_once("::").map_or("", |(_, path)| path).to_owned() + "::auto_runs_the_kernel_the_environment_names";

@@ -5,8 +5,9 @@
 //! shuffle index that reads zero), and a 128-entry table is eight 16-byte
 //! shuffles narrowed by three blends on the index bits above the low four.
 //!
-//! Measured slower than the scalar kernel on Zen 4 (`reports/profiling.md`),
-//! so [`super::super::Kernel::Auto`] does not pick it; it runs when named.
+//! Measured slower than the scalar kernel on Zen 4 and on an Intel Xeon
+//! (`reports/profiling.md`); [`super::super::Kernel::Auto`] times it with the
+//! others and picks it only where it is the fastest.
 
 use super::super::tied::TiedBand;
 use super::super::{verdict_of, Batch, Planned, Raw, Verdict, BAND_CLEAN, BATCH};
