@@ -29,8 +29,8 @@ const SAMPLE_BUNDLES: usize = 512;
 /// The sample: bundles of every opcode the fast path decides, each with
 /// the header its plan accepts (so it lists and runs the slots and band
 /// tests a stream's bundle of that opcode costs) and a zero body, cycled
-/// through in two orders. The kernels have no branch on field values, so
-/// the body's values do not change their time.
+/// through. The kernels have no branch on field values, so the body's
+/// values do not change their time.
 fn sample() -> Vec<Batch> {
     let t = Planned::get(SAMPLE_GENERATION);
     let header = |op: u8| t.plans[usize::from(op)].header[0].to_le_bytes();
@@ -38,11 +38,11 @@ fn sample() -> Vec<Batch> {
     if decided.is_empty() {
         decided = (0..=u8::MAX).collect(); // nothing decided: every kernel costs the header pass only
     }
-    let n = decided.len();
-    let bundles: Vec<[u8; BUNDLE_BYTES]> = (0..SAMPLE_BUNDLES)
-        .map(|i| {
-            // The second half steps through the opcodes 37 at a time, so neighbours differ.
-            let op = decided[if i < SAMPLE_BUNDLES / 2 { i % n } else { (i * 37) % n }];
+    let bundles: Vec<[u8; BUNDLE_BYTES]> = decided
+        .iter()
+        .cycle()
+        .take(SAMPLE_BUNDLES)
+        .map(|&op| {
             let mut raw = [0u8; BUNDLE_BYTES];
             raw[..4].copy_from_slice(&header(op));
             raw[0] = op;
