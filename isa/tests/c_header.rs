@@ -32,13 +32,19 @@ fn find_compiler(var_name: &'static str, var: Option<String>, default: &str) -> 
     let mut words = line.split_whitespace().map(str::to_string);
     let program = words.next().unwrap_or_default();
     let args: Vec<String> = words.collect();
+    let missing = |why: String| {
+        format!(
+            "no C compiler: `{line}` (from {from}) cannot be started ({why}). The C header tests need one: \
+             set {var_name}=<compiler> or install gcc (apt-get install gcc)"
+        )
+    };
     match Command::new(&program).args(&args).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status() {
         Ok(s) if s.success() => Ok(Compiler { program, args, from }),
+        // 127 is "could not be executed", as shells say it, and as a spawn under qemu-user
+        // (an emulated cross-architecture test run) reports a missing program.
+        Ok(s) if s.code() == Some(127) => Err(missing(format!("{s}"))),
         Ok(s) => Err(format!("C compiler `{line}` (from {from}) does not run: `--version` exited with {s}; set {var_name} to a working compiler")),
-        Err(e) => Err(format!(
-            "no C compiler: `{line}` (from {from}) cannot be started ({e}). The C header tests need one: \
-             set {var_name}=<compiler> or install gcc (apt-get install gcc)"
-        )),
+        Err(e) => Err(missing(e.to_string())),
     }
 }
 
