@@ -30,6 +30,8 @@ pub fn timed_env(program: &Path, args: &[&str], env: &[(&str, &str)], ok_codes: 
     let status = status.map_err(|e| format!("cannot run `{}`: {e}", shown(program, args)))?;
     match status.code() {
         Some(c) if ok_codes.contains(&c) => Ok(d),
+        // What a shell, or a spawn under qemu-user, reports for a program that could not be started.
+        Some(127) => Err(format!("cannot run `{}`: it exited with 127 (not found or not executable)", shown(program, args))),
         Some(c) => Err(format!("`{}` exited with {c}", shown(program, args))),
         None => Err(format!("`{}` was killed by a signal", shown(program, args))),
     }
@@ -87,6 +89,9 @@ mod tests {
         let e = timed(&sh, &["-c", "exit 3"], &[0]).unwrap_err();
         assert!(e.contains("exited with 3"), "{e}");
         assert!(timed(Path::new("/nonexistent/tool"), &[], &[0]).unwrap_err().contains("cannot run"));
+        let e = timed(&sh, &["-c", "exit 127"], &[0]).unwrap_err();
+        assert!(e.contains("cannot run") && e.contains("exited with 127"), "{e}");
+        assert!(timed(&sh, &["-c", "exit 127"], &[0, 127]).is_ok(), "a listed 127 is accepted");
     }
 
     #[test]

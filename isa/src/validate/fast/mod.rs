@@ -596,7 +596,9 @@ fn entries4(entry: u16) -> u64 {
 fn push4<const W: usize, const L: usize>(work: &mut [u16; L], len: &mut usize, entries: u64, n: u8) {
     const { assert!(W.is_power_of_two() && L == W + SLOT_ENTRIES) };
     let at = *len & (W - 1);
-    work[at..at + SLOT_ENTRIES].as_mut_bytes().copy_from_slice(&entries.to_le_bytes());
+    // The lanes as entries in order, on hosts of either byte order (one 8-byte store on x86-64).
+    let lanes: [u16; SLOT_ENTRIES] = std::array::from_fn(|k| (entries >> (16 * k)) as u16);
+    work[at..at + SLOT_ENTRIES].copy_from_slice(&lanes);
     *len = at + usize::from(n);
 }
 
