@@ -37,7 +37,8 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
         format!("named by `{}`", tpb_isa::validate::ENV_KERNEL)
     } else {
         let each = timed.iter().map(|(k, d)| format!("{} {:.1} µs", k.label(), d.as_secs_f64() * 1e6)).collect::<Vec<_>>().join(", ");
-        format!("`auto`, the fastest on a sample: {each} for 512 bundles, best of 16 rounds")
+        let (n, rounds) = (tpb_isa::validate::AUTO_SAMPLE_BUNDLES, tpb_isa::validate::AUTO_ROUNDS);
+        format!("`auto`, the fastest on a sample: {each} for {n} bundles, best of {rounds} rounds")
     };
     notes.push(format!(
         "validator kernels this CPU runs: {}; the stream functions run {} ({how}); `{}=NAME` chooses one for a whole process",

@@ -13,7 +13,7 @@ mod slots;
 pub use amend::amend;
 pub(crate) use band::byte_values;
 pub use band::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
-pub use fast::{Kernel, ENV_HIDE, ENV_KERNEL};
+pub use fast::{Kernel, AUTO_ROUNDS, AUTO_SAMPLE_BUNDLES, ENV_HIDE, ENV_KERNEL};
 pub use recovered::recovered_claims;
 pub(crate) use slots::{MX_SCALE_PARTS, MX_STEP_DIRS};
 

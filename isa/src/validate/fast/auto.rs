@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 /// Rounds of timing, each kernel once per round in turn; a kernel's best
 /// round counts, so a round an interrupt or another process slowed is
 /// dropped and the first round's table building is never counted.
-const ROUNDS: usize = 16;
+pub const ROUNDS: usize = 16;
 /// The generation timed: CoreV4 has every body kind, MX included.
 const SAMPLE_GENERATION: Generation = Generation::V4;
 
@@ -24,7 +24,7 @@ const SAMPLE_GENERATION: Generation = Generation::V4;
 pub type Timings = Vec<(Kernel, Duration)>;
 
 /// Bundles in the sample: 32 KiB, which an L1 data cache holds.
-const SAMPLE_BUNDLES: usize = 512;
+pub const SAMPLE_BUNDLES: usize = 512;
 
 /// The sample: bundles of every opcode the fast path decides, each with
 /// the header its plan accepts (so it lists and runs the slots and band

@@ -21,6 +21,7 @@
 //! rules; nothing is restated here.
 
 mod auto;
+pub use auto::{ROUNDS as AUTO_ROUNDS, SAMPLE_BUNDLES as AUTO_SAMPLE_BUNDLES};
 mod classes;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
@@ -687,9 +688,9 @@ impl Kernel {
     pub const CONCRETE: [Kernel; 3] = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
 
     /// What [`Kernel::Auto`] was chosen by in this process: each kernel
-    /// this CPU runs and its best time on a sample of 512 bundles, timed
-    /// once, the first time Auto ran; empty when [`ENV_KERNEL`] named the
-    /// kernel.
+    /// this CPU runs and its best time of [`AUTO_ROUNDS`] on a sample of
+    /// [`AUTO_SAMPLE_BUNDLES`] bundles, timed once, the first time Auto
+    /// ran; empty when [`ENV_KERNEL`] named the kernel.
     pub fn auto_timings() -> &'static [(Kernel, std::time::Duration)] {
         &auto_choice().1
     }
