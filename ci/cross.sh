@@ -12,6 +12,8 @@
 # (binfmt_misc); the script registers that when it can, else says so.
 # Exit status: cargo test's; 5 when the tools cannot be had.
 set -uo pipefail
+# One block, read before it runs: editing this file during a run cannot change the run.
+{
 cd "$(dirname "$0")/.."
 
 arch="${1:-aarch64}"
@@ -20,7 +22,7 @@ packages=("$@")
 [ ${#packages[@]} -gt 0 ] || packages=(tpb-isa)
 triple="$arch-unknown-linux-gnu"
 gnu="$arch-linux-gnu"
-# Debian names s390x's and ppc64el's tools after the GNU triple too; only the package name differs.
+# Debian names the cross compiler package after the GNU triple (gcc-aarch64-linux-gnu, gcc-s390x-linux-gnu).
 pkg_gcc="gcc-$gnu"
 
 need() { echo "ci/cross.sh: $*" >&2; exit 5; }
@@ -59,3 +61,5 @@ args=()
 for p in "${packages[@]}"; do args+=(-p "$p"); done
 echo "== cargo test ${args[*]} --target $triple (under qemu-$arch)"
 cargo test "${args[@]}" --target "$triple" --locked
+exit $?
+}

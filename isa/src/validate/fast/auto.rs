@@ -3,7 +3,8 @@
 //! the way Linux times its RAID-6 and XOR routines at boot. Which kernel is
 //! fastest depends on the CPU, not on the input, and differs between CPUs
 //! with the same instructions (`reports/profiling.md`: on Zen 4 the AVX-512
-//! kernel outran the scalar one, on an Intel Xeon with AVX-512 the reverse),
+//! kernel outran the scalar one, as measured before the scalar kernel's
+//! 2026-12-05 changes; on an Intel Xeon with AVX-512, since them, the reverse),
 //! so no fixed order is right everywhere. Every kernel gives the same
 //! verdicts (the tests compare them), so the choice changes speed only.
 
@@ -110,7 +111,7 @@ mod tests {
             assert_ne!(t.head(&t.plans[usize::from(raw[0])], Raw(raw)) & HEAD_CLEAN, 0, "{raw:02x?}");
         }
         let decided = (0..0x100).filter(|&op| t.plans[op].header[0].to_le_bytes()[0] as usize == op);
-        assert!(decided.clone().count() > 50, "the fast path decides most of CoreV4's opcodes");
+        assert!(decided.clone().count() > 50, "the fast path decides many of CoreV4's opcodes");
         assert!(decided.clone().all(|op| seen[op] >= 2), "{seen:?}");
         assert!((0..0x100).all(|op| seen[op] == 0 || decided.clone().any(|d| d == op)), "only decided opcodes");
         // Both slotted and slotless opcodes are in it.
