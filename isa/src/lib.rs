@@ -6,8 +6,9 @@
 //! [`validate`] layer; the generator [`smith`]; the [`text`] format.
 //! Every item carries the spec section and confidence tag it comes from.
 //!
-//! No `unsafe`, but for one call into the AVX-512 validator kernel after
-//! the run-time CPU check (`validate/fast/avx512.rs`).
+//! No `unsafe`, but for the call into a SIMD validator kernel after the
+//! run-time CPU check (`validate/fast/mod.rs`, `verdicts`) and a prefetch
+//! hint, which reads nothing (`validate/fast/prefetch.rs`).
 #![deny(unsafe_code)]
 
 pub mod addr4;

@@ -26,6 +26,7 @@ mod classes;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 mod mx;
+mod prefetch;
 mod tied;
 
 use classes::*;
@@ -827,6 +828,7 @@ fn verdicts_scalar(batch: &Batch, g: Generation, work: &mut Work) -> [Verdict; B
     let Work { slots, bands, specials } = work;
     let (mut n_slots, mut n_bands, mut n_specials) = (0usize, 0usize, 0usize);
     for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
+        prefetch::next_batch(raw);
         let op = raw[0];
         let plan = &t.plans[usize::from(op)];
         *st = t.head(plan, Raw(raw));

@@ -14,8 +14,9 @@
 //! for a new instruction set is a new backend of the same description.
 //!
 //! The intrinsics are safe to call inside `#[target_feature]` functions;
-//! the one `unsafe` is [`super::verdicts`]'s call into a backend's `judge`,
-//! after the run-time check that the CPU has its features.
+//! their one `unsafe` is [`super::verdicts`]'s call into a backend's `judge`,
+//! after the run-time check that the CPU has its features (the prefetch
+//! hint their first pass issues has its own, in `prefetch.rs`).
 
 pub(super) mod avx2;
 pub(super) mod avx512;
@@ -429,6 +430,7 @@ macro_rules! lanes_kernel {
             let mut work = [0u8; BATCH];
             let mut n = 0usize;
             for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
+                super::super::prefetch::next_batch(raw);
                 let op = raw[0];
                 let plan = &t.plans[usize::from(op)];
                 let mut s = t.head(plan, Raw(raw));
