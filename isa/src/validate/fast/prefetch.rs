@@ -5,8 +5,8 @@
 //! passes none), and the hardware prefetcher, which follows steady streams
 //! and stops at page edges (a batch is a page), fell behind once the
 //! stream came from memory. Measured in `reports/profiling.md`: one hint
-//! per bundle, spread over the pass, ran the portable kernel about a third
-//! faster on a stream out of cache and no slower in cache; the same hints
+//! per bundle, spread over the pass, took 17% off the portable kernel's
+//! time on a stream out of cache and nothing in cache; the same hints
 //! issued as a burst of 64 at each batch's start cost 8% in cache.
 
 use super::{Batch, BUNDLE_BYTES};
