@@ -34,7 +34,7 @@ pub const SAMPLE_BUNDLES: usize = 512;
 /// values do not change their time.
 fn sample() -> Vec<Batch> {
     let t = Planned::get(SAMPLE_GENERATION);
-    let header = |op: u8| t.plans[usize::from(op)].header[0].to_le_bytes();
+    let header = |op: u8| t.plans[usize::from(op)].head.header[0].to_le_bytes();
     let mut decided: Vec<u8> = (0..=u8::MAX).filter(|&op| header(op)[0] == op).collect();
     if decided.is_empty() {
         decided = (0..=u8::MAX).collect(); // nothing decided: every kernel costs the header pass only
@@ -108,15 +108,15 @@ mod tests {
         for raw in batches.iter().flatten() {
             seen[usize::from(raw[0])] += 1;
             // Accepted, so its slots are listed and run as a stream's would be.
-            assert_ne!(t.head(&t.plans[usize::from(raw[0])], Raw(raw)) & HEAD_CLEAN, 0, "{raw:02x?}");
+            assert_ne!(t.head(&t.plans[usize::from(raw[0])].head, Raw(raw)) & HEAD_CLEAN, 0, "{raw:02x?}");
         }
-        let decided = (0..0x100).filter(|&op| t.plans[op].header[0].to_le_bytes()[0] as usize == op);
+        let decided = (0..0x100).filter(|&op| t.plans[op].head.header[0].to_le_bytes()[0] as usize == op);
         assert!(decided.clone().count() > 50, "the fast path decides many of CoreV4's opcodes");
         assert!(decided.clone().all(|op| seen[op] >= 2), "{seen:?}");
         assert!((0..0x100).all(|op| seen[op] == 0 || decided.clone().any(|d| d == op)), "only decided opcodes");
         // Both slotted and slotless opcodes are in it.
-        assert!(batches.iter().flatten().any(|raw| t.plans[usize::from(raw[0])].used >= 2));
-        assert!(batches.iter().flatten().any(|raw| t.plans[usize::from(raw[0])].used == 0));
+        assert!(batches.iter().flatten().any(|raw| t.plans[usize::from(raw[0])].head.used >= 2));
+        assert!(batches.iter().flatten().any(|raw| t.plans[usize::from(raw[0])].head.used == 0));
     }
 
     #[test]

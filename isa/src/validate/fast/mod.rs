@@ -136,10 +136,14 @@ struct BandTest {
     set: u8,
 }
 
-/// One opcode on one generation, planned: one cache line.
+/// What a plan's first pass reads: the header test and how many work
+/// entries each list gets. Also kept apart, by opcode, in
+/// [`Planned::heads`], so that pass reads 16 bytes per opcode instead of
+/// the plan's whole line (by callgrind's cache simulation, on a 32 KiB
+/// L1 the plans' lines were the table the scalar kernel missed most:
+/// `reports/profiling.md`).
 #[derive(Clone, Copy, Default)]
-#[repr(align(64))]
-struct Plan {
+struct Head {
     /// The header words (bytes 0..4, little-endian) that pass every header
     /// check: the opcode with length 0x10 and zero reserved bits, and the
     /// SATURATE length where that is allowed (else the first again). An
@@ -150,17 +154,30 @@ struct Plan {
     /// [`BAND_CLEAN`] when the band is byte rules only, else 0 (it
     /// always runs): the header test's band bit as it is.
     band_clean: u8,
-    /// How many of `band` the opcode's band has on this generation (they come first).
+    /// How many of the plan's `band` the opcode's band has on this generation (they come first).
     band_used: u8,
-    /// How many of `slots` the opcode uses (they come first). Only those
+    /// How many of the plan's `slots` the opcode uses (they come first). Only those
     /// are checked: two thirds of the opcodes have none and most others
     /// one or two.
     used: u8,
-    /// 1 when the opcode has an MX operand (CoreV4 MX matmuls), else 0.
-    mx_used: u8,
     /// 1 when it has an MX operand or a tied band: the scalar kernel checks
     /// both from one work list, since a bundle rarely has either.
     special_used: u8,
+}
+/// A [`Head`] on 16 bytes: [`Planned::heads`] is then indexed by a shift,
+/// and no entry straddles two cache lines.
+#[derive(Clone, Copy, Default)]
+#[repr(align(16))]
+struct HeadEntry(Head);
+const _: () = assert!(std::mem::size_of::<HeadEntry>() == 16);
+
+/// One opcode on one generation, planned: one cache line.
+#[derive(Clone, Copy, Default)]
+#[repr(align(64))]
+struct Plan {
+    head: Head,
+    /// 1 when the opcode has an MX operand (CoreV4 MX matmuls), else 0.
+    mx_used: u8,
     mx: mx::MxPlan,
     /// The band, when its rules tie fields together (Pool, Branch).
     tied: tied::TiedBand,
@@ -202,6 +219,8 @@ struct Planned {
     /// By opcode byte, [`entries4`] of the opcode's first item: a bundle's
     /// four work entries are this word and its index's bits, one `or`.
     items4: [u64; 0x100],
+    /// By opcode byte, each plan's [`Head`].
+    heads: [HeadEntry; 0x100],
     /// Whether each byte rule allows each value (1 or 0), by rule then
     /// value; the spare rules allow every value.
     allowed: [[u8; 0x100]; SETS],
@@ -249,6 +268,7 @@ impl Planned {
             dtypes: filled(tagged.chain((0..SECTION).map(|_| dtype_class(None, PsumWrite::Reads, g)))),
             band_items: filled(plans.iter().flat_map(|p| p.band)),
             items4: filled((0..=u8::MAX).map(|op| entries4(entry(0, op)))),
+            heads: filled(plans.iter().map(|p| HeadEntry(p.head))),
             allowed,
             plans,
             mx: mx_fields().unwrap_or_default(),
@@ -263,7 +283,9 @@ fn mx_fields() -> Option<mx::MxFields> {
 }
 
 fn plan(byte: u8, g: Generation) -> Plan {
-    let Some(op) = opcode::lookup(byte) else { return Plan { header: header_words(byte, false), ..Plan::default() } };
+    let Some(op) = opcode::lookup(byte) else {
+        return Plan { head: Head { header: header_words(byte, false), ..Head::default() }, ..Plan::default() };
+    };
     let placed = operands::placed(byte);
     let rules = band::placed_rules(op.body);
     let unused = SlotPlan::unused();
@@ -271,7 +293,7 @@ fn plan(byte: u8, g: Generation) -> Plan {
     let mut fast = op.available(g) && placed.len() <= MAX_SLOTS;
     let tied = tied::TiedBand::of(band::kind_of(op));
     let mut p = Plan {
-        band_clean: if tied.is_some() { BAND_CLEAN } else { 0 },
+        head: Head { band_clean: if tied.is_some() { BAND_CLEAN } else { 0 }, ..Head::default() },
         tied: tied.unwrap_or_default(),
         slots: [unused; SLOT_ENTRIES],
         ..Plan::default()
@@ -283,12 +305,12 @@ fn plan(byte: u8, g: Generation) -> Plan {
         match (p.band.get_mut(n).filter(|_| band_rule_fits(n, r.at)), u8::try_from(r.rule)) {
             (Some(t), Ok(set)) => {
                 *t = BandTest { at: offset(r.at), set };
-                p.band_used += 1;
+                p.head.band_used += 1;
             }
-            _ => p.band_clean = 0,
+            _ => p.head.band_clean = 0,
         }
     }
-    p.used = u8::try_from(placed.len().min(MAX_SLOTS)).unwrap_or(0);
+    p.head.used = u8::try_from(placed.len().min(MAX_SLOTS)).unwrap_or(0);
     for (sp, pl) in p.slots.iter_mut().zip(placed) {
         let slot = pl.slot;
         let dtype_at = pl.dtype_at[g.index()];
@@ -339,13 +361,13 @@ fn plan(byte: u8, g: Generation) -> Plan {
             mode_base: ModeSection::of(matmul_dst, wide).base(),
         };
     }
-    p.header = header_words(byte, fast);
+    p.head.header = header_words(byte, fast);
     // An opcode the fast path does not decide needs none of its slots read.
     if !fast {
-        p.used = 0;
+        p.head.used = 0;
         p.mx_used = 0;
     }
-    p.special_used = u8::from(p.mx_used != 0 || p.tied != tied::TiedBand::None);
+    p.head.special_used = u8::from(p.mx_used != 0 || p.tied != tied::TiedBand::None);
     p
 }
 
@@ -474,11 +496,11 @@ impl Planned {
     /// The header test of one bundle, and whether its band can be decided
     /// here: [`HEAD_CLEAN`] and [`BAND_CLEAN`] bits.
     #[inline(always)]
-    fn head(&self, plan: &Plan, raw: Raw) -> u8 {
+    fn head(&self, head: &Head, raw: Raw) -> u8 {
         let h = raw.word(0);
-        let head_ok = (h == plan.header[0]) | (h == plan.header[1]);
-        let head = if head_ok { HEAD_CLEAN } else { 0 };
-        disjoint(head, plan.band_clean)
+        let head_ok = (h == head.header[0]) | (h == head.header[1]);
+        let bit = if head_ok { HEAD_CLEAN } else { 0 };
+        disjoint(bit, head.band_clean)
     }
 
     /// Whether the byte a band test reads is in its set.
@@ -537,11 +559,11 @@ pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], g: Generation) -> Verdict {
     let t = Planned::get(g);
     let raw = Raw(raw);
     let plan = &t.plans[usize::from(raw.0[0])];
-    let mut state = t.head(plan, raw);
-    for s in plan.slots.iter().take(usize::from(plan.used)) {
+    let mut state = t.head(&plan.head, raw);
+    for s in plan.slots.iter().take(usize::from(plan.head.used)) {
         state &= !u8::from(!t.slot_clean(raw, s));
     }
-    for &b in plan.band.iter().take(usize::from(plan.band_used)) {
+    for &b in plan.band.iter().take(usize::from(plan.head.band_used)) {
         state &= !(u8::from(!t.band_clean(raw, b)) * BAND_CLEAN);
     }
     if plan.tied != tied::TiedBand::None {
@@ -830,13 +852,13 @@ fn verdicts_scalar(batch: &Batch, g: Generation, work: &mut Work) -> [Verdict; B
     for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
         prefetch::next_batch(raw);
         let op = raw[0];
-        let plan = &t.plans[usize::from(op)];
-        *st = t.head(plan, Raw(raw));
+        let head = &t.heads[usize::from(op)].0;
+        *st = t.head(head, Raw(raw));
         // entries4(entry(i, op)), without its multiply: the item bits from the table.
         let e4 = disjoint(t.items4[usize::from(op)], u64::from(entry(i, 0)) * LANE_ONES);
-        push4::<SLOT_WORK, { SLOT_WORK + SLOT_ENTRIES }>(slots, &mut n_slots, e4, plan.used);
-        push4::<BAND_WORK, { BAND_WORK + SLOT_ENTRIES }>(bands, &mut n_bands, e4, plan.band_used);
-        push1(specials, &mut n_specials, e4 as u16, plan.special_used);
+        push4::<SLOT_WORK, { SLOT_WORK + SLOT_ENTRIES }>(slots, &mut n_slots, e4, head.used);
+        push4::<BAND_WORK, { BAND_WORK + SLOT_ENTRIES }>(bands, &mut n_bands, e4, head.band_used);
+        push1(specials, &mut n_specials, e4 as u16, head.special_used);
     }
     let bundle = |e: u16| usize::from(e >> ITEM_BITS) & (BATCH - 1);
     let item = |e: u16| usize::from(e) & (ITEMS - 1);

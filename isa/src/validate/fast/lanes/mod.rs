@@ -291,14 +291,14 @@ impl SlotVectors {
     /// section is not one the tables hold.
     fn of(plan: &Plan) -> Option<SlotVectors> {
         let mut v = SlotVectors::default();
-        for (lane, s) in plan.slots.iter().enumerate().take(usize::from(plan.used)) {
+        for (lane, s) in plan.slots.iter().enumerate().take(usize::from(plan.head.used)) {
             // A slot whose place another pass checks (an MX operand) needs nothing here.
             if s.mode_base == ModeSection::Unused.base() {
                 continue;
             }
             v.lane(lane, s)?;
         }
-        for (lane, t) in plan.band.iter().enumerate().take(usize::from(plan.band_used)) {
+        for (lane, t) in plan.band.iter().enumerate().take(usize::from(plan.head.band_used)) {
             if !band_test_fits(lane, t) {
                 return None;
             }
@@ -433,7 +433,7 @@ macro_rules! lanes_kernel {
                 super::super::prefetch::next_batch(raw);
                 let op = raw[0];
                 let plan = &t.plans[usize::from(op)];
-                let mut s = t.head(plan, Raw(raw));
+                let mut s = t.head(&plan.head, Raw(raw));
                 if plan.mx_used != 0 {
                     s &= !u8::from(!t.mx_clean(Raw(raw), &plan.mx));
                 }
@@ -442,7 +442,7 @@ macro_rules! lanes_kernel {
                 }
                 *st = s;
                 work[n.min(BATCH - 1)] = i as u8;
-                n += usize::from((plan.used | plan.band_used) != 0);
+                n += usize::from((plan.head.used | plan.head.band_used) != 0);
             }
             for &i in &work[..n.min(BATCH)] {
                 let i = usize::from(i) & (BATCH - 1);
