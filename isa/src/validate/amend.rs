@@ -21,9 +21,27 @@ pub fn amend(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>) {
     amend_from(bundle, g, findings, 0);
 }
 
+/// [`amend`] with only the errata `keep` admits, given each the value of
+/// the finding's field ([`finding_value`]): what a smaller errata table would
+/// say (the held-out-build evaluation drops what only the held-out build
+/// supports).
+pub fn amend_with(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>, keep: &dyn Fn(&Erratum, Option<u64>) -> bool) {
+    amend_where(bundle, g, findings, 0, keep);
+}
+
+/// The value of a finding's field in the bundle (little-endian, up to 8
+/// bytes); `None` for a field the body layout does not name.
+pub fn finding_value(bundle: &Bundle, f: &Finding) -> Option<u64> {
+    read(bundle.as_bytes(), bundle.layout(), &f.field)
+}
+
 /// [`amend`] of the findings from index `first` on (those of `bundle`, after
 /// others'); none is no work and no allocation.
 pub(super) fn amend_from(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>, first: usize) {
+    amend_where(bundle, g, findings, first, &|_, _| true);
+}
+
+fn amend_where(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>, first: usize, keep: &dyn Fn(&Erratum, Option<u64>) -> bool) {
     let op = bundle.opcode();
     let bytes = bundle.as_bytes();
     let layout = bundle.layout();
@@ -31,7 +49,11 @@ pub(super) fn amend_from(bundle: &Bundle, g: Generation, findings: &mut Vec<Find
     let mut extra = Vec::new();
     let first = first.min(findings.len());
     for f in findings[first..].iter_mut() {
-        let Some(e) = ERRATA.iter().find(|e| e.covers(f.code, op, &f.field, g) && accepts(e, bytes, layout, g, f)) else { continue };
+        let Some(e) =
+            ERRATA.iter().find(|e| e.covers(f.code, op, &f.field, g) && keep(e, read(bytes, layout, &f.field)) && accepts(e, bytes, layout, g, f))
+        else {
+            continue;
+        };
         f.severity = Severity::Note;
         f.erratum = Some(e.id);
         if !rechecked.contains(&e.id) {
@@ -62,6 +84,11 @@ fn accepts(e: &Erratum, bytes: &[u8], layout: &Layout, g: Generation, f: &Findin
     match e.accepts {
         Accepts::Values { all } => all.iter().all(|c| holds(c, bytes, layout, f)),
         Accepts::Opcode => true,
+        Accepts::NotMatmulDst => {
+            let slot = f.field.strip_suffix(".addr");
+            let op = bytes.first().and_then(|&b| opcode::lookup(b));
+            op.is_some_and(|op| operands::live_slots(op).any(|s| Some(s.name) == slot && s.role == operands::Role::Dst { matmul: false }))
+        }
         Accepts::NibbleDtypes { .. } => read(bytes, layout, &f.field).is_some_and(|b| tag_ok(b & 0x0F) && tag_ok(b >> 4)),
         Accepts::TypedBy { value, .. } => read(bytes, layout, &f.field) == Some(value),
         Accepts::AlignedTo { by } => {
@@ -112,7 +139,7 @@ fn recheck(bundle: &Bundle, g: Generation, e: &Erratum, out: &mut Vec<Finding>) 
                 }
             }
         }
-        Accepts::Values { .. } | Accepts::AlignedTo { .. } | Accepts::Opcode => {}
+        Accepts::Values { .. } | Accepts::AlignedTo { .. } | Accepts::Opcode | Accepts::NotMatmulDst => {}
     }
 }
 

@@ -10,7 +10,7 @@ mod fast;
 mod recovered;
 mod slots;
 
-pub use amend::amend;
+pub use amend::{amend, amend_with, finding_value};
 pub(crate) use band::byte_values;
 pub use band::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
 pub use fast::{Kernel, AUTO_ROUNDS, AUTO_SAMPLE_BUNDLES, ENV_HIDE, ENV_KERNEL};

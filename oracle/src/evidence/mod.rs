@@ -7,8 +7,10 @@
 //! (sorted, no timestamps, names as the caller gives them), so it can be
 //! committed and a new compiler release diffed against the previous one.
 
+pub mod detection;
 mod fields;
 mod hist;
+pub mod holdout;
 mod render;
 #[cfg(test)]
 mod tests;

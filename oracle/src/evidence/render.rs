@@ -73,7 +73,7 @@ impl Evidence {
                 json!({
                     "id": e.id,
                     "check": e.amends.check.code,
-                    "opcodes": e.amends.opcodes.iter().map(|o| format!("{o:#04x}")).collect::<Vec<_>>(),
+                    "opcodes": e.amends.opcodes,
                     "fields": e.amends.fields,
                     "generations": e.amends.generations,
                     "claim": e.claim,
@@ -149,15 +149,15 @@ impl Evidence {
         let _ = writeln!(t, "\nerrata:");
         for ev in self.errata() {
             let e = ev.erratum;
-            let ops: Vec<String> = e.amends.opcodes.iter().map(|o| format!("{o:#04x}")).collect();
+            let ops = e.amends.opcodes.opcodes_text();
             let gens: Vec<&str> = e.amends.generations.iter().map(|g| g.as_str()).collect();
             let _ = writeln!(
                 t,
                 "  {}: {} on {} {} ({}, {})",
                 e.id,
                 e.amends.check.code,
-                ops.join(" "),
-                e.amends.fields.join(" "),
+                ops,
+                e.amends.fields.fields_text(),
                 gens.join(" "),
                 e.confidence.as_str()
             );

@@ -490,7 +490,7 @@ impl NeffConformance {
                     .unwrap_or_default();
                 json!({
                     "id": e.id, "check": e.amends.check.code,
-                    "opcodes": e.amends.opcodes.iter().map(|o| format!("{o:#04x}")).collect::<Vec<_>>(),
+                    "opcodes": e.amends.opcodes,
                     "fields": e.amends.fields, "generations": e.amends.generations,
                     "claim": e.claim, "observed": e.observed, "resolution": e.resolution, "confidence": e.confidence,
                     "bundles": builds,
@@ -518,7 +518,7 @@ impl NeffConformance {
         let _ = writeln!(m, "| erratum | check | opcodes | generations | spec claim | observed | resolution | confidence | bundles per build |");
         let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|");
         for e in ERRATA {
-            let ops: Vec<String> = e.amends.opcodes.iter().map(|o| format!("{o:#04x}")).collect();
+            let ops = e.amends.opcodes.opcodes_text();
             let gens: Vec<&str> = e.amends.generations.iter().map(|g| g.as_str()).collect();
             let builds: Vec<String> = self
                 .errata
@@ -530,7 +530,7 @@ impl NeffConformance {
                 "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
                 e.id,
                 e.amends.check.code,
-                ops.join(", "),
+                ops,
                 gens.join(", "),
                 cell(e.claim),
                 cell(e.observed),
