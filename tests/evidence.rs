@@ -166,3 +166,36 @@ fn check_names_every_contradiction_and_unsupported_erratum() {
     assert_eq!(j["inputs"][0]["file"], path.as_str());
     assert_eq!(j["inputs"][0]["generation"], "v2");
 }
+
+#[test]
+fn propose_drafts_an_erratum_for_each_contradiction_and_holdout_prints_the_table() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // An opcode no table or erratum names, and one an erratum accepts (0xB1).
+    let mut raw = vec![0u8; 128];
+    raw[0] = 0x8D;
+    raw[1] = 0x10;
+    raw[64] = 0xB1;
+    raw[65] = 0x10;
+    let file = dir.path().join("odd.bin");
+    std::fs::write(&file, &raw).expect("write");
+    let o = tpb(&["evidence", "--propose", file.to_str().unwrap_or_default()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(r#""draft-unknown-opcode-8d" UNKNOWN_OPCODE Only(&[0x8D]), Only(&["opcode"]), EVERY_GENERATION, Accepts::Opcode, Inferred;"#),
+        "{text}"
+    );
+    assert_eq!(text.matches("\n    claim ").count(), 1, "one draft: {text}");
+    // The committed programs need no draft.
+    let o = tpb(&["evidence", "--propose", REAL]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "// no contradiction lacks an erratum: nothing to draft\n");
+    // The held-out table: one row per build and generation, every erratum together leaving 0 invalid.
+    let o = tpb(&["evidence", "--holdout", REAL]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    for build in BUILDS {
+        let row = table.lines().find(|l| l.starts_with(&format!("| {build} |"))).unwrap_or_else(|| panic!("no row for {build}: {table}"));
+        assert_eq!(row.split('|').nth(6).map(str::trim), Some("0"), "{row}");
+    }
+    assert!(tpb(&["evidence", "--propose", "--json", REAL]).status.code() == Some(2), "--propose and --json conflict");
+}

@@ -3,14 +3,17 @@
 //! × compiler build × opcode: bundles, engines, field values, every check's
 //! agreement; errata with their support; contradictions no erratum accepts).
 //! Deterministic, so it can be committed and diffed between compiler releases.
-//! Exit 0; with `--check`, 1 when a contradiction lacks an erratum or an
+//! `--propose` prints a drafted erratum for each contradiction instead;
+//! `--holdout` the held-out table (each build judged with the errata the
+//! other builds support). Exit 0; with `--check`, 1 when a contradiction lacks an erratum or an
 //! erratum lacks support here; 2 usage/I-O (an unreadable input is reported,
 //! the others still read).
 
 use crate::programs;
 use std::path::PathBuf;
 use tpb_isa::Generation;
-use tpb_oracle::evidence::Evidence;
+use tpb_oracle::evidence::holdout::{self, Labelled};
+use tpb_oracle::evidence::{draft, Evidence};
 use tpb_oracle::neff::stream::engine_member;
 
 #[derive(clap::Args)]
@@ -21,6 +24,12 @@ pub struct Args {
     /// Exit 1 when a spec disagreement has no erratum, or an erratum has no supporting bundle here.
     #[arg(long)]
     check: bool,
+    /// Print, for every contradiction no erratum accepts, a drafted erratum in isa/src/errata.rs's form (the narrowest statement, and the rule's class beside it), instead of the evidence. Never applied by itself.
+    #[arg(long, conflicts_with_all = ["json", "holdout"])]
+    propose: bool,
+    /// Print the held-out table instead of the evidence: each compiler build judged with only the errata the other builds support.
+    #[arg(long, conflicts_with = "json")]
+    holdout: bool,
     /// Generation of every stream (v2, v3, v4). Default: the container's, else v2.
     #[arg(long)]
     arch: Option<Generation>,
@@ -34,13 +43,26 @@ pub struct Args {
 
 pub fn run(a: Args) -> u8 {
     let mut ev = Evidence::new();
+    // Held out, every stream is kept (two passes); otherwise each is counted and dropped.
+    let mut kept: Vec<(String, Generation, Vec<u8>)> = Vec::new();
     // The usage/I-O code once any input could not be read; it outranks the verdict.
     let code = programs::each_stream(&a.paths, a.arch, a.max_bytes, |shown, s, g| {
         let engine = engine_member(&s.member).map_or("", |(_, e)| e.stem());
         ev.add_stream(shown, s.build.as_deref(), g, engine, &s.bytes);
+        if a.holdout {
+            kept.push((s.build.clone().unwrap_or_else(|| tpb_oracle::evidence::UNKNOWN_BUILD.to_string()), g, s.bytes.clone()));
+        }
     });
     if ev.bundles() == 0 {
         return super::fail("evidence: no bundles in the inputs");
+    }
+    if a.holdout {
+        let streams: Vec<Labelled> = kept.iter().map(|(b, g, bytes)| Labelled { build: b, generation: *g, bytes }).collect();
+        let text = holdout::markdown(&holdout::hold_out_each_build(&streams));
+        return crate::out::print(&text, code);
+    }
+    if a.propose {
+        return crate::out::print(&draft::to_text(&draft::drafts(&ev)), code);
     }
     let text = if a.json {
         match serde_json::to_string_pretty(&ev.to_json()) {
