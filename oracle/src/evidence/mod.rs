@@ -7,6 +7,7 @@
 //! (sorted, no timestamps, names as the caller gives them), so it can be
 //! committed and a new compiler release diffed against the previous one.
 
+pub mod diff;
 mod fields;
 mod hist;
 mod render;
