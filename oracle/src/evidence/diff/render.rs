@@ -121,6 +121,10 @@ impl Diff {
                 _ => "something moved (4), and NEW disagrees with the description where OLD did not (8)",
             }
         );
+        let gens = |s: &Side| s.builds.values().flat_map(|b| b.generations.iter().copied()).collect::<std::collections::BTreeSet<_>>();
+        if gens(&self.old).is_disjoint(&gens(&self.new)) {
+            let _ = writeln!(t, "The sides share no generation: every opcode of each is listed as appeared or vanished.\n");
+        }
         let counts = [
             ("opcodes appeared", self.appeared.len()),
             ("opcodes vanished", self.vanished.len()),

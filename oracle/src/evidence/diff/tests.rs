@@ -52,11 +52,13 @@ fn an_opcode_only_new_has_appeared_and_one_only_old_has_vanished() -> R<()> {
     // The header names each side's builds.
     assert!(md.contains("- OLD `old`: 3 bundles from 1 files\n  - build `1.0` (v2): 3 bundles from 1 files\n"), "{md}");
     assert!(md.contains("- NEW `new`: 3 bundles from 2 files\n  - build `2.0` (v2): 3 bundles from 2 files\n"), "{md}");
+    assert!(!md.contains("share no generation"), "{md}");
     // The same opcode on another generation is another opcode.
     let mut v3 = Evidence::new();
     v3.add_stream("p.neff", Some("2.0"), Generation::V3, "PE", &stream(&[copy()?]));
     let d = of(&evidence("1.0", &[("PE", &[copy()?])]), &v3);
     assert_eq!((ops(&d.appeared), ops(&d.vanished)), (vec![(Generation::V3, 0x46, 1)], vec![(V2, 0x46, 1)]));
+    assert!(d.to_markdown("a", "b").contains("\nThe sides share no generation: every opcode of each is listed as appeared or vanished.\n"));
     Ok(())
 }
 
