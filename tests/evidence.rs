@@ -347,6 +347,8 @@ fn evidence_diff_refuses_what_it_cannot_read_and_compares_nothing() {
     let ev = ev.display().to_string();
     error(&["evidence", "diff", "--max-bytes", "100", &ev, &good], &["cap of 100 bytes"]);
     assert_eq!(tpb(&["evidence", "diff", &ev, &good]).status.code(), Some(0));
+    let gone = dir.path().join("gone.json").display().to_string();
+    error(&["evidence", "diff", &good, &gone], &[&format!("NEW {gone}: cannot read: No such file")]);
     // A missing path, and a folder with one unreadable program (the others would look vanished).
     let missing = dir.path().join("missing.neff").display().to_string();
     error(&["evidence", "diff", &missing, &good], &[&format!("OLD {missing}: not every program could be read"), "nothing compared"]);

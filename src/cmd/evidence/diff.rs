@@ -43,9 +43,10 @@ fn error(msg: impl std::fmt::Display) -> u8 {
     BIT_ERROR
 }
 
-/// Evidence JSON is told apart by name: a raw bundle file could start with any byte.
+/// Evidence JSON is told apart by name (a raw bundle file could start with any
+/// byte, and a pipe cannot be read twice); a folder is programs, whatever its name.
 fn is_json(path: &Path) -> bool {
-    path.is_file() && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("json"))
+    !path.is_dir() && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("json"))
 }
 
 /// One side's summary, or the error that stops the comparison (one line;
