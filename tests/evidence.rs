@@ -2,6 +2,8 @@
 //! erratum with no contradiction left, the output is byte-identical to the
 //! committed `corpus/neff/real/EVIDENCE.json`, ../shared/neff (when there)
 //! passes `--check` too, and bad inputs are reported with exit 2.
+//! `tpb evidence diff` names every opcode one build's programs have and the
+//! other's lack, keeps its exit bits, and compares nothing it cannot read.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -198,4 +200,197 @@ fn propose_drafts_an_erratum_for_each_contradiction_and_holdout_prints_the_table
         assert_eq!(row.split('|').nth(6).map(str::trim), Some("0"), "{row}");
     }
     assert!(tpb(&["evidence", "--propose", "--json", REAL]).status.code() == Some(2), "--propose and --json conflict");
+}
+
+/// (generation, opcode) of every group `tpb evidence --json` finds in `path`
+/// (or lists, when `path` is evidence JSON it wrote).
+fn opcodes_of(bin: &Path, path: &str) -> std::collections::BTreeSet<(String, String)> {
+    let j = if path.ends_with(".json") {
+        let bytes = std::fs::read(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+        serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"))
+    } else {
+        let o = run(bin, &["evidence", "--json", path]);
+        assert_eq!(o.status.code(), Some(0), "{path}: {}", stderr(&o));
+        json(&o)
+    };
+    let groups = j["groups"].as_array().map(Vec::as_slice).unwrap_or_default();
+    groups.iter().map(|g| (g["generation"].as_str().unwrap_or("?").to_string(), g["opcode"].as_str().unwrap_or("?").to_string())).collect()
+}
+
+/// `tpb evidence diff OLD NEW` names every opcode one side has and the other
+/// lacks (computed here from each side's own evidence), in JSON and in
+/// Markdown, and nothing else as appeared or vanished; returns its JSON.
+fn assert_diff_names_every_opcode_difference(bin: &Path, old: &str, new: &str) -> serde_json::Value {
+    let (a, b) = (opcodes_of(bin, old), opcodes_of(bin, new));
+    let o = run(bin, &["evidence", "diff", "--json", old, new]);
+    let code = o.status.code().unwrap_or(-1);
+    assert!(code & 4 == 4 && code & 3 == 0, "{old} → {new}: exit {code}: {}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["exit"], code, "{old} → {new}");
+    let listed = |key: &str| -> std::collections::BTreeSet<(String, String)> {
+        let v = j["opcodes"][key].as_array().map(Vec::as_slice).unwrap_or_default();
+        v.iter().map(|p| (p["generation"].as_str().unwrap_or("?").to_string(), p["opcode"].as_str().unwrap_or("?").to_string())).collect()
+    };
+    let (vanished, appeared): (std::collections::BTreeSet<_>, std::collections::BTreeSet<_>) =
+        (a.difference(&b).cloned().collect(), b.difference(&a).cloned().collect());
+    assert!(!vanished.is_empty() || !appeared.is_empty(), "{old} → {new}: the sides hold the same opcodes; the test shows nothing");
+    assert_eq!(listed("vanished"), vanished, "{old} → {new}");
+    assert_eq!(listed("appeared"), appeared, "{old} → {new}");
+    let md = run(bin, &["evidence", "diff", old, new]);
+    assert_eq!(md.status.code(), Some(code), "{}", stderr(&md));
+    let md = String::from_utf8_lossy(&md.stdout);
+    for ((g, op), side) in vanished.iter().map(|x| (x, "OLD")).chain(appeared.iter().map(|x| (x, "NEW"))) {
+        let name = tpb_isa::opcode::name(u8::from_str_radix(op.trim_start_matches("0x"), 16).unwrap_or(0));
+        let line = format!("\n- {g} `{op}` {name}: ");
+        let at = md.find(&line).unwrap_or_else(|| panic!("{old} → {new}: {g} {op} not named:\n{md}"));
+        assert!(md[at..].lines().nth(1).is_some_and(|l| l.contains(&format!(" bundles in {side}"))), "{old} → {new}: {g} {op}");
+    }
+    j
+}
+
+#[test]
+fn evidence_diff_of_the_committed_builds_names_every_opcode_one_has_and_the_other_lacks() {
+    let bin = Path::new(env!("CARGO_BIN_EXE_tpb"));
+    let (old, new) = (format!("{REAL}/xla-2.14"), format!("{REAL}/nki-2.23"));
+    let j = assert_diff_names_every_opcode_difference(bin, &old, &new);
+    // The corpus has no contradiction and breaks no claim: the builds differ, NEW disagrees in no new way.
+    assert_eq!(j["exit"], 4, "{:#}", j["contradictions"]);
+    assert_eq!(j["old"]["builds"].as_object().map(|b| b.keys().cloned().collect::<Vec<_>>()), Some(vec![BUILDS[0].to_string()]));
+    assert_eq!(j["new"]["builds"].as_object().map(|b| b.keys().cloned().collect::<Vec<_>>()), Some(vec![BUILDS[1].to_string()]));
+    assert_eq!(j["old"]["name"], old.as_str());
+    // The other way round, appeared and vanished trade places.
+    let back = json(&tpb(&["evidence", "diff", "--json", &new, &old]));
+    assert_eq!(back["opcodes"]["appeared"], j["opcodes"]["vanished"]);
+    assert_eq!(back["opcodes"]["vanished"], j["opcodes"]["appeared"]);
+    // The committed evidence read back is the programs it was written from: nothing moved.
+    let o = tpb(&["evidence", "diff", &format!("{REAL}/EVIDENCE.json"), REAL]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).ends_with("\nNothing moved.\n"));
+}
+
+#[test]
+fn evidence_diff_of_shared_builds_names_every_opcode_one_has_and_the_other_lacks() {
+    let shared = root().join("../shared/neff");
+    if !shared.is_dir() {
+        assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "{} absent (TPB_REQUIRE_SHARED is set)", shared.display());
+        println!("note: {} absent; skipping", shared.display());
+        return;
+    }
+    let bin = fastest_tpb();
+    // OLD's evidence gathered once (850,716 bundles), then read back by each diff.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = run(&bin, &["evidence", "--json", "../shared/neff/xla-2.14"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let old = dir.path().join("xla-2.14.json");
+    std::fs::write(&old, &o.stdout).expect("write evidence");
+    let old = old.display().to_string();
+    for new in ["../shared/neff/nki-2.23", "../shared/neff/xla-2.23-sunda"] {
+        let j = assert_diff_names_every_opcode_difference(&bin, &old, new);
+        // Bit 8 is set exactly when the report lists a new disagreement.
+        let listed = |v: &serde_json::Value| v.as_array().is_some_and(|a| !a.is_empty());
+        let refused = j["checks"].as_array().is_some_and(|c| c.iter().any(|c| c["change"] == "now refused"));
+        let disagrees = listed(&j["contradictions"]["new"]) || listed(&j["claims"]["broken"]) || refused;
+        assert_eq!(j["exit"].as_u64().map(|e| e & 8 == 8), Some(disagrees), "{new}");
+    }
+}
+
+fn write_raw(dir: &Path, name: &str, bundles: &[&str]) -> String {
+    let bytes = tpb_isa::text::assemble(&bundles.join("\n")).expect("assembles");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write raw");
+    path.display().to_string()
+}
+
+const COPY: &str = "0x46:TensorCopy src.addr=0x100 src.num=[1,1,1,1] src_dtype=f32 dst_dtype=f32 out.addr=0x200 out.num=[1,1,1,1]";
+
+#[test]
+fn evidence_diff_exit_bits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = write_raw(dir.path(), "good.bin", &[COPY, COPY]);
+    let same = write_raw(dir.path(), "same.bin", &[COPY, COPY]);
+    // An opcode no table and no erratum names: a contradiction.
+    let odd = write_raw(dir.path(), "odd.bin", &[COPY, "0x3b:unknown"]);
+
+    let o = tpb(&["evidence", "diff", &good, &same]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).ends_with("\nNothing moved.\n"));
+
+    let o = tpb(&["evidence", "diff", &good, &odd]);
+    assert_eq!(o.status.code(), Some(4 | 8), "{}", stderr(&o));
+    let md = String::from_utf8_lossy(&o.stdout);
+    assert!(md.contains("## Contradictions new in NEW\n"), "{md}");
+    assert!(md.contains("- v2 `0x3b` unknown `unknown-opcode` `opcode`: `0x3b` ×1\n"), "{md}");
+    // Gone is a change, not a disagreement.
+    let o = tpb(&["evidence", "diff", "--json", &odd, &good]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(json(&o)["contradictions"]["gone"][0]["opcode"], "0x3b");
+
+    // Evidence JSON on either side reads as the programs it was written from.
+    let odd_json = dir.path().join("odd.json");
+    let o = tpb(&["evidence", "--json", &odd]);
+    std::fs::write(&odd_json, &o.stdout).expect("write evidence");
+    let odd_json = odd_json.display().to_string();
+    let from_json = tpb(&["evidence", "diff", "--json", &good, &odd_json]);
+    let from_programs = tpb(&["evidence", "diff", "--json", &good, &odd]);
+    assert_eq!(from_json.status.code(), Some(12), "{}", stderr(&from_json));
+    let (mut a, mut b) = (json(&from_json), json(&from_programs));
+    a["new"]["name"] = serde_json::Value::Null;
+    b["new"]["name"] = serde_json::Value::Null;
+    assert_eq!(a, b);
+    assert_eq!(tpb(&["evidence", "diff", &odd_json, &odd]).status.code(), Some(0));
+
+    // -o writes the report there and nothing to stdout; the verdict stands.
+    let report = dir.path().join("report.md");
+    let o = tpb(&["evidence", "diff", &good, &odd, "-o", &report.display().to_string()]);
+    assert_eq!(o.status.code(), Some(12), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert_eq!(std::fs::read(&report).expect("report written"), tpb(&["evidence", "diff", &good, &odd]).stdout);
+
+    // Usage: bit 2 (clap's usage code).
+    assert_eq!(tpb(&["evidence", "diff", &good]).status.code(), Some(2));
+    // `tpb evidence PATH…` is unchanged.
+    assert_eq!(tpb(&["evidence", &good, &odd]).status.code(), Some(0));
+}
+
+#[test]
+fn evidence_diff_refuses_what_it_cannot_read_and_compares_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = write_raw(dir.path(), "good.bin", &[COPY]);
+    let error = |args: &[&str], says: &[&str]| {
+        let o = tpb(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{args:?}: a report was printed");
+        let err = stderr(&o);
+        for s in says {
+            assert!(err.contains(s), "{args:?}: {err}");
+        }
+    };
+    // JSON that is not evidence: named, and why.
+    let infer = dir.path().join("infer.json");
+    std::fs::write(&infer, br#"{"bundles_read": 5, "opcodes": []}"#).expect("write");
+    let infer = infer.display().to_string();
+    error(&["evidence", "diff", &infer, &good], &[&format!("OLD {infer}: not evidence written by `tpb evidence --json`: missing field `inputs`")]);
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, b"{\"inputs\": [").expect("write");
+    let broken = broken.display().to_string();
+    error(&["evidence", "diff", &good, &broken], &[&format!("NEW {broken}: not evidence"), "EOF"]);
+    // Over the cap: JSON is capped as programs are.
+    let ev = dir.path().join("ev.json");
+    std::fs::write(&ev, tpb(&["evidence", "--json", &good]).stdout).expect("write");
+    let ev = ev.display().to_string();
+    error(&["evidence", "diff", "--max-bytes", "100", &ev, &good], &["cap of 100 bytes"]);
+    assert_eq!(tpb(&["evidence", "diff", &ev, &good]).status.code(), Some(0));
+    let gone = dir.path().join("gone.json").display().to_string();
+    error(&["evidence", "diff", &good, &gone], &[&format!("NEW {gone}: cannot read: No such file")]);
+    // A missing path, and a folder with one unreadable program (the others would look vanished).
+    let missing = dir.path().join("missing.neff").display().to_string();
+    error(&["evidence", "diff", &missing, &good], &[&format!("OLD {missing}: not every program could be read"), "nothing compared"]);
+    let folder = dir.path().join("progs");
+    copy_real("xla-2.14/MODULE_11790936170214357810.neff", &folder.join("a.neff"));
+    std::fs::write(folder.join("b.neff"), b"not a container").expect("write");
+    let folder = folder.display().to_string();
+    error(&["evidence", "diff", &folder, &good], &["b.neff", &format!("OLD {folder}: not every program could be read")]);
+    // A folder with no programs.
+    let empty = tempfile::tempdir().expect("tempdir");
+    error(&["evidence", "diff", &good, &empty.path().display().to_string()], &["no bundles"]);
 }

@@ -8,6 +8,11 @@
 //! other builds support). Exit 0; with `--check`, 1 when a contradiction lacks an erratum or an
 //! erratum lacks support here; 2 usage/I-O (an unreadable input is reported,
 //! the others still read).
+//!
+//! `tpb evidence diff OLD NEW`: what moved between two sets of programs
+//! (their exit bits are its own, see `evidence/diff.rs`).
+
+mod diff;
 
 use crate::programs;
 use std::path::PathBuf;
@@ -17,7 +22,10 @@ use tpb_oracle::evidence::{draft, Evidence};
 use tpb_oracle::neff::stream::engine_member;
 
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true, disable_help_subcommand = true)]
 pub struct Args {
+    #[command(subcommand)]
+    action: Option<Action>,
     /// Pretty JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -36,12 +44,29 @@ pub struct Args {
     /// Refuse a file larger than this many bytes (pipes and devices included).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
-    /// NEFF containers or raw bundle files; a folder is searched for `*.neff` (symlinks not followed).
+    /// NEFF containers or raw bundle files; a folder is searched for `*.neff` (symlinks not followed). A file named diff is given as ./diff.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
 
+#[derive(clap::Subcommand)]
+enum Action {
+    /// What moved between two sets of programs (evidence JSON, folders of NEFFs, or program files), per generation × opcode:
+    /// exit bits 1 error, 2 usage, 4 something moved, 8 NEW disagrees with the description where OLD did not.
+    ///
+    /// Lists opcodes that appeared or vanished, engines an opcode moved between, field values NEW shows that OLD never
+    /// did (only "possibly seen" when OLD's histogram overflowed its list), checks that now disagree or no longer do,
+    /// contradictions new in NEW or gone, errata NEW no longer supports or newly needs, and recovered claims NEW breaks.
+    /// Builds are aggregated within each side. Exit bits, OR-ed: 1 an input is unreadable or not evidence, or the output
+    /// cannot be written (nothing is compared); 2 usage; 4 something certainly moved (a value only possibly seen sets
+    /// none); 8 NEW has a contradiction, a check it refuses, or a broken recovered claim that OLD did not have (so 12).
+    Diff(diff::Args),
+}
+
 pub fn run(a: Args) -> u8 {
+    if let Some(Action::Diff(d)) = a.action {
+        return diff::run(d);
+    }
     let mut ev = Evidence::new();
     // Held out, every stream is kept (two passes); otherwise each is counted and dropped.
     let mut kept: Vec<(String, Generation, Vec<u8>)> = Vec::new();

@@ -8,6 +8,7 @@
 //! committed and a new compiler release diffed against the previous one.
 
 pub mod detection;
+pub mod diff;
 pub mod draft;
 mod fields;
 mod hist;

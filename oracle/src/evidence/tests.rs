@@ -2,17 +2,17 @@ use super::*;
 use tpb_isa::errata::by_id;
 use tpb_isa::Generation::{V2, V3};
 
-type R<T> = Result<T, Box<dyn std::error::Error>>;
+pub(super) type R<T> = Result<T, Box<dyn std::error::Error>>;
 
 /// A valid TensorCopy (0x46) on v2.
-fn copy() -> R<Raw> {
+pub(super) fn copy() -> R<Raw> {
     let line = "0x46:TensorCopy src.addr=0x100 src.num=[1,1,1,1] src_dtype=f32 dst_dtype=f32 out.addr=0x200 out.num=[1,1,1,1]";
     let bytes = tpb_isa::text::assemble(line)?;
     Ok(<Raw>::try_from(bytes.as_slice())?)
 }
 
 /// The copy with its source dtype `tag` (no erratum accepts a bad one).
-fn copy_with_src_dtype(tag: u8) -> R<Raw> {
+pub(super) fn copy_with_src_dtype(tag: u8) -> R<Raw> {
     let mut r = copy()?;
     let (at, _) = Bundle::decode(&r).layout().resolve("src_dtype").ok_or("no src_dtype")?;
     r[at] = tag;
@@ -20,14 +20,14 @@ fn copy_with_src_dtype(tag: u8) -> R<Raw> {
 }
 
 /// A bundle of an opcode byte with a zero body (0xB1 is one real programs use; 0x3B is not).
-fn bare(op: u8) -> Raw {
+pub(super) fn bare(op: u8) -> Raw {
     let mut r = [0u8; BUNDLE_BYTES];
     r[0] = op;
     r[1] = tpb_isa::bundle::INST_WORD_LEN;
     r
 }
 
-fn stream(bundles: &[Raw]) -> Vec<u8> {
+pub(super) fn stream(bundles: &[Raw]) -> Vec<u8> {
     bundles.concat()
 }
 

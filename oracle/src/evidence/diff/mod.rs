@@ -1,0 +1,338 @@
+//! "The new compiler shipped: what moved?" Two sets of real programs' evidence
+//! (OLD and NEW, each gathered here or read back from `tpb evidence --json`)
+//! compared per generation × opcode, over every build of each side: opcodes
+//! and engines that appeared or vanished, field values NEW shows that OLD
+//! never did, checks that now disagree (or no longer do), contradictions new
+//! in NEW (or gone), errata NEW no longer supports or newly needs, and
+//! recovered-layout claims NEW breaks.
+//!
+//! Exit bits follow `tpb diff` (abidiff): [`BIT_ERROR`] and [`BIT_USAGE`] are
+//! the command's; [`BIT_CHANGED`] when something certainly moved;
+//! [`BIT_NEW_DISAGREES`] when NEW disagrees with the crate's description (the
+//! spec amended by the errata, and the recovered layouts' claims) where OLD did
+//! not. A value that is only *possibly* new (OLD's histogram overflowed, so it
+//! may be among OLD's unlisted values) is listed but sets no bit.
+
+mod render;
+mod summary;
+#[cfg(test)]
+mod tests;
+mod view;
+
+pub use summary::{BuildInputs, Check, Op, Summary, Values};
+
+use std::collections::BTreeSet;
+use tpb_isa::Generation;
+
+/// The inputs could not be read (or are not evidence), or the output not written.
+pub const BIT_ERROR: u8 = 1;
+/// Bad arguments.
+pub const BIT_USAGE: u8 = 2;
+/// Something moved between OLD and NEW.
+pub const BIT_CHANGED: u8 = 4;
+/// NEW disagrees with the crate's description in a way OLD did not: a
+/// contradiction new in NEW, a check NEW refuses where OLD refused nothing,
+/// or a recovered claim NEW breaks where OLD broke none.
+pub const BIT_NEW_DISAGREES: u8 = 8;
+
+/// An opcode one side has and the other lacks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpPresence {
+    pub generation: Generation,
+    pub opcode: u8,
+    /// Bundles on the side that has it.
+    pub bundles: u64,
+    /// Its engines there, with bundles.
+    pub engines: Vec<(String, u64)>,
+}
+
+/// An engine an opcode (present on both sides) appeared on or vanished from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineMove {
+    pub generation: Generation,
+    pub opcode: u8,
+    pub engine: String,
+    /// True: NEW runs the opcode on it, OLD did not; false: the reverse.
+    pub appeared: bool,
+    /// Bundles on the side that has it.
+    pub bundles: u64,
+}
+
+/// Values of one field that NEW's histogram lists and OLD's does not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewValues {
+    pub generation: Generation,
+    pub opcode: u8,
+    pub field: String,
+    pub offset: u64,
+    /// Certainly new: OLD's histogram lists every value OLD saw, and not these. Most frequent first.
+    pub new: Vec<(String, u64)>,
+    /// Possibly seen: OLD's histogram overflowed, so these may be among its unlisted values.
+    pub possibly_seen: Vec<(String, u64)>,
+    /// Occurrences OLD saw of values it does not list.
+    pub old_other: u64,
+    /// Occurrences NEW saw of values it does not list (not compared).
+    pub new_other: u64,
+}
+
+/// How a check's verdict on one opcode moved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CheckChange {
+    /// NEW has bundles it disagrees on that no erratum accepts; OLD had none.
+    NowRefused,
+    /// NEW disagrees where OLD never did, every disagreement accepted by an erratum.
+    NowDisagreesAccepted,
+    /// OLD refused bundles; NEW still disagrees, but an erratum accepts every disagreement.
+    NoLongerRefused,
+    /// OLD disagreed; NEW does not.
+    NoLongerDisagrees,
+}
+
+impl CheckChange {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CheckChange::NowRefused => "now refused",
+            CheckChange::NowDisagreesAccepted => "now disagrees (accepted)",
+            CheckChange::NoLongerRefused => "no longer refused",
+            CheckChange::NoLongerDisagrees => "no longer disagrees",
+        }
+    }
+
+    /// How the counts moved, if they did. `refused <= disagree` on each side,
+    /// so a check never moves both ways at once.
+    fn of(old: &Check, new: &Check) -> Option<CheckChange> {
+        if old.refused == 0 && new.refused > 0 {
+            Some(CheckChange::NowRefused)
+        } else if old.disagree == 0 && new.disagree > 0 {
+            Some(CheckChange::NowDisagreesAccepted)
+        } else if old.disagree > 0 && new.disagree == 0 {
+            Some(CheckChange::NoLongerDisagrees)
+        } else if old.refused > 0 && new.refused == 0 {
+            Some(CheckChange::NoLongerRefused)
+        } else {
+            None
+        }
+    }
+}
+
+/// A check whose verdict on one opcode (present on both sides) moved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckMove {
+    pub generation: Generation,
+    pub opcode: u8,
+    pub check: String,
+    pub change: CheckChange,
+    pub old: Check,
+    pub new: Check,
+}
+
+/// A contradiction (a spec disagreement no erratum accepts) one side has and the other lacks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContradictionMove {
+    pub generation: Generation,
+    pub opcode: u8,
+    pub check: String,
+    pub field: String,
+    /// The side that has it: its findings' values.
+    pub values: Values,
+}
+
+/// An erratum one side's bundles support and the other's do not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErratumMove {
+    pub id: String,
+    /// Bundles it accepted on the side that supports it.
+    pub bundles: u64,
+    /// Whether the other side's errata table lists it at all (evidence written by an older `tpb` may not).
+    pub listed_by_other: bool,
+}
+
+/// A recovered claim NEW breaks where OLD broke none (or the reverse).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimMove {
+    pub generation: Generation,
+    pub opcode: u8,
+    pub field: String,
+    pub old_broken: u64,
+    pub new_broken: u64,
+}
+
+/// Everything that moved from OLD to NEW.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diff {
+    /// Each side's builds (generations, files, bundles), for the header.
+    pub old: Side,
+    pub new: Side,
+    pub appeared: Vec<OpPresence>,
+    pub vanished: Vec<OpPresence>,
+    pub engines: Vec<EngineMove>,
+    pub values: Vec<NewValues>,
+    pub checks: Vec<CheckMove>,
+    pub contradictions_new: Vec<ContradictionMove>,
+    pub contradictions_gone: Vec<ContradictionMove>,
+    /// Errata OLD's bundles support and NEW's do not.
+    pub errata_unsupported: Vec<ErratumMove>,
+    /// Errata NEW's bundles support and OLD's do not.
+    pub errata_needed: Vec<ErratumMove>,
+    /// Claims NEW breaks, OLD did not.
+    pub claims_broken: Vec<ClaimMove>,
+    /// Claims OLD broke, NEW (which has the opcode) does not.
+    pub claims_mended: Vec<ClaimMove>,
+    /// [`BIT_CHANGED`] | [`BIT_NEW_DISAGREES`], as they apply.
+    pub exit: u8,
+}
+
+/// One side's header: its builds and totals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Side {
+    pub builds: std::collections::BTreeMap<String, BuildInputs>,
+    pub bundles: u64,
+    pub files: usize,
+}
+
+impl Side {
+    fn of(s: &Summary) -> Side {
+        Side { builds: s.builds.clone(), bundles: s.bundles, files: s.files() }
+    }
+}
+
+impl Diff {
+    /// Whether nothing certainly moved (possibly-seen values aside).
+    pub fn is_empty(&self) -> bool {
+        self.exit == 0
+    }
+}
+
+/// Most frequent first, then by value.
+fn by_count(mut v: Vec<(String, u64)>) -> Vec<(String, u64)> {
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+fn presence(key: (Generation, u8), op: &Op) -> OpPresence {
+    OpPresence { generation: key.0, opcode: key.1, bundles: op.bundles, engines: op.engines.iter().map(|(e, n)| (e.clone(), *n)).collect() }
+}
+
+/// The values NEW lists for one field that OLD does not, split by what can be claimed.
+fn new_values(key: (Generation, u8), field: &(u64, String), old: Option<&Values>, new: &Values) -> Option<NewValues> {
+    // A field OLD's evidence does not name (written by another description): nothing seen there.
+    let empty = Values::default();
+    let old = old.unwrap_or(&empty);
+    let unlisted: Vec<(String, u64)> = new.listed.iter().filter(|(v, _)| !old.listed.contains_key(*v)).map(|(v, n)| (v.clone(), *n)).collect();
+    if unlisted.is_empty() {
+        return None;
+    }
+    let (new_v, possibly) = if old.complete() { (unlisted, Vec::new()) } else { (Vec::new(), unlisted) };
+    Some(NewValues {
+        generation: key.0,
+        opcode: key.1,
+        field: field.1.clone(),
+        offset: field.0,
+        new: by_count(new_v),
+        possibly_seen: by_count(possibly),
+        old_other: old.other,
+        new_other: new.other,
+    })
+}
+
+/// What moved from `old` to `new`.
+pub fn diff(old: &Summary, new: &Summary) -> Diff {
+    let mut d = Diff {
+        old: Side::of(old),
+        new: Side::of(new),
+        appeared: Vec::new(),
+        vanished: Vec::new(),
+        engines: Vec::new(),
+        values: Vec::new(),
+        checks: Vec::new(),
+        contradictions_new: Vec::new(),
+        contradictions_gone: Vec::new(),
+        errata_unsupported: Vec::new(),
+        errata_needed: Vec::new(),
+        claims_broken: Vec::new(),
+        claims_mended: Vec::new(),
+        exit: 0,
+    };
+    for (key, o) in &old.ops {
+        if !new.ops.contains_key(key) {
+            d.vanished.push(presence(*key, o));
+        }
+    }
+    for (key, n) in &new.ops {
+        let Some(o) = old.ops.get(key) else {
+            d.appeared.push(presence(*key, n));
+            // Every value, check and claim of a new opcode is new: its contradictions and broken claims are still listed below.
+            for (field, broken) in &n.claims {
+                if *broken > 0 {
+                    d.claims_broken.push(ClaimMove { generation: key.0, opcode: key.1, field: field.clone(), old_broken: 0, new_broken: *broken });
+                }
+            }
+            continue;
+        };
+        let engines: BTreeSet<&String> = o.engines.keys().chain(n.engines.keys()).collect();
+        for e in engines {
+            let (was, is) = (o.engines.get(e), n.engines.get(e));
+            if let Some(bundles) = is.xor(was) {
+                d.engines.push(EngineMove { generation: key.0, opcode: key.1, engine: e.clone(), appeared: is.is_some(), bundles: *bundles });
+            }
+        }
+        for (field, values) in &n.fields {
+            d.values.extend(new_values(*key, field, o.fields.get(field), values));
+        }
+        let checks: BTreeSet<&String> = o.checks.keys().chain(n.checks.keys()).collect();
+        let none = Check::default();
+        for c in checks {
+            let (was, is) = (o.checks.get(c).unwrap_or(&none), n.checks.get(c).unwrap_or(&none));
+            if let Some(change) = CheckChange::of(was, is) {
+                d.checks.push(CheckMove { generation: key.0, opcode: key.1, check: c.clone(), change, old: was.clone(), new: is.clone() });
+            }
+        }
+        let claims: BTreeSet<&String> = o.claims.keys().chain(n.claims.keys()).collect();
+        for field in claims {
+            let (was, is) = (o.claims.get(field).copied().unwrap_or(0), n.claims.get(field).copied().unwrap_or(0));
+            let m = ClaimMove { generation: key.0, opcode: key.1, field: field.clone(), old_broken: was, new_broken: is };
+            match (was, is) {
+                (0, 1..) => d.claims_broken.push(m),
+                (1.., 0) => d.claims_mended.push(m),
+                _ => {}
+            }
+        }
+    }
+    let contradiction = |(k, v): (&(Generation, u8, String, String), &Values)| ContradictionMove {
+        generation: k.0,
+        opcode: k.1,
+        check: k.2.clone(),
+        field: k.3.clone(),
+        values: v.clone(),
+    };
+    let present = |s: &Summary, k| s.contradictions.get(k).is_some_and(|v| v.total() > 0);
+    d.contradictions_new = new.contradictions.iter().filter(|(k, v)| v.total() > 0 && !present(old, k)).map(contradiction).collect();
+    d.contradictions_gone = old.contradictions.iter().filter(|(k, v)| v.total() > 0 && !present(new, k)).map(contradiction).collect();
+    let ids: BTreeSet<&String> = old.errata.keys().chain(new.errata.keys()).collect();
+    for id in ids {
+        let (was, is) = (old.errata.get(id), new.errata.get(id));
+        match (was.copied().unwrap_or(0), is.copied().unwrap_or(0)) {
+            (b @ 1.., 0) => d.errata_unsupported.push(ErratumMove { id: id.clone(), bundles: b, listed_by_other: is.is_some() }),
+            (0, b @ 1..) => d.errata_needed.push(ErratumMove { id: id.clone(), bundles: b, listed_by_other: was.is_some() }),
+            _ => {}
+        }
+    }
+    let disagrees = !d.contradictions_new.is_empty() || !d.claims_broken.is_empty() || d.checks.iter().any(|c| c.change == CheckChange::NowRefused);
+    let changed = disagrees
+        || !d.appeared.is_empty()
+        || !d.vanished.is_empty()
+        || !d.engines.is_empty()
+        || d.values.iter().any(|v| !v.new.is_empty())
+        || !d.checks.is_empty()
+        || !d.contradictions_gone.is_empty()
+        || !d.errata_unsupported.is_empty()
+        || !d.errata_needed.is_empty()
+        || !d.claims_mended.is_empty();
+    if changed {
+        d.exit |= BIT_CHANGED;
+    }
+    if disagrees {
+        d.exit |= BIT_NEW_DISAGREES;
+    }
+    d
+}

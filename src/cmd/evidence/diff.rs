@@ -1,0 +1,113 @@
+//! `tpb evidence diff OLD NEW [--json] [-o FILE] [--arch G] [--max-bytes N]`:
+//! what moved between two sets of real programs, per generation × opcode
+//! (appeared/vanished opcodes and engines, new field values, checks,
+//! contradictions, errata, recovered claims). OLD and NEW are each an evidence
+//! JSON file (`*.json`, as `tpb evidence --json` writes it) or programs (a
+//! folder walked for `*.neff`, or one NEFF or raw bundle file).
+//!
+//! Exit bits as `tpb diff` (abidiff), OR-ed: 1 error (an input unreadable or
+//! not evidence, the output unwritable: nothing is compared), 2 usage,
+//! 4 something moved, 8 NEW disagrees with the description where OLD did not
+//! (a new contradiction, a check NEW refuses where OLD refused nothing, a
+//! recovered claim NEW breaks).
+
+use crate::{input, programs};
+use std::path::{Path, PathBuf};
+use tpb_isa::Generation;
+use tpb_oracle::evidence::diff::{diff, Summary, BIT_ERROR};
+use tpb_oracle::evidence::Evidence;
+use tpb_oracle::neff::stream::engine_member;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The older programs: evidence JSON (`*.json`), a folder of NEFFs, or one program file.
+    old: PathBuf,
+    /// The newer programs, as OLD.
+    new: PathBuf,
+    /// One JSON object instead of Markdown.
+    #[arg(long)]
+    json: bool,
+    /// Write the report to FILE (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Generation of every stream of the programs read (v2, v3, v4). Default: the container's, else v2.
+    #[arg(long)]
+    arch: Option<Generation>,
+    /// Refuse a file (program or evidence JSON) larger than this many bytes.
+    #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
+    max_bytes: u64,
+}
+
+fn error(msg: impl std::fmt::Display) -> u8 {
+    eprintln!("tpb: error: evidence diff: {msg}");
+    BIT_ERROR
+}
+
+/// Evidence JSON is told apart by name (a raw bundle file could start with any
+/// byte, and a pipe cannot be read twice); a folder is programs, whatever its name.
+fn is_json(path: &Path) -> bool {
+    !path.is_dir() && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("json"))
+}
+
+/// One side's summary, or the error that stops the comparison (one line;
+/// the programs' own errors are printed as they are met).
+fn load(side: &str, path: &Path, arch: Option<Generation>, max_bytes: u64) -> Result<Summary, String> {
+    let shown = input::shown(path);
+    if is_json(path) {
+        let bytes = tpb_oracle::neff::read_file_capped(path, max_bytes).map_err(|e| format!("{side} {shown}: cannot read: {e}"))?;
+        let s = Summary::from_json(&bytes).map_err(|e| format!("{side} {shown}: not evidence written by `tpb evidence --json`: {e}"))?;
+        if s.bundles == 0 {
+            return Err(format!("{side} {shown}: evidence of no bundles"));
+        }
+        return Ok(s);
+    }
+    let mut ev = Evidence::new();
+    let code = programs::each_stream(&[path.to_path_buf()], arch, max_bytes, |file, s, g| {
+        let engine = engine_member(&s.member).map_or("", |(_, e)| e.stem());
+        ev.add_stream(file, s.build.as_deref(), g, engine, &s.bytes);
+    });
+    // A program left out would make its opcodes look vanished: compare all or nothing.
+    if code != 0 {
+        return Err(format!("{side} {shown}: not every program could be read (above); nothing compared"));
+    }
+    if ev.bundles() == 0 {
+        return Err(format!("{side} {shown}: no bundles"));
+    }
+    Ok(Summary::of(&ev))
+}
+
+pub fn run(a: Args) -> u8 {
+    let old = match load("OLD", &a.old, a.arch, a.max_bytes) {
+        Ok(s) => s,
+        Err(e) => return error(e),
+    };
+    let new = match load("NEW", &a.new, a.arch, a.max_bytes) {
+        Ok(s) => s,
+        Err(e) => return error(e),
+    };
+    let d = diff(&old, &new);
+    let (old_name, new_name) = (a.old.display().to_string(), a.new.display().to_string());
+    let text = if a.json {
+        match serde_json::to_string_pretty(&d.to_json(&old_name, &new_name)) {
+            Ok(j) => j + "\n",
+            Err(e) => return error(format!("cannot render JSON: {e}")),
+        }
+    } else {
+        d.to_markdown(&old_name, &new_name)
+    };
+    match &a.output {
+        Some(path) => match crate::out::write_atomic(path, text.as_bytes()) {
+            Ok(()) => d.exit,
+            Err(e) => error(format!("{}: cannot write: {e}", input::shown(path))),
+        },
+        None => {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => d.exit,
+                // A reader that left keeps the verdict; any other failure is this command's error bit.
+                Err(e) => crate::out::lost_or(&e, d.exit, BIT_ERROR),
+            }
+        }
+    }
+}
