@@ -4,14 +4,13 @@
 //! agreement; errata with their support; contradictions no erratum accepts).
 //! Deterministic, so it can be committed and diffed between compiler releases.
 //! Exit 0; with `--check`, 1 when a contradiction lacks an erratum or an
-//! erratum lacks support here; 2 usage/I-O (an unreadable input is reported,
-//! the others still read).
+//! erratum lacks support here; 2 usage/I-O (an unreadable input, or a NEFF
+//! from which no bundle is read, is reported, the others still read).
 
 use crate::programs;
 use std::path::PathBuf;
 use tpb_isa::Generation;
 use tpb_oracle::evidence::Evidence;
-use tpb_oracle::neff::stream::engine_member;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -21,7 +20,8 @@ pub struct Args {
     /// Exit 1 when a spec disagreement has no erratum, or an erratum has no supporting bundle here.
     #[arg(long)]
     check: bool,
-    /// Generation of every stream (v2, v3, v4). Default: the container's, else v2.
+    /// Generation of every stream (v2, v3, v4). Default: the container's target's, else the
+    /// generation its bundles fit best (said on stderr); v2 for a raw file.
     #[arg(long)]
     arch: Option<Generation>,
     /// Refuse a file larger than this many bytes (pipes and devices included).
@@ -35,9 +35,11 @@ pub struct Args {
 pub fn run(a: Args) -> u8 {
     let mut ev = Evidence::new();
     // The usage/I-O code once any input could not be read; it outranks the verdict.
-    let code = programs::each_stream(&a.paths, a.arch, a.max_bytes, |shown, s, g| {
-        let engine = engine_member(&s.member).map_or("", |(_, e)| e.stem());
-        ev.add_stream(shown, s.build.as_deref(), g, engine, &s.bytes);
+    let code = programs::each_program(&a.paths, a.arch, a.max_bytes, |shown, p, c| {
+        ev.set_source(shown, c.target.as_deref(), c.from);
+        for s in &p.streams {
+            ev.add_stream(shown, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
+        }
     });
     if ev.bundles() == 0 {
         return super::fail("evidence: no bundles in the inputs");

@@ -65,7 +65,7 @@ pub fn kelf(file: &str, member: &str, bytes: &[u8]) -> Result<Kelf, NeffError> {
 /// The typed parse of a JSON object (the payload reader refused a member over
 /// the metadata cap before reading it). Any other top-level value is refused:
 /// serde would read a struct out of an array by position.
-fn parse<'a, T: Deserialize<'a>>(file: &str, member: &str, bytes: &'a [u8]) -> Result<T, NeffError> {
+pub(super) fn parse<'a, T: Deserialize<'a>>(file: &str, member: &str, bytes: &'a [u8]) -> Result<T, NeffError> {
     let start = bytes.iter().position(|b| !b" \t\r\n".contains(b));
     if let Some(at) = start.filter(|at| bytes[*at] != b'{') {
         return Err(NeffError::new(file, member, At::Member(at as u64), "invalid JSON: the member must be a JSON object".to_string()));

@@ -1,23 +1,29 @@
 //! NEFF containers: the files the Neuron compiler emits. A 1024-byte header
 //! ([`header`]), a payload digest ([`integrity`]), then a tar archive
 //! ([`payload`]) holding JSON metadata and, per subgraph, one flat stream of
-//! 64-byte bundles per engine ([`stream`]). [`conform`] runs every real bundle
-//! through the codec, the text format and the validator.
+//! 64-byte bundles per engine ([`stream`]), found through the graph
+//! definitions the metadata names ([`locate`]). [`conform`] runs every real
+//! bundle through the codec, the text format and the validator; [`choice`]
+//! says which generation a container is judged under.
 //!
 //! The spec never looked at a compiled container (its gap G1): the layout
 //! facts here were measured on real compiler output and carry that provenance.
 
 pub mod build;
+pub mod choice;
 pub mod conform;
+pub mod definition;
 pub mod error;
 pub mod header;
 pub mod integrity;
+pub mod locate;
 pub mod meta;
 pub mod pack;
 pub mod payload;
 pub mod stream;
 pub mod summary;
 
+pub use choice::{Choice, GenerationFrom};
 pub use error::{At, NeffError};
 pub use header::{NeffHeader, HEADER_BYTES};
 pub use integrity::Integrity;
@@ -25,6 +31,7 @@ pub use meta::{Graph, Info, Kelf, MAX_METADATA};
 pub use payload::{ArchiveEnd, Compression, Limits, Member, MAX_FILE};
 pub use stream::{Engine, EngineStream};
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use tpb_isa::Generation;
 
@@ -58,6 +65,9 @@ pub struct Neff {
     pub archive_end: ArchiveEnd,
     /// Things worth a look that do not stop the read.
     pub notes: Vec<String>,
+    /// How the engine streams were looked for, step by step (bounded): what
+    /// [`Neff::unread`] says when none gave a bundle.
+    pub looked_for: Vec<String>,
 }
 
 impl Neff {
@@ -80,6 +90,41 @@ impl Neff {
 
     pub fn bundles(&self) -> usize {
         self.streams.iter().map(EngineStream::len).sum()
+    }
+
+    /// The generation its bundles are judged under: `arch` when given, else
+    /// its target's, else the one they fit best ([`choice`]).
+    pub fn choose(&self, arch: Option<Generation>) -> Choice {
+        let streams: Vec<&[u8]> = self.streams.iter().map(|s| s.bytes.as_slice()).collect();
+        choice::for_container(self.target(), arch, &streams)
+    }
+
+    /// The error for a container from which no bundle is read (no stream
+    /// found, or only empty ones): a program that cannot be judged must
+    /// never pass as one judged clean. It names what was looked for and the
+    /// `.bin` members the archive holds. `None` when a bundle was read.
+    pub fn unread(&self) -> Option<NeffError> {
+        if self.bundles() > 0 {
+            return None;
+        }
+        let found = if self.streams.is_empty() {
+            "found no engine stream".to_string()
+        } else {
+            let names: Vec<&str> = self.streams.iter().take(locate::MAX_LISTED).map(|s| s.member.as_str()).collect();
+            let more = self.streams.len().saturating_sub(locate::MAX_LISTED);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("found {} engine streams, all empty ({}{more})", self.streams.len(), names.join(", "))
+        };
+        let bins: Vec<&str> = self.members.iter().filter(|m| m.name.ends_with(".bin")).map(|m| m.name.as_str()).collect();
+        let present = match bins.len() {
+            0 => format!("the archive holds no .bin member ({} members)", self.members.len()),
+            n => {
+                let more = if n > locate::MAX_LISTED { format!(" and {} more", n - locate::MAX_LISTED) } else { String::new() };
+                format!("the archive's .bin members: {}{more}", bins[..n.min(locate::MAX_LISTED)].join(", "))
+            }
+        };
+        let at = At::File(self.header.header_size.get());
+        Some(NeffError::new(&self.name, "payload", at, format!("no bundle read: looked for {}; {found}; {present}", self.looked_for.join("; "))))
     }
 }
 
@@ -229,21 +274,56 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
     }
     notes.extend(archive_end_notes(&un.end));
 
-    let mut has_info = false;
-    let mut tool_version = None;
-    let mut kelf = None;
-    let mut streams = Vec::new();
-    for (member, bytes) in un.kept {
-        if member == meta::INFO {
-            tool_version = meta::info(name, &member, &bytes).map_err(after_digest)?.tool_version;
-            has_info = true;
-        } else if member == meta::KELF {
-            kelf = Some(meta::kelf(name, &member, &bytes).map_err(after_digest)?);
-        } else if let Some((subgraph, engine)) = stream::engine_member(&member) {
-            stream::check_length(name, &member, &bytes).map_err(after_digest)?;
-            streams.push(EngineStream { subgraph, engine, member, bytes, generation: None });
-        }
+    let mut kept: HashMap<String, Vec<u8>> = un.kept.into_iter().collect();
+    let info = kept.remove(meta::INFO).map(|b| meta::info(name, meta::INFO, &b)).transpose().map_err(after_digest)?;
+    let kelf = kept.remove(meta::KELF).map(|b| meta::kelf(name, meta::KELF, &b)).transpose().map_err(after_digest)?;
+    let has_info = info.is_some();
+    let tool_version = info.and_then(|i| i.tool_version);
+    let members = un.members;
+    let file_members: HashMap<&str, &Member> = members.iter().filter(|m| m.kind == "file").map(|m| (m.name.as_str(), m)).collect();
+    let listed = |p: &str| file_members.contains_key(p);
+
+    // The definitions the kelf names: those the first pass did not keep are
+    // read in a second (a definition under another name than def.json).
+    let def_names: Vec<String> = kelf.as_ref().map(|k| locate::definitions(k, &listed).into_iter().map(str::to_string).collect()).unwrap_or_default();
+    let metadata_cap = limits.max_metadata.min(limits.max_member);
+    let missing: HashSet<&str> = def_names.iter().map(String::as_str).filter(|d| !kept.contains_key(*d)).collect();
+    if !missing.is_empty() {
+        let cap = payload::Keep { cap: metadata_cap, cap_for: " for metadata members" };
+        let more = payload::unpack(name, payload, header_size, limits, &|m| missing.contains(m).then_some(cap)).map_err(after_digest)?;
+        kept.extend(more.kept);
     }
+    let mut defs = HashMap::new();
+    for d in &def_names {
+        let bytes = kept.get(d.as_str()).map(Vec::as_slice).unwrap_or_default();
+        // The first pass kept def.json under the member cap: a definition is metadata.
+        if bytes.len() as u64 > metadata_cap {
+            let at = file_members.get(d.as_str()).map_or(0, |m| m.tar_offset);
+            return Err(after_digest(NeffError::new(
+                name,
+                d,
+                At::Tar(at),
+                format!("member claims {} bytes, over the cap of {metadata_cap} bytes for metadata members", bytes.len()),
+            )));
+        }
+        defs.insert(d.clone(), definition::parse(name, d, bytes).map_err(after_digest)?);
+    }
+    let found = locate::locate(name, kelf.as_ref(), &members, &defs).map_err(after_digest)?;
+    // Streams the first pass did not keep (named otherwise than compilers so far name them): one more pass.
+    let missing: HashSet<&str> = found.streams.iter().map(|p| p.member.as_str()).filter(|m| !kept.contains_key(*m)).collect();
+    if !missing.is_empty() {
+        let cap = payload::Keep { cap: limits.max_member, cap_for: "" };
+        let more = payload::unpack(name, payload, header_size, limits, &|m| missing.contains(m).then_some(cap)).map_err(after_digest)?;
+        kept.extend(more.kept);
+    }
+    let mut streams = Vec::with_capacity(found.streams.len());
+    for p in found.streams {
+        let bytes = kept.remove(&p.member).unwrap_or_default();
+        stream::check_length(name, &p.member, &bytes).map_err(after_digest)?;
+        streams.push(EngineStream { subgraph: p.subgraph, engine: p.engine, member: p.member, bytes, generation: None });
+    }
+    drop(kept);
+    notes.extend(found.notes);
     if !has_info {
         notes.push(format!("no {}: compiler version unknown", meta::INFO));
     }
@@ -257,6 +337,7 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
     for s in &mut streams {
         s.generation = generation;
     }
+    // Stable: a key's list of members keeps its order.
     streams.sort_by(|a, b| a.subgraph.cmp(&b.subgraph).then(a.engine.cmp(&b.engine)));
     if let Some(k) = &kelf {
         notes.extend(graph_notes(k, &streams));
@@ -268,7 +349,7 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
         header,
         integrity,
         compression: un.compression,
-        members: un.members,
+        members,
         tool_version,
         kelf,
         streams,
@@ -277,6 +358,7 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
         trailing_tar_bytes: un.end.trailing,
         archive_end: un.end,
         notes,
+        looked_for: found.looked_for,
     })
 }
 
@@ -354,13 +436,14 @@ fn archive_end_notes(end: &ArchiveEnd) -> Vec<String> {
     notes
 }
 
-/// The members whose bytes the reader keeps, each with its cap: metadata
-/// (`info.json`, `kelf-0.json`) under the metadata cap, engine streams under
-/// the member cap.
+/// The members whose bytes the first pass keeps, each with its cap: metadata
+/// (`info.json`, `kelf-0.json`) under the metadata cap; definitions and
+/// engine streams under the names compilers so far write, under the member
+/// cap (what the kelf and definitions name otherwise is read in later passes).
 fn keep(member: &str, limits: &Limits) -> Option<payload::Keep> {
     if member == meta::INFO || member == meta::KELF {
         Some(payload::Keep { cap: limits.max_metadata.min(limits.max_member), cap_for: " for metadata members" })
-    } else if stream::engine_member(member).is_some() {
+    } else if locate::likely(member) {
         Some(payload::Keep { cap: limits.max_member, cap_for: "" })
     } else {
         None
