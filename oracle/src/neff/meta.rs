@@ -1,5 +1,6 @@
 //! The JSON members the reader interprets: `info.json` (which compiler wrote
-//! the file) and `kelf-0.json` (the target and the subgraph list).
+//! the file) and `kelf-0.json` (the target and the subgraph list); graph
+//! definitions are read the same way ([`super::definition`]).
 //!
 //! Both are read into typed structs holding only the fields used: serde skips
 //! every other value without building it, so a member's memory is its bytes
@@ -15,11 +16,12 @@ pub const INFO: &str = "info.json";
 /// Program description member: target and graphs.
 pub const KELF: &str = "kelf-0.json";
 
-/// Largest `info.json` or `kelf-0.json` the reader accepts: 4 MiB. Measured on
-/// the 86 real files (`../shared/neff`, `corpus/neff/real`, compilers 2.14 and
-/// 2.23) the largest `info.json` is 995 bytes and the largest `kelf-0.json`
-/// 253 bytes, so the cap leaves a margin of over 4000x, and still bounds what
-/// a hostile member costs to read and skip.
+/// Largest `info.json`, `kelf-0.json` or graph definition (`def.json`) the
+/// reader accepts: 4 MiB. Measured on the real files (`../shared/neff`,
+/// `corpus/neff/real`, compilers 2.14 and 2.23) the largest `info.json` is 995
+/// bytes, the largest `kelf-0.json` 253 bytes and the largest `def.json`
+/// 260,551 bytes, so the cap leaves a margin of 16x on definitions (4000x on
+/// the others), and still bounds what a hostile member costs to read and skip.
 pub const MAX_METADATA: u64 = 4 << 20;
 
 /// `info.json`: only what the reader uses.
