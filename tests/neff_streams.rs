@@ -80,6 +80,15 @@ fn streams_a_definition_names_are_validated_and_shown_under_their_engines() {
     let j: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("evidence JSON");
     let noop = j["groups"].as_array().into_iter().flatten().find(|g| g["opcode"] == "0xa4").cloned().unwrap_or_default();
     assert_eq!(noop["engines"]["foo_instr"], 1, "{noop}");
+    // Mutations land on the streams the definition names, and only there.
+    let out = dir.path().join("m.neff");
+    let o = tpb(&["neff", "mutate", path, "-o", out.to_str().unwrap_or_default(), "--seed", "3", "--count", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("m.neff.mutations.json")).expect("log")).expect("log JSON");
+    let members: Vec<&str> = log["mutations"].as_array().into_iter().flatten().filter_map(|m| m["member"].as_str()).collect();
+    assert_eq!(members.len(), 2, "{log}");
+    assert!(members.iter().all(|m| ["sg00/pe_stream.data", "sg00/foo.stream"].contains(m)), "{members:?}");
 }
 
 #[test]

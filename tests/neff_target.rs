@@ -112,6 +112,14 @@ fn an_unknown_or_missing_target_is_judged_by_fit_and_said_once() {
             (&input["generation"], &input["generation_from"], &input["target"]),
             (&serde_json::json!("v3"), &serde_json::json!("guessed"), &target)
         );
+        // conform --neff judges it alike: the warning, and the case says how its generation was chosen.
+        let reports = dir.path().join(format!("reports-{}", p.file_stem().and_then(|s| s.to_str()).unwrap_or_default()));
+        let o = tpb(&["conform", "--time", "0", "--quiet", "--out", reports.to_str().unwrap_or_default(), "--neff", path]);
+        assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+        assert_eq!(stderr(&o).matches(&warning).count(), 1, "{}", stderr(&o));
+        let summary = std::fs::read_dir(&reports).expect("reports").filter_map(Result::ok).map(|d| d.path().join("summary.json")).next();
+        let text = summary.and_then(|s| std::fs::read_to_string(s).ok()).unwrap_or_default();
+        assert!(text.contains("v3 from guessed: ") && text.contains(GUESSED), "{text}");
         // disasm needs no generation: nothing guessed, the notes still shown.
         let o = tpb(&["disasm", path]);
         assert!(stderr(&o).contains(note) && !stderr(&o).contains("judged as"), "{}", stderr(&o));

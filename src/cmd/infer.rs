@@ -6,7 +6,8 @@
 //! generations and compiler builds, and a proposed layout whose fields tile
 //! 0x04..0x3F, each INFERRED and named by what it looks like. Deterministic.
 //! Exit 0 (an opcode with no bundle is a warning); 2 usage/I-O (an unreadable
-//! input is reported, the others still read).
+//! input, or a NEFF from which no bundle is read, is reported, the others
+//! still read).
 
 use crate::programs;
 use std::path::PathBuf;

@@ -19,6 +19,7 @@ pub mod integrity;
 pub mod locate;
 pub mod meta;
 pub mod pack;
+mod passes;
 pub mod payload;
 pub mod stream;
 pub mod summary;
@@ -31,7 +32,7 @@ pub use meta::{Graph, Info, Kelf, MAX_METADATA};
 pub use payload::{ArchiveEnd, Compression, Limits, Member, MAX_FILE};
 pub use stream::{Engine, EngineStream};
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 use tpb_isa::Generation;
 
@@ -280,50 +281,10 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
     let has_info = info.is_some();
     let tool_version = info.and_then(|i| i.tool_version);
     let members = un.members;
-    let file_members: HashMap<&str, &Member> = members.iter().filter(|m| m.kind == "file").map(|m| (m.name.as_str(), m)).collect();
-    let listed = |p: &str| file_members.contains_key(p);
-
-    // The definitions the kelf names: those the first pass did not keep are
-    // read in a second (a definition under another name than def.json).
-    let def_names: Vec<String> = kelf.as_ref().map(|k| locate::definitions(k, &listed).into_iter().map(str::to_string).collect()).unwrap_or_default();
-    let metadata_cap = limits.max_metadata.min(limits.max_member);
-    let missing: HashSet<&str> = def_names.iter().map(String::as_str).filter(|d| !kept.contains_key(*d)).collect();
-    if !missing.is_empty() {
-        let cap = payload::Keep { cap: metadata_cap, cap_for: " for metadata members" };
-        let more = payload::unpack(name, payload, header_size, limits, &|m| missing.contains(m).then_some(cap)).map_err(after_digest)?;
-        kept.extend(more.kept);
-    }
-    let mut defs = HashMap::new();
-    for d in &def_names {
-        let bytes = kept.get(d.as_str()).map(Vec::as_slice).unwrap_or_default();
-        // The first pass kept def.json under the member cap: a definition is metadata.
-        if bytes.len() as u64 > metadata_cap {
-            let at = file_members.get(d.as_str()).map_or(0, |m| m.tar_offset);
-            return Err(after_digest(NeffError::new(
-                name,
-                d,
-                At::Tar(at),
-                format!("member claims {} bytes, over the cap of {metadata_cap} bytes for metadata members", bytes.len()),
-            )));
-        }
-        defs.insert(d.clone(), definition::parse(name, d, bytes).map_err(after_digest)?);
-    }
-    let found = locate::locate(name, kelf.as_ref(), &members, &defs).map_err(after_digest)?;
-    // Streams the first pass did not keep (named otherwise than compilers so far name them): one more pass.
-    let missing: HashSet<&str> = found.streams.iter().map(|p| p.member.as_str()).filter(|m| !kept.contains_key(*m)).collect();
-    if !missing.is_empty() {
-        let cap = payload::Keep { cap: limits.max_member, cap_for: "" };
-        let more = payload::unpack(name, payload, header_size, limits, &|m| missing.contains(m).then_some(cap)).map_err(after_digest)?;
-        kept.extend(more.kept);
-    }
-    let mut streams = Vec::with_capacity(found.streams.len());
-    for p in found.streams {
-        let bytes = kept.remove(&p.member).unwrap_or_default();
-        stream::check_length(name, &p.member, &bytes).map_err(after_digest)?;
-        streams.push(EngineStream { subgraph: p.subgraph, engine: p.engine, member: p.member, bytes, generation: None });
-    }
-    drop(kept);
-    notes.extend(found.notes);
+    let again = passes::Payload { name, bytes: payload, header_size, limits };
+    let read = passes::streams(&again, kept, kelf.as_ref(), &members, &after_digest)?;
+    let mut streams = read.streams;
+    notes.extend(read.notes);
     if !has_info {
         notes.push(format!("no {}: compiler version unknown", meta::INFO));
     }
@@ -358,7 +319,7 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
         trailing_tar_bytes: un.end.trailing,
         archive_end: un.end,
         notes,
-        looked_for: found.looked_for,
+        looked_for: read.looked_for,
     })
 }
 
@@ -506,9 +467,14 @@ pub enum FuzzDepth {
 pub fn fuzz_neff(data: &[u8]) -> FuzzDepth {
     let _ = sniff(data);
     let Ok(n) = parse_with(data, "fuzz", &Limits::FUZZ) else { return FuzzDepth::Refused };
-    let _ = summary::text(&n);
-    let _ = summary::json(&n);
-    let c = conform::conform(&n, None);
+    let _ = n.unread();
+    // Chosen once: an unknown target's guess validates every bundle three times.
+    let choice = n.choose(None);
+    let _ = choice.warning();
+    let _ = summary::text_with(&n, &choice);
+    let _ = summary::json_with(&n, &choice);
+    let mut c = conform::NeffConformance::default();
+    c.add_as(&n, &choice);
     let _ = c.to_markdown();
     let _ = c.to_json();
     FuzzDepth::Conformed
