@@ -196,6 +196,15 @@ fn no_bundle_read_is_an_error_naming_what_was_looked_for_and_what_is_there() -> 
         "{e}"
     );
     assert!(e.message.contains("found no engine stream; the archive's .bin members: sg00/exp_and_others_bkt.bin, sg00/weird.bin"), "{e}");
+    // Without kelf, what the names alone could give; without any .bin, that is said too.
+    let n = parse(&[("info.json", INFO), ("sg00/x_table.bin", &table)])?;
+    let e = n.unread().ok_or("no error without kelf")?;
+    assert_eq!(
+        e.message,
+        "no bundle read: looked for members named DIR/{PE,Activation,DVE,Pool,SP}.bin, as there is no kelf-0.json; found no engine stream; the archive's .bin members: sg00/x_table.bin"
+    );
+    let n = parse(&[("info.json", INFO)])?;
+    assert!(n.unread().is_some_and(|e| e.message.ends_with("; found no engine stream; the archive holds no .bin member (1 members)")));
     // Streams that are all empty read no bundle either.
     let n = parse(&[("kelf-0.json", KELF), ("sg00/def.json", br#"{"pe_instr": "PE.bin"}"#), ("sg00/PE.bin", &[])])?;
     let e = n.unread().ok_or("no error for empty streams")?;

@@ -123,7 +123,7 @@ pub fn locate(file: &str, kelf: Option<&Kelf>, listing: &[Member], defs: &HashMa
             }
         }
         found.notes.push(format!("no {KELF}: engine streams found by member name (DIR/{BY_NAME})"));
-        found.looked_for.push(format!("no {KELF}, so members named DIR/{BY_NAME}"));
+        found.looked_for.push(format!("members named DIR/{BY_NAME}, as there is no {KELF}"));
         return Ok(found);
     };
     for g in &kelf.graphs {
@@ -216,7 +216,7 @@ pub fn locate(file: &str, kelf: Option<&Kelf>, listing: &[Member], defs: &HashMa
         found.looked_for.push(format!("{} more graphs like the above", steps.more));
     }
     if kelf.graphs.is_empty() {
-        found.looked_for.push(format!("{KELF} names no graph, so members named DIR/{BY_NAME}"));
+        found.looked_for.push(format!("members named DIR/{BY_NAME}, as {KELF} names no graph"));
     } else {
         found.looked_for.push(format!("members named DIR/{BY_NAME} in folders no graph names"));
     }
