@@ -1,5 +1,6 @@
 //! Reading the files the commands take: raw bundle streams (N × 64 bytes), or
-//! NEFF containers, which give one stream per engine stream they hold.
+//! NEFF containers, which give one stream per engine stream they hold. A
+//! container from which no bundle is read is an error, never an empty pass.
 //!
 //! [`open`] streams a raw file: [`RawStream::next_chunk`] hands it over a
 //! chunk of whole bundles at a time ([`CHUNK`] bytes), so memory stays bounded
@@ -12,7 +13,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use tpb_isa::bundle::BUNDLE_BYTES;
 use tpb_isa::Generation;
-use tpb_oracle::neff;
+use tpb_oracle::neff::{self, choice, Choice};
 
 /// Bytes of a raw stream read and handed over at a time: a whole number of bundles.
 pub const CHUNK: usize = 1 << 20;
@@ -33,11 +34,46 @@ pub struct Stream {
     pub file: PathBuf,
     /// Sub-location inside a container (e.g. `sg00/PE.bin`), empty for a raw file.
     pub member: String,
+    /// The engine that runs it as outputs name it (`PE`, or the definition
+    /// key of an engine no table maps, `foo_instr`); empty for a raw file.
+    pub engine: String,
     pub bytes: Vec<u8>,
-    /// Generation implied by the container, if any.
-    pub generation: Option<Generation>,
     /// The compiler build that wrote the container (`info.json` tool_version), if any.
     pub build: Option<String>,
+}
+
+/// The streams of one program (a container, or a raw bundle file), read whole.
+pub struct Program {
+    pub file: PathBuf,
+    pub streams: Vec<Stream>,
+    /// A NEFF container (else a raw bundle file).
+    pub container: bool,
+    /// The container's target as `kelf-0.json` names it, if any.
+    pub target: Option<String>,
+}
+
+impl Program {
+    /// The generation its bundles are judged under: `arch`, else the
+    /// container's target's, else (a target that maps to none) the one its
+    /// bundles fit best, said on stderr; v2 for a raw file ([`neff::choice`]).
+    pub fn generation(&self, arch: Option<Generation>) -> Choice {
+        let choice = if self.container {
+            let streams: Vec<&[u8]> = self.streams.iter().map(|s| s.bytes.as_slice()).collect();
+            choice::for_container(self.target.as_deref(), arch, &streams)
+        } else {
+            choice::for_raw(arch)
+        };
+        say(&self.file, &choice);
+        choice
+    }
+}
+
+/// Says on stderr how a guessed generation was chosen (nothing for any
+/// other choice): the one line every command prints for it.
+pub fn say(file: &Path, choice: &Choice) {
+    if let Some(w) = choice.warning() {
+        eprintln!("tpb: warning: {}: {}", shown(file), escape(&w));
+    }
 }
 
 impl Stream {
@@ -60,7 +96,7 @@ pub fn shown(path: &Path) -> String {
 /// An opened input.
 pub enum Input {
     /// A NEFF container, read whole: its engine streams.
-    Neff(Vec<Stream>),
+    Neff(Program),
     /// A raw bundle file, handed over a chunk at a time.
     Raw(RawStream),
 }
@@ -299,7 +335,7 @@ fn over_cap(name: &str, cap: u64, bundles: Option<u64>) -> String {
 
 /// Loads a file as bundle streams, each read whole; errors are one line naming
 /// the file and offset. Containers as [`open`]; a raw file is one stream.
-pub fn load(path: &Path, cap: u64) -> Result<Vec<Stream>, String> {
+pub fn load(path: &Path, cap: u64) -> Result<Program, String> {
     let bytes = neff::read_file_capped(path, cap).map_err(|e| match e.kind() {
         io::ErrorKind::FileTooLarge => format!("{}: offset {cap:#x}: {e}", shown(path)),
         _ => format!("{}: cannot read: {e}", shown(path)),
@@ -310,16 +346,18 @@ pub fn load(path: &Path, cap: u64) -> Result<Vec<Stream>, String> {
     if bytes.is_empty() {
         return Err(empty(&shown(path)));
     }
-    let stream = Stream { file: path.to_path_buf(), member: String::new(), bytes, generation: None, build: None };
+    let stream = Stream { file: path.to_path_buf(), member: String::new(), engine: String::new(), bytes, build: None };
     check_length(&stream)?;
-    Ok(vec![stream])
+    Ok(Program { file: path.to_path_buf(), streams: vec![stream], container: false, target: None })
 }
 
 fn is_neff_name(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("neff"))
 }
 
-fn load_neff(path: &Path, bytes: &[u8]) -> Result<Vec<Stream>, String> {
+/// A container's streams; its notes go to stderr as warnings. One from which
+/// no bundle is read is an error naming what was looked for and found.
+fn load_neff(path: &Path, bytes: &[u8]) -> Result<Program, String> {
     let name = shown(path);
     let n = neff::parse(bytes, &name).map_err(|e| escape(&e.to_string()))?;
     // A mismatch is said here; an unknown digest is already one of the notes.
@@ -329,14 +367,17 @@ fn load_neff(path: &Path, bytes: &[u8]) -> Result<Vec<Stream>, String> {
     for note in &n.notes {
         eprintln!("tpb: warning: {name}: {}", escape(note));
     }
-    if n.streams.is_empty() {
-        eprintln!("tpb: warning: {name}: container holds no engine streams");
+    if let Some(e) = n.unread() {
+        return Err(escape(&e.to_string()));
     }
+    let target = n.target().map(str::to_string);
     let build = n.tool_version.clone();
-    Ok(n.streams
+    let streams = n
+        .streams
         .into_iter()
-        .map(|s| Stream { file: path.to_path_buf(), member: s.member, bytes: s.bytes, generation: s.generation, build: build.clone() })
-        .collect())
+        .map(|s| Stream { file: path.to_path_buf(), member: s.member, engine: s.engine.stem().to_string(), bytes: s.bytes, build: build.clone() })
+        .collect();
+    Ok(Program { file: path.to_path_buf(), streams, container: true, target })
 }
 
 /// A stream must be a whole number of bundles.
@@ -371,9 +412,12 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let p = dir.path().join("x.bin");
         std::fs::write(&p, bundles(&[0x01, 0x02, 0xA4]))?;
-        let s = load(&p, neff::MAX_FILE)?;
+        let p = load(&p, neff::MAX_FILE)?;
+        let s = &p.streams;
         assert_eq!(s.len(), 1);
-        assert_eq!((s[0].member.as_str(), s[0].bytes.len(), s[0].generation), ("", 192, None));
+        assert_eq!((s[0].member.as_str(), s[0].engine.as_str(), s[0].bytes.len(), p.container, p.target.as_deref()), ("", "", 192, false, None));
+        let c = p.generation(None);
+        assert_eq!((c.generation, c.from), (Generation::V2, choice::GenerationFrom::Default));
         Ok(())
     }
 
@@ -383,16 +427,18 @@ mod tests {
         for name in ["prog.neff", "prog.bin"] {
             let p = dir.path().join(name);
             std::fs::write(&p, neff_bytes("sunda")?)?;
-            let s = load(&p, neff::MAX_FILE)?;
-            let members: Vec<&str> = s.iter().map(|s| s.member.as_str()).collect();
-            assert_eq!(members, ["sg00/PE.bin", "sg00/SP.bin"], "{name}");
-            assert!(s.iter().all(|s| s.generation == Some(Generation::V2)));
+            let prog = load(&p, neff::MAX_FILE)?;
+            let s = &prog.streams;
+            let members: Vec<(&str, &str)> = s.iter().map(|s| (s.member.as_str(), s.engine.as_str())).collect();
+            assert_eq!(members, [("sg00/PE.bin", "PE"), ("sg00/SP.bin", "SP")], "{name}");
+            assert_eq!(prog.generation(None).generation, Generation::V2);
             assert_eq!(s[0].label(), format!("{}:sg00/PE.bin", p.display()));
             assert_eq!(s[0].bytes.len(), 128);
         }
         let p = dir.path().join("c.neff");
         std::fs::write(&p, neff_bytes("cayman")?)?;
-        assert_eq!(load(&p, neff::MAX_FILE)?[0].generation, Some(Generation::V3));
+        let c = load(&p, neff::MAX_FILE)?.generation(None);
+        assert_eq!((c.generation, c.from), (Generation::V3, choice::GenerationFrom::Target));
         Ok(())
     }
 
@@ -531,7 +577,7 @@ mod tests {
         let (path, _r, w) = piped(moved)?;
         for p in [p, path] {
             let Input::Neff(s) = open(&p, neff::MAX_FILE)? else { return Err(format!("{}: read as raw", p.display()).into()) };
-            assert_eq!(s.len(), 2);
+            assert_eq!(s.streams.len(), 2);
         }
         w.join().map_err(|_| "writer")?;
         // Raw streams and containers named or sniffed as such.

@@ -2,16 +2,18 @@
 //! files (NEFF containers or raw bundle files) or folders searched for
 //! `*.neff`, each stream handed over with the name the output gives it.
 
-use crate::input::{self, Stream};
+use crate::input::{self, Program};
 use std::path::{Component, Path, PathBuf};
 use tpb_isa::Generation;
+use tpb_oracle::neff::Choice;
 
-/// Calls `each(shown name, stream, generation)` for every stream of every
-/// program under `paths`, in a stable order; returns the usage/I-O exit code
-/// once an input could not be read (each is reported, the others still read),
-/// else 0. The generation is `arch`, else the container's, else v2 (said once
-/// per container whose target names none).
-pub fn each_stream(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64, mut each: impl FnMut(&str, &Stream, Generation)) -> u8 {
+/// Calls `each(shown name, program, generation)` for every program under
+/// `paths`, in a stable order; returns the usage/I-O exit code once an input
+/// could not be read (each is reported, the others still read; a container
+/// from which no bundle is read is one), else 0. The generation is
+/// [`Program::generation`]'s: `arch`, else the container's target's, else the
+/// best fit of its bundles (said once per container), v2 for a raw file.
+pub fn each_program(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64, mut each: impl FnMut(&str, &Program, &Choice)) -> u8 {
     let mut code = 0u8;
     let mut inputs = Vec::new();
     for p in paths {
@@ -22,19 +24,15 @@ pub fn each_stream(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64, 
         }
     }
     for (path, shown) in &inputs {
-        let streams = match input::load(path, max_bytes) {
-            Ok(s) => s,
+        let program = match input::load(path, max_bytes) {
+            Ok(p) => p,
             Err(e) => {
                 code = crate::out::fail(e);
                 continue;
             }
         };
-        if arch.is_none() && streams.iter().any(|s| !s.member.is_empty() && s.generation.is_none()) {
-            eprintln!("tpb: warning: {}: assuming v2 for its streams (choose one with --arch v2|v3|v4)", input::shown(path));
-        }
-        for s in &streams {
-            each(shown, s, arch.or(s.generation).unwrap_or(Generation::V2));
-        }
+        let choice = program.generation(arch);
+        each(shown, &program, &choice);
     }
     code
 }

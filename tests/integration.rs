@@ -11,6 +11,7 @@ mod evidence;
 mod infer;
 mod neff_cmd;
 mod neff_pack;
+mod neff_streams;
 mod neff_target;
 mod output_files;
 

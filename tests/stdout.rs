@@ -15,10 +15,14 @@ fn bundles(n: usize) -> Vec<u8> {
 fn fixtures(dir: &Path) -> (PathBuf, PathBuf) {
     let raw = dir.join("prog.bin");
     std::fs::write(&raw, bundles(4)).expect("write raw");
-    let kelf = br#"{"target": "cayman", "graphs": [{"name": "sg00"}]}"#;
-    let neff =
-        tpb_oracle::neff::build::container(2, &[("info.json", br#"{"tool_version": "2.0"}"#), ("kelf-0.json", kelf), ("sg00/PE.bin", &bundles(4))])
-            .expect("builds a NEFF");
+    let kelf = br#"{"target": "cayman", "graphs": [{"name": "sg00", "definition": "sg00/def.json"}]}"#;
+    let members: [(&str, &[u8]); 4] = [
+        ("info.json", br#"{"tool_version": "2.0"}"#),
+        ("kelf-0.json", kelf),
+        ("sg00/def.json", br#"{"pe_instr": "PE.bin"}"#),
+        ("sg00/PE.bin", &bundles(4)),
+    ];
+    let neff = tpb_oracle::neff::build::container(2, &members).expect("builds a NEFF");
     let path = dir.join("prog.neff");
     std::fs::write(&path, neff).expect("write neff");
     (raw, path)

@@ -94,7 +94,7 @@ fn conform_reports_the_errata_and_both_verdicts_on_the_committed_programs() -> R
     let Some(sema_json) = listed.iter().find(|e| e["opcode"] == "0xa0") else { panic!("no EventSemaphore in {listed:?}") };
     assert_eq!(sema_json["table"], "SP");
     for (engine, n) in sema {
-        assert_eq!(sema_json["engines"][*engine], *n, "{engine}: {sema_json}");
+        assert_eq!(sema_json["engines"][engine.as_str()], *n, "{engine}: {sema_json}");
     }
     // A bundle disagrees with the spec through a finding or an engine the table does not name.
     let off_engine: usize = c.engine_mismatches().values().flat_map(|m| m.values()).sum();

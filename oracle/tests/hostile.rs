@@ -31,9 +31,13 @@ fn bundles(ops: &[u8]) -> Vec<u8> {
         .collect()
 }
 
-/// An ordinary program: info, kelf (cayman), one PE stream.
+/// A graph definition naming its one stream, as real ones do.
+const DEF: &[u8] = br#"{"pe_instr": "PE.bin"}"#;
+
+/// An ordinary program: info, kelf (cayman), one PE stream, and the graph's
+/// definition naming it (last, so the others keep their tar offsets).
 fn program(pe: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
-    vec![("info.json", INFO.to_vec()), ("kelf-0.json", CAYMAN.to_vec()), ("sg00/PE.bin", pe.to_vec())]
+    vec![("info.json", INFO.to_vec()), ("kelf-0.json", CAYMAN.to_vec()), ("sg00/PE.bin", pe.to_vec()), ("sg00/def.json", DEF.to_vec())]
 }
 
 fn refs<'a>(m: &'a [(&'a str, Vec<u8>)]) -> Vec<(&'a str, &'a [u8])> {
@@ -242,12 +246,12 @@ fn bytes_after_the_tar_end_are_counted_and_noted() {
         let note = n.notes.iter().find(|x| x.contains("after the tar's end-of-archive blocks")).unwrap_or_else(|| panic!("{:?}", n.notes));
         assert!(note.starts_with(&format!("{} bytes after the tar's end-of-archive blocks (tar offset {tar_len:#x})", hidden.len())), "{note}");
         assert!(note.contains("member `sg01/PE.bin`, which is not listed or read"), "{note}");
-        assert_eq!(n.members.len(), 3);
+        assert_eq!(n.members.len(), 4);
         assert!(neff::summary::json(&n)["trailing_tar_bytes"] == hidden.len() as u64);
     }
     // Zeros that end off a 10240-byte record are counted and noted.
     let tar_len = build::tar(&refs(&m)).unwrap().len();
-    assert_eq!(tar_len, 4096);
+    assert_eq!(tar_len, 5120);
     let odd = Odd { after_tar: vec![0; 4096], ..Odd::default() };
     let n = parse(&container_with(2, &refs(&m), &odd).unwrap()).unwrap();
     assert_eq!(n.trailing_tar_bytes, 4096);

@@ -14,4 +14,5 @@ mod library_inputs;
 mod library_toolchain;
 mod neff_container;
 mod neff_real;
+mod neff_streams;
 mod recovered;

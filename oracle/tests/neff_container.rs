@@ -13,6 +13,9 @@ const INFO: &[u8] = br#"{"tool_version": "9.9.1+test", "num_tpb": 1}"#;
 const KELF_CAYMAN: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#;
 const KELF_SUNDA: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "sunda"}"#;
 
+/// A graph definition as real ones name their streams (only these keys are read).
+const DEF: &[u8] = br#"{"act_instr": "Activation.bin", "dve_instr": "DVE.bin", "pe": "PE.json", "pe_instr": "PE.bin", "pool_instr": "Pool.bin", "sp_instr": "SP.bin"}"#;
+
 fn bundle(op: u8) -> [u8; 64] {
     let mut b = [0u8; 64];
     b[0] = op;
@@ -47,7 +50,7 @@ fn members(kelf: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
         ("info.json", INFO.to_vec()),
         ("kelf-0.json", kelf.to_vec()),
         ("neff.json", b"{}".to_vec()),
-        ("sg00/def.json", b"{}".to_vec()),
+        ("sg00/def.json", DEF.to_vec()),
         ("sg00/PE.bin", stream(&[0xB1, 0xCC, 0x01, 0x02])),
         ("sg00/Activation.bin", stream(&[0xB1, 0xCC, 0x23])),
         ("sg00/DVE.bin", stream(&[0xB1, 0xCC])),
@@ -110,7 +113,7 @@ fn header_fields_members_streams_and_target() {
     assert_eq!(n.members[4].name, "sg00/PE.bin");
     assert_eq!(n.members[4].size, 256);
     assert_eq!(n.subgraphs(), vec!["sg00"]);
-    let engines: Vec<Engine> = n.streams.iter().map(|s| s.engine).collect();
+    let engines: Vec<Engine> = n.streams.iter().map(|s| s.engine.clone()).collect();
     assert_eq!(engines, Engine::ALL.to_vec());
     let pe = &n.streams[0];
     assert_eq!((pe.member.as_str(), pe.subgraph.as_str(), pe.len()), ("sg00/PE.bin", "sg00", 4));
@@ -417,7 +420,8 @@ fn a_clean_bundle_on_an_engine_the_table_does_not_name_is_a_spec_disagreement() 
     let findings = tpb_isa::validate::validate(&sema, Generation::V3);
     assert!(findings.is_empty(), "{findings:?}");
     let mut m = members(KELF_CAYMAN);
-    m.retain(|(name, _)| !name.ends_with(".bin"));
+    m.retain(|(name, _)| !name.ends_with(".bin") && *name != "sg00/def.json");
+    m.push(("sg00/def.json", br#"{"pe_instr": "PE.bin"}"#.to_vec()));
     m.push(("sg00/PE.bin", sema.encode().repeat(3)));
     let n = neff::parse(&container(2, &gzip(&tar(&m)), None), "t.neff").unwrap();
     let c = conform::conform(&n, None);
@@ -436,7 +440,8 @@ fn the_header_invariant_wants_both_the_word_length_and_a_zero_reserved_half_word
     long[1] = tpb_isa::bundle::header::INST_WORD_LEN_SATURATE;
     reserved[2] = 1;
     let mut m = members(KELF_CAYMAN);
-    m.retain(|(name, _)| !name.ends_with(".bin"));
+    m.retain(|(name, _)| !name.ends_with(".bin") && *name != "sg00/def.json");
+    m.push(("sg00/def.json", br#"{"sp_instr": "SP.bin"}"#.to_vec()));
     m.push(("sg00/SP.bin", [raw, long, reserved].concat()));
     let n = neff::parse(&container(2, &gzip(&tar(&m)), None), "t.neff").unwrap();
     let j = conform::conform(&n, None).to_json();

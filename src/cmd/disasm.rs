@@ -1,5 +1,7 @@
 //! `tpb disasm FILE…`: one text line per bundle, with its location as a comment.
 //! A raw file is read and printed a chunk at a time (bounded memory whatever its size).
+//! Exit 0, or 2 once an input could not be read (a NEFF from which no bundle is
+//! read included); the others are still disassembled.
 
 use crate::input;
 use std::io::Write;
@@ -41,8 +43,8 @@ pub fn run(a: Args) -> u8 {
                     }
                 }
             }
-            Ok(input::Input::Neff(streams)) => {
-                for s in &streams {
+            Ok(input::Input::Neff(program)) => {
+                for s in &program.streams {
                     if let Err(e) = tpb_isa::bundle::stream(&s.bytes) {
                         code = super::fail(format!("{}: {e}", s.label()));
                         continue;

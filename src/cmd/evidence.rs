@@ -6,8 +6,8 @@
 //! `--propose` prints a drafted erratum for each contradiction instead;
 //! `--holdout` the held-out table (each build judged with the errata the
 //! other builds support). Exit 0; with `--check`, 1 when a contradiction lacks an erratum or an
-//! erratum lacks support here; 2 usage/I-O (an unreadable input is reported,
-//! the others still read).
+//! erratum lacks support here; 2 usage/I-O (an unreadable input, or a NEFF
+//! from which no bundle is read, is reported, the others still read).
 //!
 //! `tpb evidence diff OLD NEW`: what moved between two sets of programs
 //! (their exit bits are its own, see `evidence/diff.rs`).
@@ -19,7 +19,6 @@ use std::path::PathBuf;
 use tpb_isa::Generation;
 use tpb_oracle::evidence::holdout::{self, Labelled};
 use tpb_oracle::evidence::{draft, Evidence};
-use tpb_oracle::neff::stream::engine_member;
 
 #[derive(clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true, disable_help_subcommand = true)]
@@ -38,7 +37,8 @@ pub struct Args {
     /// Print the held-out table instead of the evidence: each compiler build judged with only the errata the other builds support.
     #[arg(long, conflicts_with = "json")]
     holdout: bool,
-    /// Generation of every stream (v2, v3, v4). Default: the container's, else v2.
+    /// Generation of every stream (v2, v3, v4). Default: the container's target's, else the
+    /// generation its bundles fit best (said on stderr); v2 for a raw file.
     #[arg(long)]
     arch: Option<Generation>,
     /// Refuse a file larger than this many bytes (pipes and devices included).
@@ -71,11 +71,13 @@ pub fn run(a: Args) -> u8 {
     // Held out, every stream is kept (two passes); otherwise each is counted and dropped.
     let mut kept: Vec<(String, Generation, Vec<u8>)> = Vec::new();
     // The usage/I-O code once any input could not be read; it outranks the verdict.
-    let code = programs::each_stream(&a.paths, a.arch, a.max_bytes, |shown, s, g| {
-        let engine = engine_member(&s.member).map_or("", |(_, e)| e.stem());
-        ev.add_stream(shown, s.build.as_deref(), g, engine, &s.bytes);
-        if a.holdout {
-            kept.push((s.build.clone().unwrap_or_else(|| tpb_oracle::evidence::UNKNOWN_BUILD.to_string()), g, s.bytes.clone()));
+    let code = programs::each_program(&a.paths, a.arch, a.max_bytes, |shown, p, c| {
+        ev.set_source(shown, c.target.as_deref(), c.from);
+        for s in &p.streams {
+            ev.add_stream(shown, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
+            if a.holdout {
+                kept.push((s.build.clone().unwrap_or_else(|| tpb_oracle::evidence::UNKNOWN_BUILD.to_string()), c.generation, s.bytes.clone()));
+            }
         }
     });
     if ev.bundles() == 0 {

@@ -6,7 +6,8 @@
 //! generations and compiler builds, and a proposed layout whose fields tile
 //! 0x04..0x3F, each INFERRED and named by what it looks like. Deterministic.
 //! Exit 0 (an opcode with no bundle is a warning); 2 usage/I-O (an unreadable
-//! input is reported, the others still read).
+//! input, or a NEFF from which no bundle is read, is reported, the others
+//! still read).
 
 use crate::programs;
 use std::path::PathBuf;
@@ -21,7 +22,8 @@ pub struct Args {
     /// Pretty JSON instead of text.
     #[arg(long)]
     json: bool,
-    /// Generation of every stream (v2, v3, v4). Default: the container's, else v2.
+    /// Generation of every stream (v2, v3, v4). Default: the container's target's, else the
+    /// generation its bundles fit best (said on stderr); v2 for a raw file.
     #[arg(long)]
     arch: Option<Generation>,
     /// Refuse a file larger than this many bytes (pipes and devices included).
@@ -59,7 +61,11 @@ pub fn run(a: Args) -> u8 {
     ops.dedup();
     let mut inf = Inference::new(&ops);
     // The usage/I-O code once any input could not be read.
-    let code = programs::each_stream(&a.paths, a.arch, a.max_bytes, |shown, s, g| inf.add_stream(shown, s.build.as_deref(), g, &s.bytes));
+    let code = programs::each_program(&a.paths, a.arch, a.max_bytes, |shown, p, c| {
+        for s in &p.streams {
+            inf.add_stream(shown, s.build.as_deref(), c.generation, &s.bytes);
+        }
+    });
     for op in inf.opcodes().filter(|o| o.bundles == 0) {
         eprintln!("tpb: warning: infer: no bundle of opcode {:#04x} {} in the inputs", op.opcode, opcode::name(op.opcode));
     }

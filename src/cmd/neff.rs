@@ -1,7 +1,8 @@
 //! `tpb neff FILE… [--json]`: what a NEFF container holds: header fields,
 //! payload integrity, members, and per engine the bundle count and opcode
 //! histogram. Exit 0 all read and intact, 1 a payload digest mismatch,
-//! 2 usage, I/O or a malformed container (the other files are still shown).
+//! 2 usage, I/O, a malformed container, or one from which no bundle is read
+//! (its summary is still shown; the other files are still shown).
 //!
 //! Its subcommands take a container apart and put it back together:
 //! `tpb neff unpack FILE DIR`, `tpb neff pack DIR -o OUT`,
@@ -66,9 +67,28 @@ pub fn run(a: Args) -> u8 {
         if !n.integrity.ok() {
             code = code.max(1);
         }
-        let written = out.write(code, |w| if a.json { writeln!(w, "{}", neff::summary::json(&n)) } else { write!(w, "{}", neff::summary::text(&n)) });
+        let unread = n.unread();
+        let choice = n.choose(None);
+        // A guess over no bundle says nothing: the error below does.
+        if unread.is_none() {
+            crate::input::say(file, &choice);
+        }
+        let written = out.write(code, |w| {
+            if a.json {
+                writeln!(w, "{}", neff::summary::json_with(&n, &choice))
+            } else {
+                write!(w, "{}", neff::summary::text_with(&n, &choice))
+            }
+        });
         if let Err(c) = written {
             return c;
+        }
+        if let Some(e) = unread {
+            // The summary shows what the archive holds; the error line follows it.
+            if let Err(c) = out.write(code, |w| w.flush()) {
+                return c;
+            }
+            code = code.max(super::fail(e));
         }
     }
     out.finish(code)

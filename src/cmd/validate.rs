@@ -1,4 +1,5 @@
-//! `tpb validate [--arch v2|v3|v4] [--spec] [--recovered] [--json] [-v | -q] FILE…`: exit 0 all valid, 1 any invalid, 2 usage/I-O.
+//! `tpb validate [--arch v2|v3|v4] [--spec] [--recovered] [--json] [-v | -q] FILE…`: exit 0 all valid, 1 any invalid,
+//! 2 usage/I-O (a NEFF from which no bundle is read is unreadable input: nothing of it was judged).
 //! By default the spec is amended by the errata real programs establish; `--spec` judges by the spec alone.
 //! `--recovered` adds, as `info`, each recovered field that breaks what every real bundle holds there.
 
@@ -7,10 +8,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use tpb_isa::bundle::BUNDLE_BYTES;
 use tpb_isa::{validate, Bundle, Generation, Profile};
+use tpb_oracle::neff::{choice, Choice};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Generation to validate for (v2, v3, v4). Default: the container's, else v2.
+    /// Generation to validate for (v2, v3, v4). Default: the container's target's, else the
+    /// generation its bundles fit best (said on stderr); v2 for a raw file.
     #[arg(long)]
     arch: Option<Generation>,
     /// Judge by the spec alone. Default: the spec amended by the errata (what the spec refuses
@@ -95,7 +98,8 @@ struct Origin<'a> {
     member: &'a str,
     /// `file` or `file:member` for a text line (control characters escaped).
     label: String,
-    generation: Generation,
+    /// The generation and how it was chosen (with the container's target).
+    choice: &'a Choice,
     build: Option<&'a str>,
 }
 
@@ -112,8 +116,8 @@ impl Verdicts {
         match opened {
             Err(e) => self.unreadable = super::fail(e),
             Ok(input::Input::Raw(mut raw)) => {
-                let generation = arch.unwrap_or(Generation::V2);
-                let at = Origin { file: json_name, member: "", label: raw.name().to_string(), generation, build: None };
+                let choice = choice::for_raw(arch);
+                let at = Origin { file: json_name, member: "", label: raw.name().to_string(), choice: &choice, build: None };
                 while let Some(chunk) = raw.next_chunk() {
                     match chunk {
                         Ok((base, bytes)) => self.bundles(&at, base, bytes)?,
@@ -122,14 +126,11 @@ impl Verdicts {
                     }
                 }
             }
-            Ok(input::Input::Neff(streams)) => {
-                // A container whose target names no generation is validated as v2: say so (its note says why).
-                if arch.is_none() && streams.iter().any(|s| s.generation.is_none()) {
-                    eprintln!("tpb: warning: {}: assuming v2 for its streams (choose one with --arch v2|v3|v4)", input::shown(file));
-                }
-                for s in &streams {
-                    let generation = arch.or(s.generation).unwrap_or(Generation::V2);
-                    let at = Origin { file: json_name.clone(), member: &s.member, label: s.label(), generation, build: s.build.as_deref() };
+            Ok(input::Input::Neff(program)) => {
+                // A target that names no generation: the best fit, said on stderr.
+                let choice = program.generation(arch);
+                for s in &program.streams {
+                    let at = Origin { file: json_name.clone(), member: &s.member, label: s.label(), choice: &choice, build: s.build.as_deref() };
                     self.bundles(&at, 0, &s.bytes)?;
                 }
             }
@@ -144,7 +145,7 @@ impl Verdicts {
             self.unreadable = super::fail(format!("{}: {e}", at.label));
             return Ok(());
         }
-        let (g, profile, recovered, json, verbose, quiet) = (at.generation, self.profile, self.recovered, self.json, self.verbose, self.quiet);
+        let (g, profile, recovered, json, verbose, quiet) = (at.choice.generation, self.profile, self.recovered, self.json, self.verbose, self.quiet);
         let Verdicts { out, findings: amended, any_invalid, unreadable, total, invalid, .. } = self;
         let mut lost = None;
         // The stream validator judges a batch at a time and gives the spec's findings, exactly
@@ -190,6 +191,8 @@ impl Verdicts {
                         "offset": off,
                         "index": index,
                         "arch": g,
+                        "target": at.choice.target,
+                        "generation_from": at.choice.from,
                         "build": at.build,
                         "profile": profile,
                         "opcode": b.opcode(),

@@ -35,12 +35,12 @@ fn header_bundle(op: u8) -> Raw {
 /// The engine whose stream an opcode goes in (its table engine, first listed).
 fn engine_of(op: u8) -> Engine {
     let name = opcode::lookup(op).map_or("SP", |o| o.engine.split('/').next().unwrap_or("SP"));
-    Engine::ALL.into_iter().find(|e| e.isa_name() == name).unwrap_or(Engine::Sp)
+    Engine::ALL.into_iter().find(|e| e.isa_name() == Some(name)).unwrap_or(Engine::Sp)
 }
 
 fn tar_payload() -> Result<Vec<u8>, String> {
     let mut streams: Vec<(Engine, Vec<u8>)> =
-        Engine::ALL.iter().map(|e| (*e, STREAM_PROLOGUE.iter().flat_map(|o| header_bundle(*o)).collect())).collect();
+        Engine::ALL.iter().map(|e| (e.clone(), STREAM_PROLOGUE.iter().flat_map(|o| header_bundle(*o)).collect())).collect();
     for b in hand::all()?.iter().filter(|b| b.generation == Generation::V3 && b.expect.is_empty()) {
         let e = engine_of(b.raw[0]);
         if let Some((_, s)) = streams.iter_mut().find(|(x, _)| *x == e) {
@@ -51,7 +51,12 @@ fn tar_payload() -> Result<Vec<u8>, String> {
         ("info.json".into(), br#"{"tool_version": "0.0.0+tpb-seed", "num_tpb": 1}"#.to_vec()),
         ("kelf-0.json".into(), br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#.to_vec()),
         ("neff.json".into(), b"{}".to_vec()),
-        ("sg00/def.json".into(), b"{}".to_vec()),
+        // As real definitions do, it names each engine's stream (the reader finds them through it).
+        (
+            "sg00/def.json".into(),
+            br#"{"act_instr": "Activation.bin", "dve_instr": "DVE.bin", "pe_instr": "PE.bin", "pool_instr": "Pool.bin", "sp_instr": "SP.bin"}"#
+                .to_vec(),
+        ),
     ];
     members.extend(streams.into_iter().map(|(e, s)| (format!("sg00/{}.bin", e.stem()), s)));
     let mut b = tar::Builder::new(Vec::new());

@@ -69,13 +69,15 @@ fn samples(json: &Value) -> (Vec<String>, Vec<String>) {
 
 /// Why a container that read cannot pass: its payload is not shown to be
 /// the one its header vouches for (a mismatch, or a pkg_version with no
-/// known digest: `tpb neff` fails both too), or it holds no bundle to check.
-fn unchecked(n: &neff::Neff, bundles: usize) -> Option<String> {
+/// known digest: `tpb neff` fails both too), or it holds no bundle to check
+/// (`unread`: what was looked for and found, when no bundle was read at all).
+fn unchecked(n: &neff::Neff, bundles: usize, unread: Option<&neff::NeffError>) -> Option<String> {
     if !n.integrity.ok() {
         return Some(format!("payload digest {}", n.integrity.describe()));
     }
     if bundles == 0 {
-        return Some(format!("no bundles to check ({} engine streams): nothing was conformed", n.streams.len()));
+        let why = unread.map_or_else(String::new, |e| format!(": {}", crate::out::escape(&e.message)));
+        return Some(format!("no bundles to check ({} engine streams): nothing was conformed{why}", n.streams.len()));
     }
     None
 }
@@ -111,9 +113,13 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
     let judge = |f: &PathBuf| {
         let start = Instant::now();
         let judged = neff::read_file(f).map(|mut n| {
+            let unread = n.unread();
             let total = bound(&mut n, max_bundles);
-            let c = neff::conform::conform(&n, None);
-            (n, total, c)
+            // A target that names no generation: the best fit of the bundles judged, as every command does.
+            let choice = n.choose(None);
+            let mut c = neff::conform::NeffConformance::default();
+            c.add_as(&n, &choice);
+            (n, total, c, unread, choice)
         });
         (judged, start.elapsed())
     };
@@ -122,13 +128,20 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
         let name = f.display().to_string();
         let case = match judged {
             Err(e) => Case::fail(&name, format!("cannot read the container: {e}")),
-            Ok((n, total, c)) => {
+            Ok((n, total, c, unread, choice)) => {
+                if unread.is_none() {
+                    crate::input::say(f, &choice);
+                }
                 let json = c.to_json();
                 let base = format!("neff/{}", stem(f, i));
                 artifacts.push((format!("{base}.md"), c.to_markdown().into_bytes()));
                 artifacts.push((format!("{base}.json"), serde_json::to_vec_pretty(&json).unwrap_or_default()));
                 let (failures, dis) = samples(&json);
-                let gens: Vec<String> = c.sources().iter().map(|s| format!("{} from {:?}", s.generation, s.generation_from)).collect();
+                let gens: Vec<String> = c.sources().iter().map(|s| format!("{} from {}", s.generation, s.generation_from.as_str())).collect();
+                let gens = match choice.warning().filter(|_| unread.is_none()) {
+                    Some(w) => vec![format!("{}: {}", gens.join(", "), crate::out::escape(&w))],
+                    None => gens,
+                };
                 let summary = format!(
                     "{} bundles in {} streams ({}), integrity {}; {} with spec disagreements; invalid: {} by default, {} under --spec",
                     c.bundles(),
@@ -145,7 +158,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
                 } else {
                     summary
                 };
-                let mut case = match unchecked(&n, c.bundles()) {
+                let mut case = match unchecked(&n, c.bundles(), unread.as_ref()) {
                     Some(why) => Case::fail(&name, format!("{why}; {summary}")),
                     None if c.harness_failures() == 0 => Case::pass(&name, summary),
                     None => Case::fail(&name, format!("{} harness failures; {summary}\n{}", c.harness_failures(), failures.join("\n"))),

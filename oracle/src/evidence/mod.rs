@@ -20,6 +20,7 @@ mod tests;
 pub use fields::{fields, finding_bytes, FieldSpec};
 pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
 
+use crate::neff::GenerationFrom;
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_isa::bundle::recovered::{claims, Claim};
 use tpb_isa::errata::{Erratum, ERRATA};
@@ -189,6 +190,8 @@ impl std::fmt::Display for Contradiction {
 pub struct Evidence {
     /// (file, build, generation) → bundles.
     inputs: BTreeMap<(String, String, Generation), u64>,
+    /// File → its target and how its generation was chosen (see [`Evidence::set_source`]).
+    sources: BTreeMap<String, (Option<String>, GenerationFrom)>,
     /// (generation, build) → opcode → group.
     groups: BTreeMap<(Generation, String), BTreeMap<u8, Group>>,
     /// Erratum id → build → support.
@@ -242,6 +245,12 @@ impl Evidence {
             s.files.insert(file.to_string());
             s.bundles += c;
         }
+    }
+
+    /// Records, for the output, a file's target (a container's, as it names
+    /// it) and how the generation its streams are added under was chosen.
+    pub fn set_source(&mut self, file: &str, target: Option<&str>, from: GenerationFrom) {
+        self.sources.insert(file.to_string(), (target.map(str::to_string), from));
     }
 
     /// Whole bundles added.

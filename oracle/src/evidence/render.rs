@@ -59,8 +59,14 @@ fn group_json(g: tpb_isa::Generation, build: &str, op: u8, s: &Group) -> Value {
 impl Evidence {
     /// The evidence as one JSON object: `inputs`, `groups`, `errata`, `contradictions`, `totals`.
     pub fn to_json(&self) -> Value {
-        let inputs: Vec<Value> =
-            self.inputs.iter().map(|((file, build, g), n)| json!({"file": file, "build": build, "generation": g, "bundles": n})).collect();
+        let inputs: Vec<Value> = self
+            .inputs
+            .iter()
+            .map(|((file, build, g), n)| {
+                let (target, from) = self.sources.get(file).map_or((None, None), |(t, f)| (t.as_deref(), Some(*f)));
+                json!({"file": file, "build": build, "target": target, "generation": g, "generation_from": from, "bundles": n})
+            })
+            .collect();
         let groups: Vec<Value> =
             self.groups.iter().flat_map(|((g, build), ops)| ops.iter().map(move |(op, s)| group_json(*g, build, *op, s))).collect();
         let errata: Vec<Value> = self

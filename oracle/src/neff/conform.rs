@@ -23,17 +23,8 @@ pub const MAX_TRACKED: usize = 4096;
 /// Harness failures kept in detail (all are counted).
 pub const MAX_DETAILS: usize = 200;
 
-/// Where each stream's generation came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GenerationFrom {
-    /// `--arch` given by the user.
-    Arch,
-    /// The container's `kelf-0.json` target.
-    Target,
-    /// Neither: v2 assumed.
-    Default,
-}
+pub use super::choice::GenerationFrom;
+use super::choice::{Choice, Fit};
 
 /// One container that went into the report.
 #[derive(Clone, Debug, Serialize)]
@@ -43,6 +34,9 @@ pub struct Source {
     pub target: Option<String>,
     pub generation: Generation,
     pub generation_from: GenerationFrom,
+    /// How its bundles fit each generation, when the generation was guessed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation_fit: Option<Fit>,
     pub integrity: String,
     pub integrity_ok: bool,
     /// (member, bundles) per stream.
@@ -121,8 +115,8 @@ impl FieldDist {
 struct OpStats {
     kind: BodyKind,
     count: usize,
-    /// Stream engine stem → bundles.
-    engines: BTreeMap<&'static str, usize>,
+    /// Stream engine name → bundles.
+    engines: BTreeMap<String, usize>,
     header_ok: usize,
     codec_ok: usize,
     text_ok: usize,
@@ -201,7 +195,7 @@ pub struct NeffConformance {
     /// Bundles with validator findings or an opcode the spec does not name.
     disagreeing: usize,
     /// Opcode → stream engine → bundles found on an engine the opcode table does not name for it.
-    engine_mismatch: BTreeMap<u8, BTreeMap<&'static str, usize>>,
+    engine_mismatch: BTreeMap<u8, BTreeMap<String, usize>>,
     ops: BTreeMap<u8, OpStats>,
     codes: BTreeMap<&'static str, CodeStats>,
     harness: Vec<HarnessFailure>,
@@ -275,13 +269,15 @@ pub fn conform_all(neffs: &[Neff], arch: Option<Generation>) -> NeffConformance 
 }
 
 impl NeffConformance {
-    /// Adds every bundle of one container.
+    /// Adds every bundle of one container, under `arch`, else its target's
+    /// generation, else the one its bundles fit best ([`Neff::choose`]).
     pub fn add(&mut self, neff: &Neff, arch: Option<Generation>) {
-        let (generation, generation_from) = match (arch, neff.generation()) {
-            (Some(g), _) => (g, GenerationFrom::Arch),
-            (None, Some(g)) => (g, GenerationFrom::Target),
-            (None, None) => (Generation::V2, GenerationFrom::Default),
-        };
+        self.add_as(neff, &neff.choose(arch));
+    }
+
+    /// Adds every bundle of one container under the generation `choice` names.
+    pub fn add_as(&mut self, neff: &Neff, choice: &Choice) {
+        let (generation, generation_from) = (choice.generation, choice.from);
         let build = neff.tool_version.as_deref().unwrap_or("unknown");
         for s in &neff.streams {
             self.add_stream(&neff.name, build, s, generation);
@@ -292,6 +288,7 @@ impl NeffConformance {
             target: neff.target().map(str::to_string),
             generation,
             generation_from,
+            generation_fit: choice.fit.clone(),
             integrity: neff.integrity.describe(),
             integrity_ok: neff.integrity.ok(),
             streams: neff.streams.iter().map(|s| (s.member.clone(), s.len())).collect(),
@@ -388,9 +385,10 @@ impl NeffConformance {
                     e.1.insert(file.to_string());
                 }
             }
-            let off_engine = opcode::lookup(op).is_some_and(|o| !table_names_engine(o.engine, s.engine.isa_name()));
+            // An engine the table does not know (a new definition key) is no mismatch: there is nothing to compare.
+            let off_engine = s.engine.isa_name().is_some_and(|e| opcode::lookup(op).is_some_and(|o| !table_names_engine(o.engine, e)));
             if off_engine {
-                *self.engine_mismatch.entry(op).or_default().entry(s.engine.stem()).or_insert(0) += 1;
+                bump(self.engine_mismatch.entry(op).or_default(), s.engine.stem());
             }
             // An opcode the table lacks has its unknown-opcode finding among these.
             debug_assert!(opcode::lookup(op).is_some() || !outcome.findings.is_empty());
@@ -413,7 +411,7 @@ impl NeffConformance {
             }
             let st = self.ops.entry(op).or_insert_with(|| OpStats::new(op));
             st.count += 1;
-            *st.engines.entry(s.engine.stem()).or_insert(0) += 1;
+            bump(&mut st.engines, s.engine.stem());
             st.header_ok += usize::from(outcome.header_ok);
             st.codec_ok += usize::from(outcome.codec_ok);
             st.text_ok += usize::from(outcome.text.is_ok());
@@ -452,7 +450,7 @@ impl NeffConformance {
     }
 
     /// Opcode → engine stem → bundles on an engine the opcode table does not name.
-    pub fn engine_mismatches(&self) -> &BTreeMap<u8, BTreeMap<&'static str, usize>> {
+    pub fn engine_mismatches(&self) -> &BTreeMap<u8, BTreeMap<String, usize>> {
         &self.engine_mismatch
     }
 
@@ -637,6 +635,7 @@ impl NeffConformance {
             let from = match s.generation_from {
                 GenerationFrom::Arch => "--arch",
                 GenerationFrom::Target => "target",
+                GenerationFrom::Guessed => "guessed: target unknown, fewest invalid bundles",
                 GenerationFrom::Default => "default, target unknown",
             };
             let _ = writeln!(
@@ -799,7 +798,17 @@ fn table_names_engine(table: &str, engine: &str) -> bool {
     table == "ANY" || table.split('/').any(|t| t == engine)
 }
 
-fn engines_text(e: &BTreeMap<&'static str, usize>) -> String {
+/// Counts one bundle under an engine name (allocating the name only the first time).
+fn bump(map: &mut BTreeMap<String, usize>, engine: &str) {
+    match map.get_mut(engine) {
+        Some(n) => *n += 1,
+        None => {
+            map.insert(engine.to_string(), 1);
+        }
+    }
+}
+
+fn engines_text(e: &BTreeMap<String, usize>) -> String {
     let v: Vec<String> = e.iter().map(|(k, c)| format!("{k} x{c}")).collect();
     v.join(", ")
 }

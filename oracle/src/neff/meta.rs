@@ -1,5 +1,6 @@
 //! The JSON members the reader interprets: `info.json` (which compiler wrote
-//! the file) and `kelf-0.json` (the target and the subgraph list).
+//! the file) and `kelf-0.json` (the target and the subgraph list); graph
+//! definitions are read the same way ([`super::definition`]).
 //!
 //! Both are read into typed structs holding only the fields used: serde skips
 //! every other value without building it, so a member's memory is its bytes
@@ -15,11 +16,12 @@ pub const INFO: &str = "info.json";
 /// Program description member: target and graphs.
 pub const KELF: &str = "kelf-0.json";
 
-/// Largest `info.json` or `kelf-0.json` the reader accepts: 4 MiB. Measured on
-/// the 86 real files (`../shared/neff`, `corpus/neff/real`, compilers 2.14 and
-/// 2.23) the largest `info.json` is 995 bytes and the largest `kelf-0.json`
-/// 253 bytes, so the cap leaves a margin of over 4000x, and still bounds what
-/// a hostile member costs to read and skip.
+/// Largest `info.json`, `kelf-0.json` or graph definition (`def.json`) the
+/// reader accepts: 4 MiB. Measured on the real files (`../shared/neff`,
+/// `corpus/neff/real`, compilers 2.14 and 2.23) the largest `info.json` is 995
+/// bytes, the largest `kelf-0.json` 253 bytes and the largest `def.json`
+/// 260,551 bytes, so the cap leaves a margin of 16x on definitions (4000x on
+/// the others), and still bounds what a hostile member costs to read and skip.
 pub const MAX_METADATA: u64 = 4 << 20;
 
 /// `info.json`: only what the reader uses.
@@ -65,7 +67,7 @@ pub fn kelf(file: &str, member: &str, bytes: &[u8]) -> Result<Kelf, NeffError> {
 /// The typed parse of a JSON object (the payload reader refused a member over
 /// the metadata cap before reading it). Any other top-level value is refused:
 /// serde would read a struct out of an array by position.
-fn parse<'a, T: Deserialize<'a>>(file: &str, member: &str, bytes: &'a [u8]) -> Result<T, NeffError> {
+pub(super) fn parse<'a, T: Deserialize<'a>>(file: &str, member: &str, bytes: &'a [u8]) -> Result<T, NeffError> {
     let start = bytes.iter().position(|b| !b" \t\r\n".contains(b));
     if let Some(at) = start.filter(|at| bytes[*at] != b'{') {
         return Err(NeffError::new(file, member, At::Member(at as u64), "invalid JSON: the member must be a JSON object".to_string()));

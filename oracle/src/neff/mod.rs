@@ -1,23 +1,30 @@
 //! NEFF containers: the files the Neuron compiler emits. A 1024-byte header
 //! ([`header`]), a payload digest ([`integrity`]), then a tar archive
 //! ([`payload`]) holding JSON metadata and, per subgraph, one flat stream of
-//! 64-byte bundles per engine ([`stream`]). [`conform`] runs every real bundle
-//! through the codec, the text format and the validator.
+//! 64-byte bundles per engine ([`stream`]), found through the graph
+//! definitions the metadata names ([`locate`]). [`conform`] runs every real
+//! bundle through the codec, the text format and the validator; [`choice`]
+//! says which generation a container is judged under.
 //!
 //! The spec never looked at a compiled container (its gap G1): the layout
 //! facts here were measured on real compiler output and carry that provenance.
 
 pub mod build;
+pub mod choice;
 pub mod conform;
+pub mod definition;
 pub mod error;
 pub mod header;
 pub mod integrity;
+pub mod locate;
 pub mod meta;
 pub mod pack;
+mod passes;
 pub mod payload;
 pub mod stream;
 pub mod summary;
 
+pub use choice::{Choice, GenerationFrom};
 pub use error::{At, NeffError};
 pub use header::{NeffHeader, HEADER_BYTES};
 pub use integrity::Integrity;
@@ -25,6 +32,7 @@ pub use meta::{Graph, Info, Kelf, MAX_METADATA};
 pub use payload::{ArchiveEnd, Compression, Limits, Member, MAX_FILE};
 pub use stream::{Engine, EngineStream};
 
+use std::collections::HashMap;
 use std::path::Path;
 use tpb_isa::Generation;
 
@@ -58,6 +66,9 @@ pub struct Neff {
     pub archive_end: ArchiveEnd,
     /// Things worth a look that do not stop the read.
     pub notes: Vec<String>,
+    /// How the engine streams were looked for, step by step (bounded): what
+    /// [`Neff::unread`] says when none gave a bundle.
+    pub looked_for: Vec<String>,
 }
 
 impl Neff {
@@ -80,6 +91,41 @@ impl Neff {
 
     pub fn bundles(&self) -> usize {
         self.streams.iter().map(EngineStream::len).sum()
+    }
+
+    /// The generation its bundles are judged under: `arch` when given, else
+    /// its target's, else the one they fit best ([`choice`]).
+    pub fn choose(&self, arch: Option<Generation>) -> Choice {
+        let streams: Vec<&[u8]> = self.streams.iter().map(|s| s.bytes.as_slice()).collect();
+        choice::for_container(self.target(), arch, &streams)
+    }
+
+    /// The error for a container from which no bundle is read (no stream
+    /// found, or only empty ones): a program that cannot be judged must
+    /// never pass as one judged clean. It names what was looked for and the
+    /// `.bin` members the archive holds. `None` when a bundle was read.
+    pub fn unread(&self) -> Option<NeffError> {
+        if self.bundles() > 0 {
+            return None;
+        }
+        let found = if self.streams.is_empty() {
+            "found no engine stream".to_string()
+        } else {
+            let names: Vec<&str> = self.streams.iter().take(locate::MAX_LISTED).map(|s| s.member.as_str()).collect();
+            let more = self.streams.len().saturating_sub(locate::MAX_LISTED);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("found {} engine streams, all empty ({}{more})", self.streams.len(), names.join(", "))
+        };
+        let bins: Vec<&str> = self.members.iter().filter(|m| m.name.ends_with(".bin")).map(|m| m.name.as_str()).collect();
+        let present = match bins.len() {
+            0 => format!("the archive holds no .bin member ({} members)", self.members.len()),
+            n => {
+                let more = if n > locate::MAX_LISTED { format!(" and {} more", n - locate::MAX_LISTED) } else { String::new() };
+                format!("the archive's .bin members: {}{more}", bins[..n.min(locate::MAX_LISTED)].join(", "))
+            }
+        };
+        let at = At::File(self.header.header_size.get());
+        Some(NeffError::new(&self.name, "payload", at, format!("no bundle read: looked for {}; {found}; {present}", self.looked_for.join("; "))))
     }
 }
 
@@ -229,21 +275,16 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
     }
     notes.extend(archive_end_notes(&un.end));
 
-    let mut has_info = false;
-    let mut tool_version = None;
-    let mut kelf = None;
-    let mut streams = Vec::new();
-    for (member, bytes) in un.kept {
-        if member == meta::INFO {
-            tool_version = meta::info(name, &member, &bytes).map_err(after_digest)?.tool_version;
-            has_info = true;
-        } else if member == meta::KELF {
-            kelf = Some(meta::kelf(name, &member, &bytes).map_err(after_digest)?);
-        } else if let Some((subgraph, engine)) = stream::engine_member(&member) {
-            stream::check_length(name, &member, &bytes).map_err(after_digest)?;
-            streams.push(EngineStream { subgraph, engine, member, bytes, generation: None });
-        }
-    }
+    let mut kept: HashMap<String, Vec<u8>> = un.kept.into_iter().collect();
+    let info = kept.remove(meta::INFO).map(|b| meta::info(name, meta::INFO, &b)).transpose().map_err(after_digest)?;
+    let kelf = kept.remove(meta::KELF).map(|b| meta::kelf(name, meta::KELF, &b)).transpose().map_err(after_digest)?;
+    let has_info = info.is_some();
+    let tool_version = info.and_then(|i| i.tool_version);
+    let members = un.members;
+    let again = passes::Payload { name, bytes: payload, header_size, limits };
+    let read = passes::streams(&again, kept, kelf.as_ref(), &members, &after_digest)?;
+    let mut streams = read.streams;
+    notes.extend(read.notes);
     if !has_info {
         notes.push(format!("no {}: compiler version unknown", meta::INFO));
     }
@@ -257,6 +298,7 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
     for s in &mut streams {
         s.generation = generation;
     }
+    // Stable: a key's list of members keeps its order.
     streams.sort_by(|a, b| a.subgraph.cmp(&b.subgraph).then(a.engine.cmp(&b.engine)));
     if let Some(k) = &kelf {
         notes.extend(graph_notes(k, &streams));
@@ -268,7 +310,7 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
         header,
         integrity,
         compression: un.compression,
-        members: un.members,
+        members,
         tool_version,
         kelf,
         streams,
@@ -277,6 +319,7 @@ fn parse_container(bytes: &[u8], name: &str, limits: &Limits) -> Result<Neff, Ne
         trailing_tar_bytes: un.end.trailing,
         archive_end: un.end,
         notes,
+        looked_for: read.looked_for,
     })
 }
 
@@ -354,13 +397,14 @@ fn archive_end_notes(end: &ArchiveEnd) -> Vec<String> {
     notes
 }
 
-/// The members whose bytes the reader keeps, each with its cap: metadata
-/// (`info.json`, `kelf-0.json`) under the metadata cap, engine streams under
-/// the member cap.
+/// The members whose bytes the first pass keeps, each with its cap: metadata
+/// (`info.json`, `kelf-0.json`) under the metadata cap; definitions and
+/// engine streams under the names compilers so far write, under the member
+/// cap (what the kelf and definitions name otherwise is read in later passes).
 fn keep(member: &str, limits: &Limits) -> Option<payload::Keep> {
     if member == meta::INFO || member == meta::KELF {
         Some(payload::Keep { cap: limits.max_metadata.min(limits.max_member), cap_for: " for metadata members" })
-    } else if stream::engine_member(member).is_some() {
+    } else if locate::likely(member) {
         Some(payload::Keep { cap: limits.max_member, cap_for: "" })
     } else {
         None
@@ -423,9 +467,14 @@ pub enum FuzzDepth {
 pub fn fuzz_neff(data: &[u8]) -> FuzzDepth {
     let _ = sniff(data);
     let Ok(n) = parse_with(data, "fuzz", &Limits::FUZZ) else { return FuzzDepth::Refused };
-    let _ = summary::text(&n);
-    let _ = summary::json(&n);
-    let c = conform::conform(&n, None);
+    let _ = n.unread();
+    // Chosen once: an unknown target's guess validates every bundle three times.
+    let choice = n.choose(None);
+    let _ = choice.warning();
+    let _ = summary::text_with(&n, &choice);
+    let _ = summary::json_with(&n, &choice);
+    let mut c = conform::NeffConformance::default();
+    c.add_as(&n, &choice);
     let _ = c.to_markdown();
     let _ = c.to_json();
     FuzzDepth::Conformed

@@ -25,7 +25,7 @@ use super::error::{At, NeffError};
 use super::header::{hex, NeffHeader, HEADER_BYTES};
 use super::integrity::{self, Algorithm, Form, Integrity};
 use super::payload::{self, Compression, Limits, RECORD_BYTES};
-use super::{stream, Neff};
+use super::Neff;
 use crate::text_safe::escape;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
@@ -929,10 +929,14 @@ pub fn check_path(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The text file beside an engine stream: `sg00/PE.bin` → `sg00/PE.tpb`.
-pub fn text_path(member: &str) -> Option<String> {
-    stream::engine_member(member)?;
-    member.strip_suffix(".bin").map(|s| format!("{s}.tpb"))
+/// The text file beside an engine stream: `sg00/PE.bin` → `sg00/PE.tpb`;
+/// a stream a definition names otherwise keeps its whole name
+/// (`sg00/pe.data` → `sg00/pe.data.tpb`).
+pub fn text_path(stream_member: &str) -> String {
+    match stream_member.strip_suffix(".bin") {
+        Some(s) => format!("{s}.tpb"),
+        None => format!("{stream_member}.tpb"),
+    }
 }
 
 /// An engine stream as text: a comment line, then one disassembled line per bundle
@@ -989,9 +993,11 @@ pub fn unpack_to(bytes: &[u8], name: &str, dir: &Path, limits: &Limits) -> Resul
         )
         .into());
     }
+    // The members the reader took for engine streams (named by a definition, or by their names).
+    let streams: HashSet<&str> = neff.streams.iter().map(|s| s.member.as_str()).collect();
     let mut texts: Vec<(usize, String, String)> = Vec::new();
     for (i, (e, bytes)) in manifest.members.iter().zip(&data).enumerate() {
-        let Some(t) = e.file.as_deref().and_then(text_path) else { continue };
+        let Some(t) = e.file.as_deref().filter(|f| streams.contains(f)).map(text_path) else { continue };
         if files.contains(t.as_str()) || folders.contains(t.as_str()) || t == MANIFEST {
             notes.push(format!("member `{}`: no text beside it, `{t}` is taken by another member", e.name));
             continue;
@@ -1312,8 +1318,8 @@ mod tests {
             assert!(e.contains(why), "{p}: {e}");
         }
         assert_eq!(check_path("sg00/PE.bin"), Ok(()));
-        assert_eq!(text_path("sg00/PE.bin").as_deref(), Some("sg00/PE.tpb"));
-        assert_eq!(text_path("sg00/PE.json"), None);
+        assert_eq!(text_path("sg00/PE.bin"), "sg00/PE.tpb");
+        assert_eq!(text_path("sg00/pe_stream.data"), "sg00/pe_stream.data.tpb");
     }
 
     #[test]

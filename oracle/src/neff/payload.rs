@@ -26,7 +26,7 @@ pub struct Limits {
     pub max_total: u64,
     /// Largest member whose bytes are kept (engine streams and JSON).
     pub max_member: u64,
-    /// Largest metadata member (`info.json`, `kelf-0.json`) parsed; see [`MAX_METADATA`](super::meta::MAX_METADATA).
+    /// Largest metadata member (`info.json`, `kelf-0.json`, graph definitions) parsed; see [`MAX_METADATA`](super::meta::MAX_METADATA).
     pub max_metadata: u64,
     /// Most tar entries.
     pub max_members: usize,

@@ -1,6 +1,7 @@
 //! What `tpb neff` shows: the header's fields, the digest check, the members,
 //! and per engine the bundle count and opcode histogram. Text and JSON.
 
+use super::choice::Choice;
 use super::header::hex;
 use super::stream::Engine;
 use super::Neff;
@@ -14,7 +15,7 @@ use tpb_isa::opcode;
 pub fn engine_totals(n: &Neff) -> BTreeMap<Engine, (usize, BTreeMap<u8, usize>)> {
     let mut out: BTreeMap<Engine, (usize, BTreeMap<u8, usize>)> = BTreeMap::new();
     for s in &n.streams {
-        let e = out.entry(s.engine).or_default();
+        let e = out.entry(s.engine.clone()).or_default();
         e.0 += s.len();
         for (op, c) in s.opcode_histogram() {
             *e.1.entry(op).or_insert(0) += c;
@@ -58,8 +59,15 @@ pub fn header_json(n: &Neff) -> Value {
     })
 }
 
-/// Everything `tpb neff --json` prints for one file.
+/// Everything `tpb neff --json` prints for one file, its generation chosen by [`Neff::choose`].
 pub fn json(n: &Neff) -> Value {
+    json_with(n, &n.choose(None))
+}
+
+/// [`json`] with the generation already chosen: `generation` is the one its
+/// bundles are judged under, `generation_from` says how (`target`, or
+/// `guessed` with `generation_fit` when the target names none).
+pub fn json_with(n: &Neff, choice: &Choice) -> Value {
     let streams: Vec<Value> = n
         .streams
         .iter()
@@ -83,7 +91,9 @@ pub fn json(n: &Neff) -> Value {
         "members": n.members,
         "tool_version": n.tool_version,
         "target": n.target(),
-        "generation": n.generation(),
+        "generation": choice.generation,
+        "generation_from": choice.from,
+        "generation_fit": choice.fit,
         "subgraphs": n.subgraphs(),
         "bundles": n.bundles(),
         "streams": streams,
@@ -96,10 +106,15 @@ pub fn json(n: &Neff) -> Value {
     })
 }
 
-/// The human-readable summary of one file. Every string from the input
+/// The human-readable summary of one file, its generation chosen by [`Neff::choose`].
+pub fn text(n: &Neff) -> String {
+    text_with(n, &n.choose(None))
+}
+
+/// [`text`] with the generation already chosen. Every string from the input
 /// (file and member names, compiler, target, notes) has its control
 /// characters escaped, so each item stays on its own line.
-pub fn text(n: &Neff) -> String {
+pub fn text_with(n: &Neff, choice: &Choice) -> String {
     let h = &n.header;
     let mut s = String::new();
     let _ = writeln!(
@@ -132,7 +147,10 @@ pub fn text(n: &Neff) -> String {
     );
     let _ = writeln!(s, "  integrity: {}", n.integrity.describe());
     let _ = writeln!(s, "  compiler: {}", escape(n.tool_version.as_deref().unwrap_or("unknown (no info.json tool_version)")));
-    let gen = n.generation().map_or_else(|| "no known generation".to_string(), |g| g.to_string());
+    let gen = match &choice.fit {
+        Some(fit) => format!("no known generation; {} by fit (invalid bundles {})", choice.generation, fit.counts()),
+        None => choice.generation.to_string(),
+    };
     let _ = writeln!(s, "  target: {} -> {gen}", escape(n.target().unwrap_or("unknown")));
     let _ = writeln!(s, "  subgraphs: {}", escape(&n.subgraphs().join(" ")));
     let _ = writeln!(s, "  members: {}", n.members.len());

@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use tpb_isa::Generation;
 use tpb_oracle::evidence::diff::{diff, Summary, BIT_ERROR};
 use tpb_oracle::evidence::Evidence;
-use tpb_oracle::neff::stream::engine_member;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -62,9 +61,11 @@ fn load(side: &str, path: &Path, arch: Option<Generation>, max_bytes: u64) -> Re
         return Ok(s);
     }
     let mut ev = Evidence::new();
-    let code = programs::each_stream(&[path.to_path_buf()], arch, max_bytes, |file, s, g| {
-        let engine = engine_member(&s.member).map_or("", |(_, e)| e.stem());
-        ev.add_stream(file, s.build.as_deref(), g, engine, &s.bytes);
+    let code = programs::each_program(&[path.to_path_buf()], arch, max_bytes, |file, p, c| {
+        ev.set_source(file, c.target.as_deref(), c.from);
+        for s in &p.streams {
+            ev.add_stream(file, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
+        }
     });
     // A program left out would make its opcodes look vanished: compare all or nothing.
     if code != 0 {

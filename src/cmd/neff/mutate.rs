@@ -27,7 +27,8 @@ pub struct Args {
     /// Mutations to make, each on its own bundle.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     count: u32,
-    /// Generation whose checks the mutations break (v2, v3, v4). Default: the container's target.
+    /// Generation whose checks the mutations break (v2, v3, v4). Default: the container's target's,
+    /// else the generation its bundles fit best (said on stderr).
     #[arg(long)]
     arch: Option<Generation>,
     /// The JSON log. Default: OUT with `.mutations.json` appended.
@@ -62,13 +63,10 @@ pub fn run(a: Args) -> u8 {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    let g = match a.arch.or(ex.neff.generation()) {
-        Some(g) => g,
-        None => {
-            eprintln!("tpb: warning: {}: assuming v2 for its streams (choose one with --arch v2|v3|v4)", crate::out::escape(&name));
-            Generation::V2
-        }
-    };
+    // A target that names no generation: the best fit, said on stderr, as every command does.
+    let choice = ex.neff.choose(a.arch);
+    crate::input::say(&a.file, &choice);
+    let g = choice.generation;
     let done = match mutate(&mut ex, g, a.seed, a.count as usize) {
         Ok(d) => d,
         Err(e) => return fail(format!("{}: {e}", crate::out::escape(&name))),
@@ -141,8 +139,10 @@ fn mutate(ex: &mut pack::Exploded, g: Generation, seed: u64, count: usize) -> Re
     let mut rng = XorShift::new(seed);
     let mut candidates: Vec<(usize, usize)> = Vec::new();
     let mut findings = Vec::new();
+    // The members the reader took for engine streams (named by a definition, or by their names).
+    let streams: std::collections::HashSet<&str> = ex.neff.streams.iter().map(|s| s.member.as_str()).collect();
     for (i, e) in ex.manifest.members.iter().enumerate() {
-        if e.file.is_none() || neff::stream::engine_member(&e.name).is_none() {
+        if e.file.is_none() || !streams.contains(e.name.as_str()) {
             continue;
         }
         for (k, raw) in ex.data[i].chunks_exact(BUNDLE_BYTES).enumerate() {
