@@ -257,10 +257,10 @@ errata! {
     observed "LoadStationary writes 1 at +0x21 beside 0 and 2; MatMul never does";
     resolution "LoadStationary's +0x21 also holds 1";
 
-    "matmul-dst-dtype-zero" INVALID_DTYPE Only(&[0x02]), Only(&["dst_dtype_dense"]), EVERY_GENERATION, Accepts::Values { all: &[own(&[0])] }, Strong;
-    claim "a dense MatMul writes its PSUM destination dtype at +0x23 (§2.10)";
+    "matmul-dst-dtype-zero" INVALID_DTYPE Only(&[0x02]), Only(&["dst_dtype_dense", "dst_dtype_mx"]), EVERY_GENERATION, Accepts::Values { all: &[own(&[0])] }, Strong;
+    claim "a MatMul writes its PSUM destination dtype at +0x23 (dense, §2.10), at +0x28 on CoreV4";
     observed "+0x23 is 0 in every real MatMul, and +0x28 too";
-    resolution "MatMul's +0x23 may be 0: no destination dtype on the wire (the psum_dst slot's dtype rules then have nothing to check)";
+    resolution "MatMul's destination dtype byte may be 0, at +0x23 and at +0x28 (where CoreV4 reads it): no destination dtype on the wire (the psum_dst slot's dtype rules then have nothing to check)";
 
     "matmul-row-group-zero" MATMUL_ROW_GROUP Only(&[0x01, 0x02]), Only(&["row_group"]), EVERY_GENERATION, Accepts::Values { all: &[own(&[0])] }, Strong;
     claim "the CoreV2 PE row group at +0x24 is 1, 2, 4 or 8 (§2.5, inferred)";

@@ -141,3 +141,18 @@ fn each_profile_is_named_in_text_as_in_json() {
     }
     assert_eq!(Profile::default(), Profile::Amended, "the spec amended by the errata unless asked");
 }
+
+#[test]
+fn a_matmul_without_a_destination_dtype_is_a_note_where_each_generation_reads_it() {
+    // Every real MatMul leaves +0x23 and +0x28 zero; v2/v3 read the dtype at +0x23, v4 at +0x28.
+    let b = bundle(0x02, &[]);
+    for g in Generation::ALL {
+        let f = amended(&b, g);
+        let dtype: Vec<&Finding> = f.iter().filter(|x| x.code == "invalid-dtype" && x.field.starts_with("dst_dtype")).collect();
+        assert!(!dtype.is_empty(), "{g}: the spec alone refuses a zero destination dtype");
+        assert!(dtype.iter().all(|x| x.erratum == Some("matmul-dst-dtype-zero")), "{g}: {dtype:#?}");
+    }
+    // A non-zero tag outside the table stays an error.
+    let bad = bundle(0x02, &[(0x28, 0x33)]);
+    assert!(refused(&amended(&bad, Generation::V4)).contains(&("invalid-dtype", "dst_dtype_mx")));
+}
