@@ -389,16 +389,7 @@ pub fn check_length(s: &Stream) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn bundles(ops: &[u8]) -> Vec<u8> {
-        ops.iter()
-            .flat_map(|op| {
-                let mut b = [0u8; 64];
-                b[0] = *op;
-                b[1] = tpb_isa::bundle::INST_WORD_LEN;
-                b
-            })
-            .collect()
-    }
+    use tpb_isa::bundle::header_only_stream as bundles;
 
     fn neff_bytes(target: &str) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
         let kelf = format!(r#"{{"target": "{target}", "graphs": [{{"name": "sg00"}}]}}"#);

@@ -19,16 +19,7 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn bundles(ops: &[u8]) -> Vec<u8> {
-    ops.iter()
-        .flat_map(|op| {
-            let mut b = [0u8; 64];
-            b[0] = *op;
-            b[1] = tpb_isa::bundle::INST_WORD_LEN;
-            b
-        })
-        .collect()
-}
+use tpb_isa::bundle::header_only_stream as bundles;
 
 const KELF: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#;
 

@@ -21,12 +21,7 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn header_only(op: u8) -> [u8; 64] {
-    let mut b = [0u8; 64];
-    b[0] = op;
-    b[1] = tpb_isa::bundle::INST_WORD_LEN;
-    b
-}
+use tpb_isa::bundle::header_only;
 
 fn valid(op: u8, g: Generation) -> bool {
     validate::is_valid(&validate::validate_as(&Bundle::decode(&header_only(op)), g, Profile::Amended))

@@ -20,16 +20,7 @@ const INFO: &[u8] = br#"{"tool_version": "2.23.6484.0+3b612583", "num_tpb": 1}"#
 const CAYMAN: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#;
 const SUNDA: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "sunda"}"#;
 
-fn bundles(ops: &[u8]) -> Vec<u8> {
-    ops.iter()
-        .flat_map(|op| {
-            let mut b = [0u8; 64];
-            b[0] = *op;
-            b[1] = tpb_isa::bundle::INST_WORD_LEN;
-            b
-        })
-        .collect()
-}
+use tpb_isa::bundle::header_only_stream as bundles;
 
 /// A graph definition naming its one stream, as real ones do.
 const DEF: &[u8] = br#"{"pe_instr": "PE.bin"}"#;

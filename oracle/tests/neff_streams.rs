@@ -12,16 +12,7 @@ type R<T> = Result<T, Box<dyn std::error::Error>>;
 const INFO: &[u8] = br#"{"tool_version": "2.27.0.0+test"}"#;
 const KELF: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#;
 
-fn bundles(ops: &[u8]) -> Vec<u8> {
-    ops.iter()
-        .flat_map(|op| {
-            let mut b = [0u8; 64];
-            b[0] = *op;
-            b[1] = tpb_isa::bundle::INST_WORD_LEN;
-            b
-        })
-        .collect()
-}
+use tpb_isa::bundle::header_only_stream as bundles;
 
 fn parse(members: &[(&str, &[u8])]) -> Result<neff::Neff, NeffError> {
     neff::parse(&container(2, members).map_err(|e| NeffError::new("t.neff", "build", At::File(0), e.to_string()))?, "t.neff")

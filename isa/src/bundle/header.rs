@@ -10,6 +10,21 @@ pub const BUNDLE_BYTES: usize = 64;
 pub const INST_WORD_LEN: u8 = 0x10;
 /// QuantizeMx may carry 0x11 here (SATURATE), the one exception.
 pub const INST_WORD_LEN_SATURATE: u8 = 0x11;
+/// A bundle that is its header and nothing else: what setupHeader writes
+/// before the body is filled (the opcode, the word length, the zero reserved
+/// half-word) with a zero body. Fixtures build streams of them.
+pub fn header_only(opcode: u8) -> [u8; BUNDLE_BYTES] {
+    let mut b = [0u8; BUNDLE_BYTES];
+    b[0] = opcode;
+    b[1] = INST_WORD_LEN;
+    b
+}
+
+/// [`header_only`] bundles of each opcode in turn, as one stream.
+pub fn header_only_stream(opcodes: &[u8]) -> Vec<u8> {
+    opcodes.iter().flat_map(|&op| header_only(op)).collect()
+}
+
 /// setupHeader's body, byte-identical on CoreV2/V3/V4:
 /// load opcode, store length 0x10, store opcode, zero the reserved half-word, return.
 pub const SETUP_HEADER_CODE: [u8; 16] = [0x0f, 0xb6, 0x02, 0xc6, 0x46, 0x01, 0x10, 0x88, 0x06, 0x31, 0xc0, 0x66, 0x89, 0x46, 0x02, 0xc3];

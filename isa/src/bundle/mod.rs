@@ -13,7 +13,7 @@ pub use control::{BranchBundle, OpaqueBundle, SemaphoreBundle};
 pub use family_a::{ActivationBundle, MatmulBundle, MatmulMxBundle, TensorScalarBundle};
 pub use family_b::TensorTensorBundle;
 pub use family_c::{BnStatsBundle, PoolCopyBundle};
-pub use header::{Header, BUNDLE_BYTES, INST_WORD_LEN};
+pub use header::{header_only, header_only_stream, Header, BUNDLE_BYTES, INST_WORD_LEN};
 pub use recovered::{
     BnBackpropBundle, BnBackpropParamLoadBundle, BnGradientsBundle, CollectiveCoarseBundle, CustomOpArgBundle, CustomOpHeaderBundle, DmaBundle,
     DmaTriggerBundle, IndirectDmaBundle, IndirectDmaCheckedBundle, LoadActFuncSetBundle, MatchReplace8Bundle, MaxIndexValuesBundle, NoOpBundle,

@@ -20,12 +20,7 @@ pub(super) fn copy_with_src_dtype(tag: u8) -> R<Raw> {
 }
 
 /// A bundle of an opcode byte with a zero body (0xB1 is one real programs use; 0x3B is not).
-pub(super) fn bare(op: u8) -> Raw {
-    let mut r = [0u8; BUNDLE_BYTES];
-    r[0] = op;
-    r[1] = tpb_isa::bundle::INST_WORD_LEN;
-    r
-}
+pub(super) use tpb_isa::bundle::header_only as bare;
 
 pub(super) fn stream(bundles: &[Raw]) -> Vec<u8> {
     bundles.concat()
