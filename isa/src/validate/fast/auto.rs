@@ -91,9 +91,9 @@ mod tests {
     #[test]
     fn the_fastest_is_the_shortest_time_and_the_first_of_equal_ones() {
         let ms = Duration::from_millis;
-        assert_eq!(fastest(&[(Kernel::Avx512, ms(3)), (Kernel::Avx2, ms(5)), (Kernel::Portable, ms(2))]), Kernel::Portable);
+        assert_eq!(fastest(&[(Kernel::Avx512, ms(3)), (Kernel::Portable, ms(2))]), Kernel::Portable);
         assert_eq!(fastest(&[(Kernel::Avx512, ms(2)), (Kernel::Portable, ms(3))]), Kernel::Avx512);
-        assert_eq!(fastest(&[(Kernel::Avx2, ms(2)), (Kernel::Portable, ms(2))]), Kernel::Avx2);
+        assert_eq!(fastest(&[(Kernel::Avx512, ms(2)), (Kernel::Portable, ms(2))]), Kernel::Avx512);
         assert_eq!(fastest(&[(Kernel::Portable, ms(2)), (Kernel::Avx512, ms(2))]), Kernel::Portable);
         assert_eq!(fastest(&[]), Kernel::Portable);
     }

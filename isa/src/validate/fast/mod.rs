@@ -661,19 +661,17 @@ pub enum Kernel {
     Auto,
     /// Scalar code, on every CPU and architecture.
     Portable,
-    /// The lanes kernel on AVX2 (x86-64).
-    Avx2,
     /// The lanes kernel on AVX-512 with VBMI (x86-64).
     Avx512,
 }
 
 /// Names the kernel [`Kernel::Auto`] runs for a whole process (`portable`,
-/// `avx2`, `avx512` or `auto`), to measure or test one on any CPU that has
+/// `avx512` or `auto`), to measure or test one on any CPU that has
 /// its instructions; read once per process.
 pub const ENV_KERNEL: &str = "TPB_ISA_KERNEL";
 
 /// Kernels to treat as though this CPU lacked their instructions, comma
-/// separated (`avx512`, `avx2`): a machine with AVX-512 then behaves, for
+/// separated (`avx512`): a machine with AVX-512 then behaves, for
 /// the whole process, like one without (which kernel `auto` picks, what
 /// naming a missing kernel does), the way glibc's hwcaps tunables mask
 /// CPU features. Read once per process; `portable` cannot be hidden.
@@ -701,14 +699,12 @@ fn hide_list() -> Result<Vec<Kernel>, String> {
 enum Ready {
     Portable,
     #[cfg(target_arch = "x86_64")]
-    Avx2(&'static lanes::avx2::Kernel),
-    #[cfg(target_arch = "x86_64")]
     Avx512(&'static lanes::avx512::Kernel),
 }
 
 impl Kernel {
     /// The kernels that are not [`Kernel::Auto`].
-    pub const CONCRETE: [Kernel; 3] = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
+    pub const CONCRETE: [Kernel; 2] = [Kernel::Avx512, Kernel::Portable];
 
     /// What [`Kernel::Auto`] was chosen by in this process: each kernel
     /// this CPU runs and its best time of [`AUTO_ROUNDS`] on a sample of
@@ -723,7 +719,6 @@ impl Kernel {
         match self {
             Kernel::Auto => "auto",
             Kernel::Portable => "portable",
-            Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
         }
     }
@@ -757,7 +752,7 @@ impl Kernel {
         }
     }
 
-    /// The name of the kernel this one runs on this CPU: `"avx512"`, `"avx2"` or `"portable"`.
+    /// The name of the kernel this one runs on this CPU: `"avx512"` or `"portable"`.
     pub fn name(self) -> &'static str {
         self.runs().label()
     }
@@ -766,7 +761,7 @@ impl Kernel {
     /// kernel this CPU lacks, or an unknown name, and lists the kernels it runs.
     pub fn from_env() -> Result<Kernel, String> {
         if let Err(n) = hide_list() {
-            return Err(format!("{ENV_HIDE}: {n:?} is not a kernel that can be hidden (avx512, avx2)"));
+            return Err(format!("{ENV_HIDE}: {n:?} is not a kernel that can be hidden (avx512)"));
         }
         let Some(v) = std::env::var_os(ENV_KERNEL) else { return Ok(Kernel::Auto) };
         let runs = Kernel::available_kernels().iter().map(|k| k.label()).collect::<Vec<_>>().join(", ");
@@ -796,11 +791,9 @@ impl Kernel {
             Kernel::Auto => auto().ready(),
             Kernel::Portable => Some(Ready::Portable),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => lanes::avx2::kernel().filter(|_| !hidden(self)).map(Ready::Avx2),
-            #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => lanes::avx512::kernel().filter(|_| !hidden(self)).map(Ready::Avx512),
             #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx2 | Kernel::Avx512 => None,
+            Kernel::Avx512 => None,
         }
     }
 }
@@ -828,10 +821,7 @@ fn auto_choice() -> &'static (Kernel, auto::Timings) {
 pub(super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel, work: &mut Work) -> [Verdict; BATCH] {
     match kernel.ready().unwrap_or(Ready::Portable) {
         Ready::Portable => verdicts_scalar(batch, g, work),
-        // SAFETY: a backend's `Kernel` exists only where its `kernel()` found every feature its `judge` enables.
-        #[cfg(target_arch = "x86_64")]
-        Ready::Avx2(k) => unsafe { lanes::avx2::judge(k, batch, g) },
-        // SAFETY: as above.
+        // SAFETY: the backend's `Kernel` exists only where its `kernel()` found every feature its `judge` enables.
         #[cfg(target_arch = "x86_64")]
         Ready::Avx512(k) => unsafe { lanes::avx512::judge(k, batch, g) },
     }
@@ -1141,14 +1131,13 @@ mod tests {
     fn every_kernel_the_cpu_has_is_built() {
         use super::{hidden, Kernel};
         #[cfg(target_arch = "x86_64")]
-        let (has_avx512, has_avx2) = (super::lanes::avx512::cpu_has_features(), super::lanes::avx2::cpu_has_features());
+        let has_avx512 = super::lanes::avx512::cpu_has_features();
         // Elsewhere the x86-64 kernels are not built.
         #[cfg(not(target_arch = "x86_64"))]
-        let (has_avx512, has_avx2) = (false, false);
+        let has_avx512 = false;
         // Where the CPU has a backend's features, the description must have fitted it
         // (unless TPB_ISA_HIDE_KERNELS hides it from this process).
         assert_eq!(Kernel::Avx512.available(), has_avx512 && !hidden(Kernel::Avx512));
-        assert_eq!(Kernel::Avx2.available(), has_avx2 && !hidden(Kernel::Avx2));
         assert_eq!(Kernel::Auto.runs(), Kernel::from_env().unwrap_or(Kernel::Auto).runs());
         assert!(Kernel::available_kernels().contains(&Kernel::Portable));
         // A kernel the CPU has runs itself and goes by its own name; one it lacks runs the portable kernel.
@@ -1156,7 +1145,7 @@ mod tests {
             let runs = if k.available() { k } else { Kernel::Portable };
             assert_eq!((k.runs(), k.name()), (runs, runs.label()), "{}", k.label());
         }
-        assert_eq!(Kernel::CONCRETE.map(Kernel::label), ["avx512", "avx2", "portable"]);
+        assert_eq!(Kernel::CONCRETE.map(Kernel::label), ["avx512", "portable"]);
         assert!(Kernel::Auto.name() != "auto" && Kernel::Auto.name() == Kernel::Auto.runs().label());
     }
 
@@ -1354,12 +1343,12 @@ mod tests {
     fn a_refused_kernel_says_why() {
         use super::Kernel;
         assert_eq!(
-            Kernel::refused(Kernel::Avx512, true, "avx2, portable"),
-            "TPB_ISA_KERNEL=avx512: hidden by TPB_ISA_HIDE_KERNELS (this process runs: avx2, portable)"
+            Kernel::refused(Kernel::Avx512, true, "portable"),
+            "TPB_ISA_KERNEL=avx512: hidden by TPB_ISA_HIDE_KERNELS (this process runs: portable)"
         );
         assert_eq!(
-            Kernel::refused(Kernel::Avx2, false, "portable"),
-            "TPB_ISA_KERNEL=avx2: this CPU lacks the instructions of the avx2 kernel (it runs: portable)"
+            Kernel::refused(Kernel::Avx512, false, "portable"),
+            "TPB_ISA_KERNEL=avx512: this CPU lacks the instructions of the avx512 kernel (it runs: portable)"
         );
     }
 
@@ -1372,11 +1361,11 @@ mod tests {
         if let Some(case) = std::env::var_os(CHILD) {
             let named = |k: Kernel| k.label().to_string();
             match case.to_str() {
-                // As on a CPU with neither AVX2 nor AVX-512: only the portable kernel runs,
+                // As on a CPU without AVX-512: only the portable kernel runs,
                 // whatever is asked for, and the verdicts are the same.
                 Some("none") => {
                     assert_eq!(Kernel::available_kernels(), [Kernel::Portable]);
-                    assert_eq!([Kernel::Auto, Kernel::Avx512, Kernel::Avx2].map(Kernel::runs), [Kernel::Portable; 3]);
+                    assert_eq!([Kernel::Auto, Kernel::Avx512].map(Kernel::runs), [Kernel::Portable; 2]);
                     assert_eq!(Kernel::from_env(), Ok(Kernel::Auto));
                     let (bytes, g) = (props::seeded_bytes(7, 1 << 14), Generation::V3);
                     let stream: Vec<u8> = (0..64u64).flat_map(|s| props::seeded_bytes(s, 64)).chain(bytes).collect();
@@ -1405,8 +1394,14 @@ mod tests {
         }
         let this = module_path!().split_once("::").map_or("", |(_, path)| path).to_owned() + "::hidden_kernels_are_missing_for_the_whole_process";
         let exe = std::env::current_exe().unwrap_or_else(|e| panic!("this test binary: {e}"));
-        let cases: [(&str, &str, Option<&str>); 4] =
-            [("none", "avx512,avx2", None), ("named", "avx512", Some("avx512")), ("bad", "avx512,sse", None), ("bad", "portable", None)];
+        // `avx2` named a kernel once (removed: slower than the portable one on every CPU tried).
+        let cases: [(&str, &str, Option<&str>); 5] = [
+            ("none", "avx512", None),
+            ("named", "avx512", Some("avx512")),
+            ("bad", "avx512,sse", None),
+            ("bad", "portable", None),
+            ("bad", "avx512,avx2", None),
+        ];
         for (case, hide, kernel) in cases {
             let mut c = std::process::Command::new(&exe);
             c.args(["--exact", &this, "--test-threads", "1"]).env(CHILD, case).env(ENV_HIDE, hide).env_remove(ENV_KERNEL);

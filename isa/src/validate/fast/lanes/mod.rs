@@ -8,7 +8,7 @@
 //! the plans and tables ([`Lanes`], built from the scalar path's functions
 //! and checked against them over every input they stand for, on any CPU),
 //! and the kernel itself, written once in [`lanes_kernel!`]. A backend
-//! (`avx512`, `avx2`) supplies only three primitives: `fields` (the
+//! (`avx512`) supplies only three primitives: `fields` (the
 //! permutes), `lookup` (a 128-entry byte table) and `gathered_clear` (a
 //! 16-word table), and the types its tables take in registers. A kernel
 //! for a new instruction set is a new backend of the same description.
@@ -18,7 +18,6 @@
 //! after the run-time check that the CPU has its features (the prefetch
 //! hint their first pass issues has its own, in `prefetch.rs`).
 
-pub(super) mod avx2;
 pub(super) mod avx512;
 
 use super::classes::*;
@@ -114,7 +113,6 @@ fn put_u32(v: &mut [u8; BUNDLE_BYTES], at: usize, x: u32) {
 }
 
 /// Everything a backend's kernel holds, as bytes: the same on every CPU.
-#[cfg_attr(test, derive(Clone))]
 struct Lanes {
     /// By generation index, then opcode byte.
     plans: [Box<[SlotVectors; 0x100]>; 3],
