@@ -8,7 +8,8 @@
 //! so no fixed order is right everywhere. Every kernel gives the same
 //! verdicts (the tests compare them), so the choice changes speed only.
 
-use super::{verdicts, Batch, Kernel, Planned, Work, BATCH};
+use super::plan::Planned;
+use super::{verdicts, Batch, Kernel, Work, BATCH};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
 use std::hint::black_box;

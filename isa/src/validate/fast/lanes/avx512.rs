@@ -4,8 +4,9 @@
 //! 128-entry table is two 512-bit registers looked up with one more, and
 //! every lane is read where the description's constants put it.
 
+use super::super::plan::Planned;
 use super::super::tied::TiedBand;
-use super::super::{verdict_of, Batch, Planned, Raw, Verdict, BAND_CLEAN, BATCH};
+use super::super::{verdict_of, Batch, Raw, Verdict, BAND_CLEAN, BATCH};
 use super::{
     Lanes, SlotVectors, ADDR_KEY_BITS, BAND_BYTE_AT, BAND_SET_AT, BASES_AT, DTYPE_CLASS_BITS, GATHERED_WIDE, MODE_KEY_SHIFT, NEED_FAIL, NEED_NUMS,
     SHIFT_AT, TAG_LIMIT, TAG_MASK_AT, WORD_CLEAR_SHIFT,

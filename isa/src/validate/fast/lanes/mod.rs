@@ -23,7 +23,7 @@
 pub(super) mod avx512;
 
 use super::classes::*;
-use super::{BandTest, Plan, Planned, SlotPlan, MAX_BAND, SLOT_ENTRIES};
+use super::plan::{BandTest, Plan, Planned, SlotPlan, MAX_BAND, SLOT_ENTRIES};
 use crate::addr4::{Addr4, Region};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
@@ -140,7 +140,7 @@ struct Lanes {
 /// cannot express (then only the scalar kernel runs).
 fn lanes() -> Option<&'static Lanes> {
     static L: OnceLock<Option<Lanes>> = OnceLock::new();
-    L.get_or_init(|| Lanes::build(super::tables())).as_ref()
+    L.get_or_init(|| Lanes::build(super::plan::tables())).as_ref()
 }
 
 impl Lanes {
