@@ -7,7 +7,7 @@
 //! Every item carries the spec section and confidence tag it comes from.
 //!
 //! No `unsafe`, but for the call into a SIMD validator kernel after the
-//! run-time CPU check (`validate/fast/mod.rs`, `verdicts`) and a prefetch
+//! run-time CPU check (`validate/fast/kernel.rs`, `verdicts`) and a prefetch
 //! hint, which reads nothing (`validate/fast/prefetch.rs`).
 #![deny(unsafe_code)]
 

@@ -8,7 +8,8 @@
 //! so no fixed order is right everywhere. Every kernel gives the same
 //! verdicts (the tests compare them), so the choice changes speed only.
 
-use super::{verdicts, Batch, Kernel, Planned, Work, BATCH};
+use super::plan::Planned;
+use super::{verdicts, Batch, Kernel, Work, BATCH};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
 use std::hint::black_box;
@@ -91,9 +92,9 @@ mod tests {
     #[test]
     fn the_fastest_is_the_shortest_time_and_the_first_of_equal_ones() {
         let ms = Duration::from_millis;
-        assert_eq!(fastest(&[(Kernel::Avx512, ms(3)), (Kernel::Avx2, ms(5)), (Kernel::Portable, ms(2))]), Kernel::Portable);
+        assert_eq!(fastest(&[(Kernel::Avx512, ms(3)), (Kernel::Portable, ms(2))]), Kernel::Portable);
         assert_eq!(fastest(&[(Kernel::Avx512, ms(2)), (Kernel::Portable, ms(3))]), Kernel::Avx512);
-        assert_eq!(fastest(&[(Kernel::Avx2, ms(2)), (Kernel::Portable, ms(2))]), Kernel::Avx2);
+        assert_eq!(fastest(&[(Kernel::Avx512, ms(2)), (Kernel::Portable, ms(2))]), Kernel::Avx512);
         assert_eq!(fastest(&[(Kernel::Portable, ms(2)), (Kernel::Avx512, ms(2))]), Kernel::Portable);
         assert_eq!(fastest(&[]), Kernel::Portable);
     }

@@ -291,4 +291,19 @@ mod tests {
         // Today's dtypes all fit, so none leaves the fast path for this.
         assert!(crate::dtype::DTYPES.iter().all(|d| align_bits(d.align).is_some()));
     }
+
+    #[test]
+    fn gathered_word_table_is_the_register_and_dead_rule() {
+        use super::{GATHERED_MUST_BE_CLEAR, REGISTER_MUST_BE_CLEAR};
+        use crate::addr4::{MODE_DEAD, MODE_MASK, REGISTER_BIT};
+        let words = crate::props::seeded_bytes(0x6a7e, 4 * 50_000);
+        let special = [0, REGISTER_BIT, MODE_DEAD, MODE_DEAD | 1, REGISTER_BIT | 0x3F, REGISTER_BIT | 0x40, u32::MAX];
+        let sampled = words.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        for g in special.into_iter().chain(sampled) {
+            let rule = if g & REGISTER_BIT != 0 { g & REGISTER_MUST_BE_CLEAR == 0 } else { g & MODE_MASK != MODE_DEAD };
+            let wide = usize::from(super::GATHERED_WIDE);
+            assert_eq!(g & GATHERED_MUST_BE_CLEAR[wide + (g >> 29) as usize] == 0, rule, "{g:#010x}");
+            assert_eq!(GATHERED_MUST_BE_CLEAR[(g >> 29) as usize], 0, "a narrow slot checks nothing");
+        }
+    }
 }

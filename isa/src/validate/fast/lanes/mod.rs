@@ -4,25 +4,26 @@
 //! another its dtype and band bytes; the classes of [`super::classes`]
 //! and the band sets become 128-entry byte tables looked up in lanes.
 //!
-//! This module holds what every instruction set shares: the lane layout,
-//! the plans and tables ([`Lanes`], built from the scalar path's functions
-//! and checked against them over every input they stand for, on any CPU),
-//! and the kernel itself, written once in [`lanes_kernel!`]. A backend
-//! (`avx512`, `avx2`) supplies only three primitives: `fields` (the
-//! permutes), `lookup` (a 128-entry byte table) and `gathered_clear` (a
-//! 16-word table), and the types its tables take in registers. A kernel
-//! for a new instruction set is a new backend of the same description.
+//! This module is the description, the same on every CPU: the lane
+//! layout, and the plans and tables ([`Lanes`]), built from the scalar
+//! path's functions and checked against them over every input they stand
+//! for, so a layout the lanes cannot express is found on any CPU (only the
+//! scalar kernel then runs). `avx512` is its backend: the tables in
+//! registers, the CPU check, and the kernel in that instruction set, which
+//! reads its lanes where the constants below say and nothing else. (An
+//! AVX2 backend once shared the description, the kernel then written once
+//! in a macro for both; it ran at half the scalar kernel's speed on every
+//! CPU tried and was removed, and with one backend the macro went too.)
 //!
 //! The intrinsics are safe to call inside `#[target_feature]` functions;
-//! their one `unsafe` is [`super::verdicts`]'s call into a backend's `judge`,
+//! their one `unsafe` is [`super::verdicts`]'s call into the backend's `judge`,
 //! after the run-time check that the CPU has its features (the prefetch
-//! hint their first pass issues has its own, in `prefetch.rs`).
+//! hint its first pass issues has its own, in `prefetch.rs`).
 
-pub(super) mod avx2;
 pub(super) mod avx512;
 
 use super::classes::*;
-use super::{BandTest, Plan, Planned, SlotPlan, MAX_BAND, SLOT_ENTRIES};
+use super::plan::{BandTest, Plan, Planned, SlotPlan, MAX_BAND, SLOT_ENTRIES};
 use crate::addr4::{Addr4, Region};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
@@ -113,8 +114,7 @@ fn put_u32(v: &mut [u8; BUNDLE_BYTES], at: usize, x: u32) {
     v[at..at + 4].copy_from_slice(&x.to_le_bytes());
 }
 
-/// Everything a backend's kernel holds, as bytes: the same on every CPU.
-#[cfg_attr(test, derive(Clone))]
+/// Everything the backend's kernel holds, as bytes: the same on every CPU.
 struct Lanes {
     /// By generation index, then opcode byte.
     plans: [Box<[SlotVectors; 0x100]>; 3],
@@ -140,7 +140,7 @@ struct Lanes {
 /// cannot express (then only the scalar kernel runs).
 fn lanes() -> Option<&'static Lanes> {
     static L: OnceLock<Option<Lanes>> = OnceLock::new();
-    L.get_or_init(|| Lanes::build(super::tables())).as_ref()
+    L.get_or_init(|| Lanes::build(super::plan::tables())).as_ref()
 }
 
 impl Lanes {
@@ -347,123 +347,6 @@ fn dtype_section(base: u16) -> Option<(usize, Option<TagRead>)> {
     }
 }
 
-/// A bundle's fields in lanes, as a backend's `fields` lays them out.
-#[cfg(target_arch = "x86_64")]
-struct Fields {
-    /// The slots' address words (u32 lanes).
-    words: std::arch::x86_64::__m128i,
-    /// The words after them.
-    gathered: std::arch::x86_64::__m128i,
-    /// The 8 bytes ending with each slot's nums (u64 lanes).
-    nums: std::arch::x86_64::__m256i,
-    /// Each lane's dtype byte, and band byte above it.
-    b: std::arch::x86_64::__m128i,
-    /// Per lane: the tag's shift and mask, and the bases word.
-    shift: std::arch::x86_64::__m128i,
-    mask: std::arch::x86_64::__m128i,
-    bases: std::arch::x86_64::__m128i,
-}
-
-/// The kernel, written once. Expanded inside a backend module, whose
-/// `Kernel` (with the fields named below), `Plan`, `Table128`, and
-/// `fields`, `lookup` and `gathered_clear` it calls; `$features` are the
-/// target features those need. Defines `judge`, the backend's
-/// [`super::verdicts`].
-///
-/// `lookup` reads the low byte of each u32 lane (0..128) and returns the
-/// entry in the lane's low byte; the lane's other bytes are undefined.
-/// Nothing reads them: every use of a class or need below either adds,
-/// ORs or shifts it left (carries move up, never into the low byte), or
-/// tests bits of its low byte.
-macro_rules! lanes_kernel {
-    ($features:literal) => {
-        /// The state bits the bundle's slots and band tests clear: the
-        /// scalar `slot_clean` of each used slot and `band_clean` of each
-        /// band test, at once. No mask registers: on Zen 4 a mask's trip
-        /// to a general register costs more than a few vector operations.
-        #[target_feature(enable = $features)]
-        #[inline]
-        fn failed(k: &Kernel, dtypes: &Table128, v: &Plan, raw: &[u8; BUNDLE_BYTES]) -> u8 {
-            use super::*;
-            use std::arch::x86_64::*;
-            let Fields { words, gathered, nums, b, shift, mask, bases } = fields(k, v, raw);
-            // The dtype's class.
-            let tag = _mm_and_si128(_mm_srlv_epi32(b, shift), mask);
-            let tag = _mm_min_epu32(tag, _mm_set1_epi32(i32::from(TAG_LIMIT)));
-            let dclass = lookup(_mm_add_epi32(tag, bases), dtypes);
-            // The address word's class: its region, then its section, register and mode bits.
-            let region = lookup(_mm_srli_epi32::<{ MODE_KEY_SHIFT as i32 }>(words), &k.regions);
-            let top = _mm_slli_epi32::<2>(_mm_srli_epi32::<{ (MODE_KEY_SHIFT + ADDR_KEY_BITS) as i32 }>(words));
-            let class = lookup(_mm_add_epi32(_mm_add_epi32(_mm_srli_epi32::<8>(bases), top), region), &k.modes);
-            let need = lookup(_mm_or_si128(_mm_slli_epi32::<{ DTYPE_CLASS_BITS as i32 }>(class), dclass), &k.needs);
-            // What must be clear in the address word and the gathered word, and the outright failure.
-            let clear = _mm256_permutevar8x32_epi32(k.word_clear, _mm256_castsi128_si256(_mm_srli_epi32::<{ WORD_CLEAR_SHIFT as i32 }>(need)));
-            let word_bad = _mm_and_si128(words, _mm256_castsi256_si128(clear));
-            let gidx = _mm_or_si128(_mm_and_si128(need, _mm_set1_epi32(i32::from(GATHERED_WIDE))), _mm_srli_epi32::<29>(gathered));
-            let gathered_bad = _mm_and_si128(gathered, gathered_clear(k, gidx));
-            let bad = _mm_or_si128(_mm_or_si128(word_bad, gathered_bad), _mm_and_si128(need, _mm_set1_epi32(i32::from(NEED_FAIL))));
-            // A zero num where the nums are checked: a slot's need widened to its 8 bytes of nums.
-            let wide_need = _mm256_cvtepu32_epi64(need);
-            let nums_off = _mm256_cmpeq_epi64(_mm256_and_si256(wide_need, _mm256_set1_epi64x(i64::from(NEED_NUMS))), _mm256_setzero_si256());
-            let zero_nums = _mm256_cmpeq_epi16(_mm256_or_si256(nums, nums_off), _mm256_setzero_si256());
-            let slots_bad = _mm256_or_si256(zero_nums, _mm256_zextsi128_si256(bad));
-            // Band tests: the byte's sets (by the value's top bit, from one half of the table or the other) against the test's set.
-            let value = _mm_srli_epi32::<{ 8 * BAND_BYTE_AT as i32 }>(b);
-            let low = lookup(value, &k.band_sets[0]);
-            let high = lookup(value, &k.band_sets[1]);
-            let sets = _mm_blendv_epi8(low, high, value);
-            let set = _mm_srli_epi32::<{ 8 * BAND_SET_AT as i32 }>(bases);
-            let band_bad = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(sets, set), _mm_setzero_si128()), set);
-            (u8::from(_mm256_testz_si256(slots_bad, slots_bad) == 0) * !0) | (u8::from(_mm_testz_si128(band_bad, band_bad) == 0) * BAND_CLEAN)
-        }
-
-        /// [`super::super::verdicts`] with the slots and band tests checked
-        /// in lanes, in one pass. The rarer MX operands and tied bands (a
-        /// tenth of a mixed stream) are checked in the same pass behind a
-        /// branch: cheaper than listing every bundle's for later passes.
-        #[target_feature(enable = $features)]
-        pub(in super::super) fn judge(k: &Kernel, batch: &Batch, g: Generation) -> [Verdict; BATCH] {
-            let t = Planned::get(g);
-            let (plans, dtypes) = (&k.plans[g.index()], &k.dtypes[g.index()]);
-            let mut state = [0u8; BATCH];
-            // Only bundles with slots or band tests need the lanes: listed in the first pass.
-            let mut work = [0u8; BATCH];
-            let mut n = 0usize;
-            for (i, (raw, st)) in batch.iter().zip(state.iter_mut()).enumerate() {
-                super::super::prefetch::next_batch(raw);
-                let op = raw[0];
-                let plan = &t.plans[usize::from(op)];
-                let mut s = t.head(&plan.head, Raw(raw));
-                if plan.mx_used != 0 {
-                    s &= !u8::from(!t.mx_clean(Raw(raw), &plan.mx));
-                }
-                if plan.tied != TiedBand::None {
-                    s &= !(u8::from(!t.tied_clean(Raw(raw), plan.tied)) * BAND_CLEAN);
-                }
-                *st = s;
-                work[n.min(BATCH - 1)] = i as u8;
-                n += usize::from((plan.head.used | plan.head.band_used) != 0);
-            }
-            for &i in &work[..n.min(BATCH)] {
-                let i = usize::from(i) & (BATCH - 1);
-                let raw = &batch[i];
-                state[i] &= !failed(k, dtypes, &plans[usize::from(raw[0])], raw);
-            }
-            state.map(verdict_of)
-        }
-    };
-}
-use lanes_kernel;
-
-/// The CPU flags Linux lists in /proc/cpuinfo (`None` elsewhere): a witness
-/// of a backend's CPU check that does not go through std's detection.
-#[cfg(test)]
-fn cpuinfo_flags() -> Option<std::collections::BTreeSet<String>> {
-    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("flags"))?;
-    Some(line.split_once(':')?.1.split_whitespace().map(str::to_owned).collect())
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
@@ -558,7 +441,7 @@ mod tests {
 
     #[test]
     fn the_tables_hold_on_every_cpu() {
-        // The description must be expressible in lanes whatever the CPU: every backend derives from it.
+        // The description must be expressible in lanes whatever the CPU: the backend derives from it.
         assert!(super::lanes().is_some());
     }
 }

@@ -1,0 +1,208 @@
+//! The fast path against the full checks: on generated, corrupted, mutated
+//! and random bundles, both give the same findings, and the clean bundles
+//! the generator makes are proven clean (the stream functions' speed rests
+//! on it). Every kernel is compared with the one-bundle path and the scalar
+//! kernel in `kernel.rs`.
+
+use crate::bundle::{Bundle, BUNDLE_BYTES};
+use crate::generation::Generation;
+use crate::validate::{validate_with, Finding};
+use crate::{props, smith};
+use arbitrary::Unstructured;
+
+fn both(b: &Bundle, g: Generation) -> (Vec<Finding>, Vec<Finding>) {
+    let (mut fast, mut full) = (Vec::new(), Vec::new());
+    validate_with(b, g, &mut fast, true);
+    validate_with(b, g, &mut full, false);
+    (fast, full)
+}
+
+#[test]
+fn fast_path_matches_full_checks_on_generated_corrupted_and_mutated_bundles() {
+    let (mut clean, mut mutated) = (0, 0);
+    for seed in 0..3000u64 {
+        let bytes = props::seeded_bytes(seed, 512);
+        let mut u = Unstructured::new(&bytes);
+        for g in Generation::ALL {
+            let Ok(b) = smith::bundle(&mut u, g) else { continue };
+            let (fast, full) = both(&b, g);
+            assert_eq!(fast, full, "{g}: {}", crate::text::disasm(&b));
+            // Every clean bundle the generator makes is proven clean here (the
+            // stream functions' speed rests on it: `reports/profiling.md`).
+            if full.is_empty() {
+                clean += 1;
+                assert_eq!(super::verdict(&b, g), super::Verdict::Clean, "{g}: a clean bundle left to the full checks: {}", crate::text::disasm(&b));
+            }
+            // The same bundle read on the other generations exercises availability rules.
+            for other in Generation::ALL {
+                let (fast, full) = both(&b, other);
+                assert_eq!(fast, full, "{g} bundle on {other}: {}", crate::text::disasm(&b));
+            }
+            // One corrupted byte lands on every field the fast path reads.
+            if let (Ok(at), Ok(v)) = (u.int_in_range(0..=BUNDLE_BYTES - 1), u.arbitrary::<u8>()) {
+                let mut raw = b.encode();
+                raw[at] = v;
+                let c = Bundle::decode(&raw);
+                let (fast, full) = both(&c, g);
+                assert_eq!(fast, full, "{g} byte {at} = {v:#04x}: {}", crate::text::disasm(&c));
+            }
+            if let Ok(Some(m)) = smith::mutate(&mut u, &b, g) {
+                let (fast, full) = both(&m.bundle, g);
+                assert_eq!(fast, full, "{g} mutation {}: {}", m.what, crate::text::disasm(&m.bundle));
+                mutated += usize::from(!full.is_empty());
+            }
+        }
+    }
+    assert!(clean > 1000 && mutated > 1000, "too few cases: {clean} clean, {mutated} mutated");
+}
+
+/// A live pattern slot of a bundle: its offset, address word, pattern layout and slot size.
+struct PatternSlot {
+    at: usize,
+    word: crate::addr4::Addr4,
+    view: &'static crate::layout::Layout,
+    slot_size: usize,
+    /// Where its nums are: (offset in the slot, bytes).
+    nums: (usize, usize),
+}
+
+/// Generated bundles valid under the spec (3000 seeds, the generations in turn), each with
+/// its live pattern slots.
+fn clean_bundles_with_pattern_slots() -> Vec<(Generation, Bundle, Vec<PatternSlot>)> {
+    use crate::operands::{self, SlotType};
+    let mut out = Vec::new();
+    for seed in 0..3000u64 {
+        let bytes = props::seeded_bytes(seed, 512);
+        let g = Generation::ALL[seed as usize % 3];
+        let Ok(b) = smith::bundle(&mut Unstructured::new(&bytes), g) else { continue };
+        let Some(op) = crate::opcode::lookup(b.opcode()) else { continue };
+        if !crate::validate::validate(&b, g).is_empty() {
+            continue;
+        }
+        let raw = b.encode();
+        let slots = operands::live_slots(op)
+            .filter_map(|slot| {
+                let SlotType::Pattern(dims) = slot.ty else { return None };
+                let at = slot.offset(b.layout());
+                let word = u32::from_le_bytes(raw.get(at..at + 4)?.try_into().ok()?);
+                let view = crate::descriptor::pattern_layout(dims);
+                let Some(nums) = view.resolve("num") else { panic!("{} has no nums", view.name) };
+                Some(PatternSlot { at, word: crate::addr4::Addr4::new(word), view, slot_size: slot.size(), nums })
+            })
+            .collect();
+        out.push((g, b, slots));
+    }
+    out
+}
+
+#[test]
+fn a_gathers_static_num_bytes_are_never_read() {
+    // A gather reads its slot as INDIRECT16B (or only its index word, when narrow): the
+    // static pattern's nums lie in bytes it does not read, so zeros there change nothing.
+    let mut zeroed = [0usize; 2];
+    for (g, b, slots) in clean_bundles_with_pattern_slots() {
+        let mut raw = b.encode();
+        for s in slots {
+            let (num, size) = s.nums;
+            if s.word.is_indirect() && !s.word.is_register() && s.slot_size == s.view.size {
+                raw[s.at + num..s.at + num + size].fill(0);
+                zeroed[usize::from(s.view.size >= crate::descriptor::Indirect16b::LAYOUT.size)] += 1;
+            }
+        }
+        let c = Bundle::decode(&raw);
+        assert_eq!(crate::validate::validate(&c, g), [], "{g}: {}", crate::text::disasm(&c));
+        assert_eq!(super::verdict(&c, g), super::Verdict::Clean, "{g}: {}", crate::text::disasm(&c));
+    }
+    // The generator makes gathers of source slots, which are all wide today.
+    assert!(zeroed[1] > 20, "gathers zeroed (narrow, wide): {zeroed:?}");
+}
+
+#[test]
+fn a_narrow_gathers_nums_are_never_read() {
+    // An indirect word in a slot too narrow for INDIRECT16B gathers through its index
+    // word alone: its nums are never read, so zero nums leave a clean bundle clean.
+    use crate::addr4::{MODE_INDIRECT, MODE_MASK};
+    let mut narrow = 0;
+    for (g, b, slots) in clean_bundles_with_pattern_slots() {
+        let mut raw = b.encode();
+        let mut changed = 0;
+        for s in slots {
+            if s.word.is_register() || s.slot_size >= crate::descriptor::Indirect16b::LAYOUT.size {
+                continue;
+            }
+            let (num, size) = s.nums;
+            raw[s.at..s.at + 4].copy_from_slice(&(s.word.word() & !MODE_MASK | MODE_INDIRECT).to_le_bytes());
+            raw[s.at + num..s.at + num + size].fill(0);
+            changed += 1;
+        }
+        if changed == 0 {
+            continue;
+        }
+        let c = Bundle::decode(&raw);
+        let (fast, full) = both(&c, g);
+        assert_eq!(fast, full, "{g}: {}", crate::text::disasm(&c));
+        if full.is_empty() {
+            narrow += changed;
+            assert_eq!(super::verdict(&c, g), super::Verdict::Clean, "{g}: {}", crate::text::disasm(&c));
+        }
+    }
+    assert!(narrow > 20, "narrow gathers with zero nums judged clean: {narrow}");
+}
+
+/// Generated bundles that `pick` selects: most clean ones are proven
+/// clean by the fast path, and every byte of the body set to a few
+/// telling values gives the same findings on both paths.
+fn every_corruption_agrees(what: &str, pick: impl Fn(&Bundle) -> bool) {
+    let (mut clean, mut proven, mut corrupted) = (0, 0, 0);
+    for seed in 0..6000u64 {
+        let bytes = props::seeded_bytes(seed, 512);
+        let mut u = Unstructured::new(&bytes);
+        let g = Generation::ALL[seed as usize % Generation::ALL.len()];
+        let Ok(b) = smith::bundle(&mut u, g) else { continue };
+        if !pick(&b) {
+            continue;
+        }
+        let (fast, full) = both(&b, g);
+        assert_eq!(fast, full);
+        clean += usize::from(full.is_empty());
+        proven += usize::from(super::verdict(&b, g) == super::Verdict::Clean);
+        for at in 4..BUNDLE_BYTES {
+            // As an address word's top byte: 0x22 an indirect PSUM address, 0x24 an indirect one outside memory.
+            for v in [0x00, 0x01, 0x02, 0x03, 0x20, 0x22, 0x24, 0x40, 0x60, 0x7F, 0x80, 0xFF, b.encode()[at] ^ 1] {
+                let mut raw = b.encode();
+                raw[at] = v;
+                let c = Bundle::decode(&raw);
+                for g in Generation::ALL {
+                    let (fast, full) = both(&c, g);
+                    assert_eq!(fast, full, "{what}, {g}, byte {at} = {v:#04x}: {}", crate::text::disasm(&c));
+                    corrupted += usize::from(!full.is_empty());
+                }
+            }
+        }
+    }
+    assert!(clean > 30 && corrupted > 1000, "{what}: {clean} clean, {corrupted} corrupted");
+    assert!(proven * 10 > clean * 9, "{what}: fast path proved {proven} of {clean} clean bundles");
+}
+
+#[test]
+fn mx_operands_are_proven_clean_and_every_corruption_is_caught() {
+    every_corruption_agrees("MX matmul", |b| b.kind() == crate::bundle::BodyKind::MatmulMx);
+}
+
+#[test]
+fn pool_and_branch_bands_are_proven_clean_and_every_corruption_is_caught() {
+    every_corruption_agrees("Pool", |b| b.opcode() == crate::validate::POOL_OPCODE);
+    every_corruption_agrees("Branch", |b| b.kind() == crate::bundle::BodyKind::Branch);
+}
+
+#[test]
+fn fast_path_matches_full_checks_on_random_bytes() {
+    let bytes = props::seeded_bytes(0x5eed, 20_000 * BUNDLE_BYTES);
+    for raw in bytes.chunks_exact(BUNDLE_BYTES) {
+        let Some(b) = Bundle::decode_slice(raw) else { continue };
+        for g in Generation::ALL {
+            let (fast, full) = both(&b, g);
+            assert_eq!(fast, full, "{g}: {}", crate::text::disasm(&b));
+        }
+    }
+}
