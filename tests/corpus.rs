@@ -203,3 +203,42 @@ fn fuzz_dictionaries_cover_the_opcode_table() {
         }
     }
 }
+
+/// Which paths git keeps, by the checkout's `.gitignore` alone (checked in a
+/// scratch repository, so this runs in a tarball too): the committed reports
+/// and seeds are kept, while the dated conformance folders, build output,
+/// libFuzzer's local finds and cargo-mutants' output stay local.
+#[test]
+fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    let ignore = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(".gitignore")).unwrap_or_else(|e| panic!(".gitignore: {e}"));
+    std::fs::write(dir.path().join(".gitignore"), ignore).unwrap_or_else(|e| panic!("write .gitignore: {e}"));
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(["-c", "core.excludesFile=/dev/null"])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run git: {e}"))
+    };
+    assert!(git(&["init", "-q"]).status.success(), "git init failed");
+    let kept = ["reports/mutants.md", "reports/README.md", "reports/bench.md", "corpus/roundtrip/seed-01", "fuzz/corpus/roundtrip"];
+    let ignored = [
+        "reports/2026-12-04/summary.md",
+        "reports/2026-12-04/neff/01-x.json",
+        "target/release/tpb",
+        "mutants.out/outcomes.json",
+        "fuzz/artifacts/roundtrip/crash-1",
+        "corpus/roundtrip/0123456789abcdef0123456789abcdef01234567",
+    ];
+    // `check-ignore` exits 0 when the path is ignored, 1 when it is not.
+    for (path, want) in kept.iter().map(|p| (p, false)).chain(ignored.iter().map(|p| (p, true))) {
+        let out = git(&["check-ignore", "--no-index", "-q", path]);
+        let is = match out.status.code() {
+            Some(0) => true,
+            Some(1) => false,
+            _ => panic!("git check-ignore {path}: {}", String::from_utf8_lossy(&out.stderr)),
+        };
+        assert_eq!(is, want, "{path}: ignored = {is}, want {want}");
+    }
+}
