@@ -40,14 +40,10 @@ bin="$proj/fuzz/target/$triple/release"
 # Every target but `empty` (libFuzzer's exec/s floor for fuzz/bench.sh).
 targets=$(cargo fuzz list | grep -vx empty)
 
-# A zip of the files in folder $2 as $1, with `zip` when present, else Python.
+# A zip of the files in folder $2 as $1 (`zip`: in the Dockerfile's image; elsewhere install it).
 pack() {
   rm -f "$1"
-  if command -v zip >/dev/null 2>&1; then
-    (cd "$2" && zip -q -X "$1" ./*)
-  else
-    (cd "$2" && python3 -m zipfile -c "$1" ./*)
-  fi
+  (cd "$2" && zip -q -X "$1" ./*)
 }
 
 for t in $targets; do

@@ -15,7 +15,7 @@ SRC="$tmp/src" OUT="$tmp/out" WORK="$tmp/work" .clusterfuzzlite/build.sh || { ec
 
 bad=0
 miss() { echo "cflite-build-test: $*" >&2; bad=1; }
-targets=$(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -vx -e tpb-fuzz -e empty)
+targets=$(cargo fuzz list | grep -vx empty)
 for t in $targets; do
   out="$tmp/out"
   [ -x "$out/$t" ] || miss "no fuzzer $t"
@@ -24,7 +24,7 @@ for t in $targets; do
     miss "no $t seed zip"
   else
     # Every committed seed of the target is in the zip.
-    listed="$(python3 -m zipfile -l "$zip" | awk 'NR > 1 { print $1 }')"
+    listed="$(unzip -Z1 "$zip" | sed 's|^\./||')"
     for f in corpus/"$t"/*.bin corpus/regressions/"$t"/*; do
       [ -f "$f" ] || continue
       case "$f" in *.md) continue ;; esac
@@ -40,7 +40,7 @@ for t in $targets; do
   # The fuzzer loads its seeds with its options (what ClusterFuzzLite does first).
   if [ -x "$out/$t" ] && [ -f "$zip" ]; then
     mkdir -p "$tmp/run/$t"
-    python3 -m zipfile -e "$zip" "$tmp/run/$t"
+    unzip -q "$zip" -d "$tmp/run/$t"
     args=(-runs=0 -rss_limit_mb=2048)
     [ -n "$dict" ] && args+=(-dict="$out/$dict")
     ml="$(sed -n 's/^max_len[[:space:]]*=[[:space:]]*//p' "fuzz/options/$t.options")"

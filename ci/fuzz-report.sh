@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Writes reports/fuzz.md: for every fuzz target, one job on one core for
-# SECONDS seeded (corpus/<target> + corpus/regressions/<target>, as
-# `cargo fuzz run` and ci/fuzz.sh start) and SECONDS unseeded (an empty
-# folder), both with the target's options file (fuzz/options/): libFuzzer's
-# average exec/s, the final cov/ft, the corpus it ended with, and the seeds.
+# Writes reports/fuzz.md: for every fuzz target (`cargo fuzz list`, but
+# `empty`), one job on one core for SECONDS seeded (corpus/<target> +
+# corpus/regressions/<target>, as `cargo fuzz run` and ci/fuzz.sh start) and
+# SECONDS unseeded (an empty folder), both with the target's options file
+# (fuzz/options/): libFuzzer's average exec/s, the final cov/ft, the corpus
+# it ended with, and the seeds.
 # Stable Rust, no sanitizer (`-s none`), the build ci/fuzz.sh uses.
 #   usage: ci/fuzz-report.sh [SECONDS] [TARGET...]   (default 60, every target)
 #   exit:  0 written, 2 build or run error
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(roundtrip structured validate text c_layout elf neff)
+[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(cargo fuzz list | grep -vx empty)
 
 cargo fuzz build -s none >&2 || exit 2
 bin="fuzz/target/$(rustc -vV | sed -n 's/^host: //p')/release"

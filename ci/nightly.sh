@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The nightly job, runnable on a fresh clone: `tpb conform` (report in
-# reports/<date>/), then every cargo-fuzz target for a fixed time on stable
-# Rust (ci/fuzz.sh). Exit 0 only when both are clean.
+# The nightly runs, on a fresh clone: `tpb conform` (report in
+# reports/<date>/; .github/workflows/nightly.yml), then every cargo-fuzz
+# target for a fixed time on stable Rust (ci/fuzz.sh; on GitHub,
+# ClusterFuzzLite's batch job fuzzes instead). Exit 0 only when both are clean.
 #   usage: ci/nightly.sh [CAMPAIGN_SECONDS] [FUZZ_SECONDS_PER_TARGET]
 #   env:   TPB_LIBS / TPB_NEFFS: space-separated vendor inputs for conform
 #          (default: ../shared/neff/*.neff when present).

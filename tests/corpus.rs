@@ -203,3 +203,84 @@ fn fuzz_dictionaries_cover_the_opcode_table() {
         }
     }
 }
+
+/// The fuzz targets are the `[[bin]]`s of `fuzz/Cargo.toml`, which `cargo fuzz
+/// list` prints and every script and ClusterFuzzLite's build read. Each is a
+/// target of `src/conform/targets.rs`, its `c_layout` (replayed through the C
+/// shim) or `empty` (no property: libFuzzer's exec/s floor for
+/// `fuzz/bench.sh`); each but `empty` has a `fuzz/corpus/` link to its seeds
+/// and a row in `fuzz/README.md`'s table, and that table names no other.
+#[test]
+fn the_fuzz_targets_are_the_bins_of_fuzz_cargo_toml() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let manifest = std::fs::read_to_string(fuzz.join("Cargo.toml")).expect("fuzz/Cargo.toml");
+    let mut bins = Vec::new();
+    let mut in_bin = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_bin = line == "[[bin]]";
+        } else if let Some((key, value)) = line.split_once('=').filter(|_| in_bin) {
+            if key.trim() == "name" {
+                bins.push(value.trim().trim_matches('"').to_owned());
+            }
+        }
+    }
+    bins.sort();
+    let mut here: Vec<String> = TARGETS.iter().map(|t| t.name).chain([targets::C_LAYOUT, "empty"]).map(str::to_owned).collect();
+    here.sort();
+    assert_eq!(bins, here, "fuzz/Cargo.toml's [[bin]] names (left) and src/conform/targets.rs's targets + c_layout + empty (right)");
+
+    let readme = std::fs::read_to_string(fuzz.join("README.md")).expect("fuzz/README.md");
+    // The target table's rows: a first cell that is a bare name, not a file.
+    let mut rows: Vec<String> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `")?.split_once("` |").map(|(name, _)| name.to_owned()))
+        .filter(|name| !name.contains(['/', '.']))
+        .collect();
+    rows.sort();
+    let described: Vec<String> = bins.iter().filter(|b| *b != "empty").cloned().collect();
+    assert_eq!(rows, described, "fuzz/README.md's target table (left) and the fuzz targets but empty (right)");
+    for b in &described {
+        assert!(fuzz.join("corpus").join(b).is_dir(), "fuzz/corpus/{b} does not lead to corpus/{b}");
+    }
+}
+
+/// Which paths git keeps, by the checkout's `.gitignore` alone (checked in a
+/// scratch repository, so this runs in a tarball too): the committed reports
+/// and seeds are kept, while the dated conformance folders, build output,
+/// libFuzzer's local finds and cargo-mutants' output stay local.
+#[test]
+fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    let ignore = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(".gitignore")).unwrap_or_else(|e| panic!(".gitignore: {e}"));
+    std::fs::write(dir.path().join(".gitignore"), ignore).unwrap_or_else(|e| panic!("write .gitignore: {e}"));
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(["-c", "core.excludesFile=/dev/null"])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run git: {e}"))
+    };
+    assert!(git(&["init", "-q"]).status.success(), "git init failed");
+    let kept = ["reports/mutants.md", "reports/README.md", "reports/bench.md", "corpus/roundtrip/seed-01", "fuzz/corpus/roundtrip"];
+    let ignored = [
+        "reports/2026-12-04/summary.md",
+        "reports/2026-12-04/neff/01-x.json",
+        "target/release/tpb",
+        "mutants.out/outcomes.json",
+        "fuzz/artifacts/roundtrip/crash-1",
+        "fuzz/grown/roundtrip/0123456789abcdef0123456789abcdef01234567",
+        "corpus/roundtrip/0123456789abcdef0123456789abcdef01234567",
+    ];
+    // `check-ignore` exits 0 when the path is ignored, 1 when it is not.
+    for (path, want) in kept.iter().map(|p| (p, false)).chain(ignored.iter().map(|p| (p, true))) {
+        let out = git(&["check-ignore", "--no-index", "-q", path]);
+        let is = match out.status.code() {
+            Some(0) => true,
+            Some(1) => false,
+            _ => panic!("git check-ignore {path}: {}", String::from_utf8_lossy(&out.stderr)),
+        };
+        assert_eq!(is, want, "{path}: ignored = {is}, want {want}");
+    }
+}

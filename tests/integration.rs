@@ -1,8 +1,8 @@
 //! The package's integration tests as one test binary: one link per build
 //! instead of one per file (a mutant of the library relinks every test
-//! binary, `ci/mutants_notes.md`). Each file stays a module of its own.
-//! `bounded`, `bench` and `stdout` (slow, left out of mutation testing's
-//! quick tier) and `ci_scripts` (Python) stay binaries of their own.
+//! binary: README "Mutation testing"). Each file stays a module of its own.
+//! `bounded`, `bench` and `stdout` (slow: nextest's `mutants` profile runs
+//! them last) stay binaries of their own.
 
 mod cli;
 mod conform;

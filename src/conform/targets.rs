@@ -2,7 +2,9 @@
 //! same library function; `tpb conform` and `cargo test` (tests/corpus.rs,
 //! which includes this file) replay `corpus/<name>/` and
 //! `corpus/regressions/<name>/` through it, so every target runs without
-//! libFuzzer too. Self-contained on purpose: no `crate::` paths.
+//! libFuzzer too. Self-contained on purpose: no `crate::` paths. The targets
+//! themselves are `fuzz/Cargo.toml`'s `[[bin]]`s (`cargo fuzz list`):
+//! `tests/corpus.rs` fails when this list and those differ.
 
 use tpb_isa::props::{self, Outcome};
 
