@@ -5,7 +5,6 @@
 
 mod amend;
 mod band;
-pub mod checks;
 mod fast;
 mod recovered;
 mod slots;
@@ -18,13 +17,13 @@ pub use recovered::recovered_claims;
 pub(crate) use slots::{MX_SCALE_PARTS, MX_STEP_DIRS};
 
 use crate::bundle::{Bundle, BUNDLE_BYTES};
+use crate::checks::{self, Check};
 use crate::dtype::{self, DtypeInfo};
 use crate::errata::Profile;
 use crate::generation::Generation;
 use crate::layout::Layout;
 use crate::opcode::{self, OpcodeInfo};
 use crate::provenance::{Confidence, Severity};
-use checks::Check;
 use serde::Serialize;
 
 /// One broken invariant.

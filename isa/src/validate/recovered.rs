@@ -4,10 +4,10 @@
 //! [`super::validate`]'s findings (the fast path's contract is that a bundle
 //! it proves clean has no findings there).
 
-use super::checks::RECOVERED_CLAIM;
 use super::Finding;
 use crate::bundle::recovered::claims;
 use crate::bundle::Bundle;
+use crate::checks::RECOVERED_CLAIM;
 use crate::generation::Generation;
 use crate::provenance::Confidence;
 
