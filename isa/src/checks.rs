@@ -68,7 +68,7 @@ pub fn by_code(code: &str) -> Option<&'static Check> {
 }
 
 /// A recovered field breaks what every real bundle holds there
-/// ([`crate::bundle::recovered::CLAIMS`]). Not in [`ALL`]: the spec's
+/// ([`crate::bundle::claims::CLAIMS`]). Not in [`ALL`]: the spec's
 /// validator never runs it; only the separate layer
 /// [`crate::validate::recovered_claims`] does, and only as `info`.
 pub static RECOVERED_CLAIM: Check = Check {

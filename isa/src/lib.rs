@@ -27,7 +27,7 @@ pub mod opcode;
 pub mod operands;
 pub mod props;
 pub mod provenance;
-pub mod recovered;
+pub mod roster;
 pub mod smith;
 pub mod text;
 pub mod validate;

@@ -2,7 +2,7 @@
 
 use super::{get, put};
 use crate::addr4::{Addr4, PSUM_BASE};
-use crate::bundle::recovered::{claims, Claim};
+use crate::bundle::claims::{claims, Claim};
 use crate::bundle::{BodyKind, Bundle, Raw};
 use crate::checks::{self as c, Check};
 use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
@@ -454,7 +454,7 @@ mod tests {
     #[test]
     fn a_claim_is_breakable_only_where_its_field_can_hold_a_breaking_value() {
         use super::breakable;
-        use crate::bundle::recovered::Claim;
+        use crate::bundle::claims::Claim;
         // A bound at or above what the field holds is always met: nothing to break.
         assert!(breakable(Claim::Below(0xFF), 1) && breakable(Claim::Below(0x40), 4));
         assert!(!breakable(Claim::Below(0x100), 1) && !breakable(Claim::Below(0x1_0000), 2));
