@@ -308,7 +308,7 @@ fn enums_section(h: &mut String) {
             )
         })
         .collect();
-    enum_block(h, crate::recovered::DTYPE_C_NAME, &format!("{} The on-wire dtype tag (not the BIR dtype ordinal).", tag(dtype::DTYPE_PROV)), &dt);
+    enum_block(h, crate::roster::DTYPE_C_NAME, &format!("{} The on-wire dtype tag (not the BIR dtype ordinal).", tag(dtype::DTYPE_PROV)), &dt);
 
     let ops: Vec<(String, u64, String)> = OPCODES
         .iter()

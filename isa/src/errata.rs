@@ -16,9 +16,9 @@
 //! here: `tpb evidence` regenerates it from real programs, and the tests
 //! check that it supports every erratum and that no contradiction lacks one.
 
+use crate::checks::{self, Check};
 use crate::generation::Generation;
 use crate::provenance::Confidence;
-use crate::validate::checks::{self, Check};
 use serde::Serialize;
 
 /// Which verdicts the validator gives.

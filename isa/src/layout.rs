@@ -342,23 +342,36 @@ impl Layout {
 
 /// Declares a wire struct once: emits the zerocopy struct and its [`Layout`].
 ///
+/// A field names its own section and confidence only where they differ from
+/// the struct's; without them it inherits the struct's (a body recovered from
+/// real programs says "recovered" once, not once per field).
+///
 /// ```ignore
 /// wire_struct! {
 ///     /// doc
 ///     struct Tensor1d as "NEURON_ISA_TPB_TENSOR1D", size 8, ["2.3", Confirmed] {
-///         /// field doc
+///         /// field doc: its own provenance
 ///         addr: Addr4 => Hex, "2.2", Confirmed;
+///         /// field doc: the struct's provenance, §2.3 CONFIRMED
+///         num: U16 => Dec;
 ///     }
 /// }
 /// ```
 #[macro_export]
 macro_rules! wire_struct {
+    // A field's provenance: its own when it names one, else its struct's.
+    (@prov [$sec:literal, $conf:ident]) => {
+        $crate::provenance::Provenance::new($sec, $crate::provenance::Confidence::$conf)
+    };
+    (@prov [$sec:literal, $conf:ident] [$fsec:literal, $fconf:ident]) => {
+        $crate::provenance::Provenance::new($fsec, $crate::provenance::Confidence::$fconf)
+    };
     (
         $(#[doc = $doc:literal])*
         struct $name:ident as $c:literal, size $size:literal, [$sec:literal, $conf:ident] {
             $(
                 $(#[doc = $fdoc:literal])*
-                $f:ident : $t:ty => $fmt:expr, $fsec:literal, $fconf:ident;
+                $f:ident : $t:ty => $fmt:expr $(, $fsec:literal, $fconf:ident)?;
             )*
         }
     ) => {
@@ -387,7 +400,7 @@ macro_rules! wire_struct {
                         offset: core::mem::offset_of!($name, $f),
                         ty: <$t as $crate::layout::Wire>::ty,
                         fmt: $fmt,
-                        prov: $crate::provenance::Provenance::new($fsec, $crate::provenance::Confidence::$fconf),
+                        prov: $crate::wire_struct!(@prov [$sec, $conf] $([$fsec, $fconf])?),
                         doc: concat!($($fdoc,)*),
                     },
                 )* ],

@@ -1,9 +1,10 @@
 //! The AWS Neuron TPB instruction-bundle wire format, described once as data.
 //!
 //! Layers, as in wasm-tools: [`layout`] (the description language) and the
-//! described structs ([`descriptor`], [`bundle`]); [`opcode`], [`dtype`] and
-//! [`enums`] tables; the codec ([`bundle::Bundle::decode`] / `encode`); the
-//! [`validate`] layer; the generator [`smith`]; the [`text`] format.
+//! described structs ([`descriptor`], [`bundle`]); [`opcode`], [`dtype`],
+//! [`enums`] and [`checks`] tables; the codec ([`bundle::Bundle::decode`] /
+//! `encode`); the [`validate`] layer; the generator [`smith`]; the [`text`]
+//! format.
 //! Every item carries the spec section and confidence tag it comes from.
 //!
 //! No `unsafe`, but for the call into a SIMD validator kernel after the
@@ -15,6 +16,7 @@ pub mod addr4;
 pub mod bundle;
 pub mod c_header;
 pub mod catalog;
+pub mod checks;
 pub mod descriptor;
 pub mod dtype;
 pub mod enums;
@@ -25,7 +27,7 @@ pub mod opcode;
 pub mod operands;
 pub mod props;
 pub mod provenance;
-pub mod recovered;
+pub mod roster;
 pub mod smith;
 pub mod text;
 pub mod validate;

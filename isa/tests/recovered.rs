@@ -6,7 +6,7 @@
 
 use arbitrary::Unstructured;
 use std::collections::BTreeSet;
-use tpb_isa::bundle::recovered::{Claim, CLAIMS};
+use tpb_isa::bundle::claims::{Claim, CLAIMS};
 use tpb_isa::opcode::OPCODES;
 use tpb_isa::props::seeded_bytes;
 use tpb_isa::validate::{self, recovered_claims};

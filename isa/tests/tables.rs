@@ -94,7 +94,7 @@ fn every_generation_parses_from_its_names() {
 /// and no other; an unknown code finds none.
 #[test]
 fn every_check_is_found_by_its_code() {
-    use tpb_isa::validate::checks::{by_code, ALL};
+    use tpb_isa::checks::{by_code, ALL};
     for c in ALL {
         let Some(found) = by_code(c.code) else { panic!("{} not found", c.code) };
         assert!(std::ptr::eq(found, *c), "{} found {}", c.code, found.code);

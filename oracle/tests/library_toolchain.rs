@@ -20,7 +20,7 @@ fn bytes_list(b: &[u8]) -> String {
 
 fn source(setup: &[u8]) -> String {
     let mut s = String::from("namespace walrus { namespace isa {\n");
-    for name in tpb_isa::recovered::recovered_type_names() {
+    for name in tpb_isa::roster::type_names() {
         let _ = writeln!(s, "struct {name} {{ int x; }};\n__attribute__((visibility(\"default\"))) int encode(const {name}* p) {{ return p->x; }}");
     }
     s.push_str("}}\n");

@@ -1,10 +1,11 @@
-//! The layouts recovered from real programs (`isa/src/bundle/recovered.rs`):
+//! The layouts recovered from real programs (`isa/src/bundle/recovered_bodies.rs`,
+//! their claims in `isa/src/bundle/claims.rs`):
 //! every field's claim holds on every real bundle of its opcode, every real
 //! bundle of those opcodes decodes typed and round-trips byte for byte, and
 //! the real bundles of ../shared/neff left opaque stay below 0.5%.
 
 use std::collections::BTreeMap;
-use tpb_isa::bundle::recovered::CLAIMS;
+use tpb_isa::bundle::claims::CLAIMS;
 use tpb_isa::{opcode, text, validate, BodyKind, Bundle, Severity};
 
 use crate::common;

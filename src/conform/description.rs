@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::time::Instant;
 use tpb_isa::bundle::{BodyKind, BUNDLE_BYTES};
 use tpb_isa::catalog;
+use tpb_isa::checks;
 use tpb_isa::opcode::{self, OPCODES};
-use tpb_isa::validate::checks;
 
 fn timed(f: impl FnOnce() -> Case) -> Case {
     let start = Instant::now();

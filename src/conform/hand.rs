@@ -6,7 +6,7 @@
 //! included by `tests/corpus.rs`. Self-contained on purpose: no `crate::` paths.
 
 use tpb_isa::bundle::{BodyKind, Bundle, Raw};
-use tpb_isa::{text, validate, Generation};
+use tpb_isa::{checks, text, validate, Generation};
 
 /// One hand file: its generation, its name and its text.
 pub struct HandFile {
@@ -53,7 +53,7 @@ pub fn parse(file: &HandFile) -> Result<Vec<HandBundle>, String> {
             Some((_, codes)) => codes.split([',', ' ']).filter(|c| !c.is_empty()).map(str::to_string).collect(),
             None => Vec::new(),
         };
-        if let Some(bad) = expect.iter().find(|c| validate::checks::by_code(c).is_none()) {
+        if let Some(bad) = expect.iter().find(|c| checks::by_code(c).is_none()) {
             return Err(format!("{origin}: `expect: {bad}` names no validator check"));
         }
         expect.sort();

@@ -1,16 +1,14 @@
 //! SP-engine records: the semaphore (0xA0, §1.14) and the branch (0xA9, D-M10).
 
-use super::header::Header;
+use super::header::body;
 use crate::enums::{BRANCH_COMP_OP, SEMAPHORE_CMP_OP, SEMAPHORE_SUBTYPE};
 use crate::layout::Fmt::*;
-use crate::wire_struct;
 use zerocopy::little_endian::{U32, U64};
 
-wire_struct! {
+body! {
     /// Wait on one semaphore and act on another; 256 semaphores per core.
     struct SemaphoreBundle as "NEURON_ISA_TPB_SEMAPHORE", size 64, ["1.14", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
+        header;
         /// Embedded event predicate: mode at +4, index at +5, value at +8.
         events: [u8; 8] => Bytes, "1.14", Confirmed;
         /// Reserved.
@@ -32,13 +30,11 @@ wire_struct! {
     }
 }
 
-wire_struct! {
+body! {
     /// CompareAndBranch and UnconditionalBranch.
     struct BranchBundle as "NEURON_ISA_TPB_BUNDLE_BRANCH", size 64, ["D-M10", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
-        /// Sync band.
-        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        header;
+        sync;
         /// Comparator: 0 always, 1..6 immediate, 9..14 register.
         comp_op: u8 => Enum(&BRANCH_COMP_OP), "1.5 / D-M10", Confirmed;
         /// LHS dtype wire tag.
@@ -64,11 +60,10 @@ wire_struct! {
     }
 }
 
-wire_struct! {
+body! {
     /// Any bundle whose body the spec does not lay out: kept byte for byte.
     struct OpaqueBundle as "NEURON_ISA_TPB_BUNDLE_OPAQUE", size 64, ["2.1", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
+        header;
         /// The 60-byte body.
         body: [u8; 60] => Bytes, "2.1", Confirmed;
     }

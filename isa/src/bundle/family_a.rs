@@ -1,19 +1,17 @@
 //! Family A, "3D 2-slot": source descriptor at +0x10, destination at +0x30,
 //! control band +0x20..+0x2F between them (§2.1 Family A, §2.5, §2.10).
 
-use super::header::Header;
+use super::header::body;
 use crate::descriptor::{MemPattern3d, MxMemPattern1d, Tensor3d};
 use crate::enums::ALU_OP;
 use crate::layout::Fmt::*;
-use crate::wire_struct;
 
-wire_struct! {
+body! {
     /// Dense matmul and LoadStationary (the Family A witness).
     struct MatmulBundle as "NEURON_ISA_TPB_BUNDLE_MATMUL", size 64, ["2.1 / 2.5 / 2.10", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
+        header;
         /// Sync band; the spec says a matmul carries none.
-        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        sync;
         /// Unused.
         _pad0c: [u8; 4] => Bytes, "2.1", Confirmed;
         /// Moving (ifmap) source in SBUF.
@@ -53,13 +51,11 @@ wire_struct! {
     }
 }
 
-wire_struct! {
+body! {
     /// CoreV4 MX matmul and MX weight load: the MX operand replaces the moving slot.
     struct MatmulMxBundle as "NEURON_ISA_TPB_BUNDLE_MATMUL_MX", size 64, ["2.6 / 2.10", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
-        /// Sync band.
-        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        header;
+        sync;
         /// Unused.
         _pad0c: [u8; 4] => Bytes, "2.1", Confirmed;
         /// MX data + scale operand.
@@ -85,13 +81,11 @@ wire_struct! {
     }
 }
 
-wire_struct! {
+body! {
     /// Activation (0x21 on CoreV2/V3, 0x25 on CoreV4).
     struct ActivationBundle as "NEURON_ISA_TPB_BUNDLE_ACTIVATION", size 64, ["2.1 Family A", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
-        /// Sync band.
-        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        header;
+        sync;
         /// Unused.
         _pad0c: [u8; 4] => Bytes, "2.1", Confirmed;
         /// Source.
@@ -111,13 +105,11 @@ wire_struct! {
     }
 }
 
-wire_struct! {
+body! {
     /// TensorScalar and its OrPtr variants.
     struct TensorScalarBundle as "NEURON_ISA_TPB_BUNDLE_TENSORSCALAR", size 64, ["2.1 Family A", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
-        /// Sync band.
-        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        header;
+        sync;
         /// Unused.
         _pad0c: [u8; 4] => Bytes, "2.1", Confirmed;
         /// Source.

@@ -1,19 +1,16 @@
 //! Family B, "3D 3-slot": control band +0x0C..+0x0F, then three contiguous
 //! 3-D slots dst / in0 / in1 (§2.1 Family B, D-J05).
 
-use super::header::Header;
+use super::header::body;
 use crate::descriptor::{MemPattern3d, Tensor3d};
 use crate::enums::ALU_OP;
 use crate::layout::Fmt::*;
-use crate::wire_struct;
 
-wire_struct! {
+body! {
     /// TensorTensor (0x41) and its bit-vector twin (0x51).
     struct TensorTensorBundle as "NEURON_ISA_TPB_BUNDLE_TENSORTENSOR", size 64, ["2.1 Family B / D-J05", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
-        /// Sync band.
-        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        header;
+        sync;
         /// Low nibble: in0 dtype; high nibble: in1 dtype.
         in_dtype_nibbles: u8 => DtypeNibbles, "2.1 Family B", Confirmed;
         /// Output dtype wire tag.

@@ -2,20 +2,17 @@
 //! control band +0x20..+0x2B (§2.1 Family C, D-J03, D-J06); and the BNStats
 //! mixed-width variant with a 2-D destination at +0x30.
 
-use super::header::Header;
+use super::header::body;
 use crate::descriptor::{MemPattern2d, MemPattern4d, Tensor4d};
 use crate::enums::POOL_FUNC;
 use crate::layout::Fmt::*;
-use crate::wire_struct;
 use zerocopy::little_endian::U32;
 
-wire_struct! {
+body! {
     /// Pool, TensorCopy, Memset and the other 4-D two-operand ops.
     struct PoolCopyBundle as "NEURON_ISA_TPB_BUNDLE_POOLCOPY", size 64, ["2.1 Family C / D-J03 / D-J06", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
-        /// Sync band.
-        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        header;
+        sync;
         /// Source (`in` in the spec).
         src: Tensor4d => Nested, "2.1 Family C", Confirmed;
         /// Source dtype wire tag.
@@ -37,13 +34,11 @@ wire_struct! {
     }
 }
 
-wire_struct! {
+body! {
     /// BNStats: a 4-D source and a 2-D destination at +0x30.
     struct BnStatsBundle as "NEURON_ISA_TPB_BUNDLE_BNSTATS", size 64, ["2.1 mixed-width slots", Confirmed] {
-        /// Opcode, length, reserved.
-        header: Header => Inline, "2.1", Confirmed;
-        /// Sync band.
-        _pad04: [u8; 8] => Bytes, "2.1 §sync", Strong;
+        header;
+        sync;
         /// Source.
         src: Tensor4d => Nested, "2.1 mixed-width slots", Confirmed;
         /// Source dtype wire tag (Family C band position).

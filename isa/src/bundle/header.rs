@@ -42,3 +42,85 @@ wire_struct! {
         reserved: U16 => Hex, "2.1", Confirmed;
     }
 }
+
+/// Declares a bundle body with [`wire_struct!`](crate::wire_struct), its
+/// leading bytes written as the shared prefix they are: `header;` is the
+/// header word above (`header`, +0x00, §2.1 CONFIRMED), which every body
+/// starts with, and `sync;` the 8-byte sync band after it (`_pad04`, +0x04,
+/// §2.1 sync, STRONG) in the bodies that carry one. Stated here once, the
+/// prefix cannot differ between bodies; each expands to the field a body
+/// would otherwise declare by hand, so layouts, text and C header are as
+/// before. A doc comment before either replaces its default doc (a body with
+/// something to say about its header or band).
+///
+/// ```ignore
+/// body! {
+///     /// doc
+///     struct NoOpBundle as "NEURON_ISA_TPB_BUNDLE_NOOP", size 64, ["R (recovered from real programs)", Inferred] {
+///         header;
+///         sync;
+///         /// field doc
+///         zero_0c: [u8; 52] => Bytes;
+///     }
+/// }
+/// ```
+macro_rules! body {
+    (
+        $(#[doc = $doc:literal])*
+        struct $name:ident as $c:literal, size $size:literal, [$sec:literal, $conf:ident] {
+            $($fields:tt)*
+        }
+    ) => {
+        $crate::bundle::header::body!(@prefix [$(#[doc = $doc])* struct $name as $c, size $size, [$sec, $conf]] [] $($fields)*);
+    };
+    (@prefix $head:tt [$($done:tt)*] $(#[doc = $d:literal])+ header; $($rest:tt)*) => {
+        $crate::bundle::header::body!(@prefix $head [$($done)*
+            $(#[doc = $d])+
+            header: $crate::bundle::header::Header => $crate::layout::Fmt::Inline, "2.1", Confirmed;
+        ] $($rest)*);
+    };
+    // The default docs keep the leading space `///` would have written.
+    (@prefix $head:tt [$($done:tt)*] header; $($rest:tt)*) => {
+        $crate::bundle::header::body!(@prefix $head [$($done)*] #[doc = " Opcode, length, reserved."] header; $($rest)*);
+    };
+    (@prefix $head:tt [$($done:tt)*] $(#[doc = $d:literal])+ sync; $($rest:tt)*) => {
+        $crate::bundle::header::body!(@prefix $head [$($done)*
+            $(#[doc = $d])+
+            _pad04: [u8; 8] => $crate::layout::Fmt::Bytes, "2.1 §sync", Strong;
+        ] $($rest)*);
+    };
+    (@prefix $head:tt [$($done:tt)*] sync; $($rest:tt)*) => {
+        $crate::bundle::header::body!(@prefix $head [$($done)*] #[doc = " Sync band."] sync; $($rest)*);
+    };
+    // The prefix is written out: the rest are the body's own fields.
+    (@prefix [$($head:tt)*] [$($done:tt)*] $($rest:tt)*) => {
+        $crate::wire_struct! { $($head)* { $($done)* $($rest)* } }
+    };
+}
+pub(crate) use body;
+
+#[cfg(test)]
+mod tests {
+    use crate::bundle::BodyKind;
+    use crate::layout::{Fmt, Ty};
+    use crate::provenance::{Confidence, Provenance};
+
+    #[test]
+    fn every_body_starts_with_the_header_and_every_sync_band_is_the_same() {
+        // `body!` writes both; a body declaring its own would drift from the others unseen.
+        let mut banded = 0;
+        for kind in BodyKind::ALL {
+            let l = kind.layout();
+            let head = &l.fields[0];
+            assert_eq!((head.name, head.offset, head.prov), ("header", 0, Provenance::new("2.1", Confidence::Confirmed)), "{}", l.name);
+            assert!(matches!((head.fmt, (head.ty)()), (Fmt::Inline, Ty::Struct(h)) if h().name == "Header"), "{}", l.name);
+            if let Some(band) = l.fields.iter().find(|f| f.name == "_pad04") {
+                assert_eq!((band.offset, (band.ty)().size()), (4, 8), "{}", l.name);
+                assert_eq!(band.prov, Provenance::new("2.1 §sync", Confidence::Strong), "{}", l.name);
+                assert!(matches!(band.fmt, Fmt::Bytes), "{}", l.name);
+                banded += 1;
+            }
+        }
+        assert_eq!((BodyKind::ALL.len(), banded), (32, 27));
+    }
+}

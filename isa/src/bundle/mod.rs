@@ -2,19 +2,20 @@
 //! never fails: an opcode the spec lays out decodes to its typed body, every
 //! other byte pattern to [`OpaqueBundle`]; encoding gives back the exact bytes.
 
+pub mod claims;
 pub mod control;
 pub mod family_a;
 pub mod family_b;
 pub mod family_c;
 pub mod header;
-pub mod recovered;
+pub mod recovered_bodies;
 
 pub use control::{BranchBundle, OpaqueBundle, SemaphoreBundle};
 pub use family_a::{ActivationBundle, MatmulBundle, MatmulMxBundle, TensorScalarBundle};
 pub use family_b::TensorTensorBundle;
 pub use family_c::{BnStatsBundle, PoolCopyBundle};
 pub use header::{header_only, header_only_stream, Header, BUNDLE_BYTES, INST_WORD_LEN};
-pub use recovered::{
+pub use recovered_bodies::{
     BnBackpropBundle, BnBackpropParamLoadBundle, BnGradientsBundle, CollectiveCoarseBundle, CustomOpArgBundle, CustomOpHeaderBundle, DmaBundle,
     DmaTriggerBundle, IndirectDmaBundle, IndirectDmaCheckedBundle, LoadActFuncSetBundle, MatchReplace8Bundle, MaxIndexValuesBundle, NoOpBundle,
     PoolBufferLoadBundle, ReadActAccumulatorBundle, RegisterAluBundle, RegisterMoveBundle, StreamMaskBundle, TensorLoadBundle,

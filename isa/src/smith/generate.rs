@@ -2,7 +2,7 @@
 
 use super::{put, put_at};
 use crate::addr4::{Addr4, MODE_ACTIVE, MODE_INDIRECT, PSUM_BASE, PSUM_SPAN, REGID_LIMIT, REGISTER_BIT};
-use crate::bundle::recovered::claims;
+use crate::bundle::claims::claims;
 use crate::bundle::{header, BodyKind, Bundle, Raw, BUNDLE_BYTES};
 use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
 use crate::dtype::{DtypeInfo, BF16, DTYPES};

@@ -2,8 +2,9 @@
 
 use super::{get, put};
 use crate::addr4::{Addr4, PSUM_BASE};
-use crate::bundle::recovered::{claims, Claim};
+use crate::bundle::claims::{claims, Claim};
 use crate::bundle::{BodyKind, Bundle, Raw};
+use crate::checks::{self as c, Check};
 use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
 use crate::dtype::{self, BF16, DTYPES};
 use crate::enums;
@@ -11,7 +12,6 @@ use crate::generation::Generation;
 use crate::layout::{unsigned_max, Layout};
 use crate::opcode::{self, OpcodeInfo, OPCODES};
 use crate::operands::{self, DtypeRef, Role, Slot, SlotType};
-use crate::validate::checks::{self as c, Check};
 use crate::validate::{byte_values, MX_SCALE_PARTS, MX_STEP_DIRS};
 use arbitrary::{Result, Unstructured};
 
@@ -443,17 +443,18 @@ fn band_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
 mod tests {
     use super::candidates;
     use crate::bundle::Bundle;
+    use crate::checks as c;
     use crate::generation::Generation;
     use crate::opcode;
     use crate::props::seeded_bytes;
     use crate::smith::generate;
-    use crate::validate::{checks as c, validate, POOL_OPCODE};
+    use crate::validate::{validate, POOL_OPCODE};
     use arbitrary::Unstructured;
 
     #[test]
     fn a_claim_is_breakable_only_where_its_field_can_hold_a_breaking_value() {
         use super::breakable;
-        use crate::bundle::recovered::Claim;
+        use crate::bundle::claims::Claim;
         // A bound at or above what the field holds is always met: nothing to break.
         assert!(breakable(Claim::Below(0xFF), 1) && breakable(Claim::Below(0x40), 4));
         assert!(!breakable(Claim::Below(0x100), 1) && !breakable(Claim::Below(0x1_0000), 2));

@@ -7,9 +7,9 @@
 //! places them per opcode. Pool and branch rules tie fields together and
 //! stay code.
 
-use super::checks::*;
 use super::Ctx;
 use crate::bundle::{control::*, family_c::PoolCopyBundle, BodyKind, Bundle};
+use crate::checks::*;
 use crate::enums as en;
 use crate::generation::Generation;
 use crate::opcode::OpcodeInfo;

@@ -5,26 +5,25 @@
 
 mod amend;
 mod band;
-pub mod checks;
+mod broken_claims;
 mod fast;
-mod recovered;
 mod slots;
 
 pub use amend::{amend, amend_with, finding_value};
 pub(crate) use band::byte_values;
 pub use band::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
+pub use broken_claims::recovered_claims;
 pub use fast::{Kernel, AUTO_ROUNDS, AUTO_SAMPLE_BUNDLES, ENV_HIDE, ENV_KERNEL};
-pub use recovered::recovered_claims;
 pub(crate) use slots::{MX_SCALE_PARTS, MX_STEP_DIRS};
 
 use crate::bundle::{Bundle, BUNDLE_BYTES};
+use crate::checks::{self, Check};
 use crate::dtype::{self, DtypeInfo};
 use crate::errata::Profile;
 use crate::generation::Generation;
 use crate::layout::Layout;
 use crate::opcode::{self, OpcodeInfo};
 use crate::provenance::{Confidence, Severity};
-use checks::Check;
 use serde::Serialize;
 
 /// One broken invariant.

@@ -1,9 +1,9 @@
 //! Per-body checks: descriptor slots, dtype fields and control-band enumerations.
 
-use super::checks::*;
 use super::Ctx;
 use crate::addr4::{self, Addr4, Region};
 use crate::bundle::Bundle;
+use crate::checks::*;
 use crate::descriptor::{Indirect16b, Indirect20b, MxIndirect16b, MxMemPattern1d, Tensor2d, Tensor3d, Tensor4d};
 use crate::dtype::{DtypeInfo, BF16};
 use crate::layout::Layout;

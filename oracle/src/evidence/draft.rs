@@ -10,7 +10,7 @@
 use super::{render::escape, Evidence};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use tpb_isa::validate::checks;
+use tpb_isa::checks;
 use tpb_isa::{opcode, Generation};
 
 /// The contradictions of one check on one field, over opcodes, builds and generations.
@@ -265,7 +265,7 @@ mod tests {
 
     #[test]
     fn check_constants_are_the_names_checks_rs_gives() {
-        let src = include_str!("../../../isa/src/validate/checks.rs");
+        let src = include_str!("../../../isa/src/checks.rs");
         for c in checks::ALL {
             assert!(src.contains(&format!("{} {:?}", check_constant(c.code), c.code)), "{}", c.code);
         }

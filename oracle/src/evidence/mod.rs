@@ -22,7 +22,7 @@ pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
 
 use crate::neff::GenerationFrom;
 use std::collections::{BTreeMap, BTreeSet};
-use tpb_isa::bundle::recovered::{claims, Claim};
+use tpb_isa::bundle::claims::{claims, Claim};
 use tpb_isa::errata::{Erratum, ERRATA};
 use tpb_isa::validate::{self, Finding};
 use tpb_isa::{smith, BodyKind, Bundle, Generation, Raw, BUNDLE_BYTES};

@@ -134,7 +134,7 @@ pub fn fact_specs() -> Vec<FactSpec> {
             &format!("assert message \"{text}\""),
         ));
     }
-    for (name, prov) in tpb_isa::recovered::recovered_types() {
+    for (name, prov) in tpb_isa::roster::types() {
         v.push(f(
             &format!("type.{name}"),
             Target::TypeName(name),

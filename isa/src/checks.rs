@@ -1,6 +1,11 @@
 //! The validator's checks as data: a stable kebab-case code, the spec section
 //! and confidence of the invariant, and what it says. Severity follows the
 //! confidence (see [`Confidence::severity`]).
+//!
+//! A table of the format's invariants, beside the opcode and dtype tables
+//! rather than inside [`crate::validate`]: the validator reports them, but the
+//! errata amend them, the mutator names the one it breaks and the evidence
+//! counts each, and none of those should reach into the validator for it.
 
 use crate::provenance::{Confidence, Provenance};
 use serde::Serialize;
@@ -63,7 +68,7 @@ pub fn by_code(code: &str) -> Option<&'static Check> {
 }
 
 /// A recovered field breaks what every real bundle holds there
-/// ([`crate::bundle::recovered::CLAIMS`]). Not in [`ALL`]: the spec's
+/// ([`crate::bundle::claims::CLAIMS`]). Not in [`ALL`]: the spec's
 /// validator never runs it; only the separate layer
 /// [`crate::validate::recovered_claims`] does, and only as `info`.
 pub static RECOVERED_CLAIM: Check = Check {

@@ -1,13 +1,14 @@
-//! The recovered layer: what real programs establish about the bodies the
-//! spec leaves opaque ([`CLAIMS`](crate::bundle::recovered::CLAIMS)), checked only as far as that evidence
-//! goes. A broken claim is `info`, never an error, and is kept out of
-//! [`super::validate`]'s findings (the fast path's contract is that a bundle
-//! it proves clean has no findings there).
+//! The validator's claim layer: what real programs establish about the
+//! bodies the spec leaves opaque ([`CLAIMS`](crate::bundle::claims::CLAIMS)),
+//! checked only as far as that evidence goes, reporting each field that
+//! breaks its claim. A broken claim is `info`, never an error, and is kept
+//! out of [`super::validate`]'s findings (the fast path's contract is that a
+//! bundle it proves clean has no findings there).
 
-use super::checks::RECOVERED_CLAIM;
 use super::Finding;
-use crate::bundle::recovered::claims;
+use crate::bundle::claims::claims;
 use crate::bundle::Bundle;
+use crate::checks::RECOVERED_CLAIM;
 use crate::generation::Generation;
 use crate::provenance::Confidence;
 
