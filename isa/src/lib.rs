@@ -1,8 +1,8 @@
 //! The AWS Neuron TPB instruction-bundle wire format, described once as data.
 //!
 //! Layers, as in wasm-tools: [`layout`] (the description language) and the
-//! described structs ([`descriptor`], [`bundle`]); [`opcode`], [`dtype`] and
-//! [`enums`] tables; the codec ([`bundle::Bundle::decode`] / `encode`); the
+//! described structs ([`descriptor`], [`bundle`]); [`opcode`] (its engine
+//! column typed by [`engine`]), [`dtype`] and [`enums`] tables; the codec ([`bundle::Bundle::decode`] / `encode`); the
 //! [`validate`] layer; the generator [`smith`]; the [`text`] format.
 //! Every item carries the spec section and confidence tag it comes from.
 //!
@@ -17,6 +17,7 @@ pub mod c_header;
 pub mod catalog;
 pub mod descriptor;
 pub mod dtype;
+pub mod engine;
 pub mod enums;
 pub mod errata;
 pub mod generation;
@@ -32,6 +33,7 @@ pub mod validate;
 
 pub use addr4::Addr4;
 pub use bundle::{BodyKind, Bundle, Raw, BUNDLE_BYTES};
+pub use engine::{Engine, Engines};
 pub use errata::Profile;
 pub use generation::Generation;
 pub use provenance::{Confidence, Provenance, Severity};

@@ -386,7 +386,7 @@ impl NeffConformance {
                 }
             }
             // An engine the table does not know (a new definition key) is no mismatch: there is nothing to compare.
-            let off_engine = s.engine.isa_name().is_some_and(|e| opcode::lookup(op).is_some_and(|o| !table_names_engine(o.engine, e)));
+            let off_engine = s.engine.isa().is_some_and(|e| opcode::lookup(op).is_some_and(|o| !o.engine.names(e)));
             if off_engine {
                 bump(self.engine_mismatch.entry(op).or_default(), s.engine.stem());
             }
@@ -695,7 +695,7 @@ impl NeffConformance {
             let _ = writeln!(m, "| opcode | name | table says | bundles seen on |");
             let _ = writeln!(m, "|---|---|---|---|");
             for (op, by) in &self.engine_mismatch {
-                let table = opcode::lookup(*op).map_or("?", |o| o.engine);
+                let table = opcode::lookup(*op).map_or_else(|| "?".to_string(), |o| o.engine.to_string());
                 let _ = writeln!(m, "| {op:#04x} | {} | {table} | {} |", opcode::name(*op), engines_text(by));
             }
         }
@@ -727,7 +727,7 @@ impl NeffConformance {
         );
         let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (op, s) in &self.ops {
-            let spec_engine = opcode::lookup(*op).map_or("not in spec", |i| i.engine);
+            let spec_engine = opcode::lookup(*op).map_or_else(|| "not in spec".to_string(), |i| i.engine.to_string());
             let findings: Vec<String> = s.findings.iter().map(|(c, n)| format!("{c} x{n}")).collect();
             let _ = writeln!(
                 m,
@@ -791,11 +791,6 @@ fn record_fields(st: &mut OpStats, kind: BodyKind, line: &str) -> Option<String>
         f.add(value, 1);
     }
     tokens.next().map(|t| format!("disassembly has extra token `{t}`"))
-}
-
-/// Whether the opcode table's engine column (`POOL/DVE`, `ANY`, …) names this stream's engine.
-fn table_names_engine(table: &str, engine: &str) -> bool {
-    table == "ANY" || table.split('/').any(|t| t == engine)
 }
 
 /// Counts one bundle under an engine name (allocating the name only the first time).
