@@ -6,9 +6,11 @@
 //! round-trip mismatch or a panic is a bug in this harness.
 
 use super::{EngineStream, Neff};
+use crate::evidence::Support;
+use crate::hist::{bump, Bounded};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tpb_isa::bundle::{Raw, INST_WORD_LEN};
@@ -16,10 +18,7 @@ use tpb_isa::errata::ERRATA;
 use tpb_isa::validate::{self, Finding};
 use tpb_isa::{opcode, text, BodyKind, Bundle, Generation, Provenance, Severity};
 
-/// Values listed per field; the rest are summed as "other".
-pub const TOP_VALUES: usize = 8;
-/// Distinct values counted exactly per field; later new values count as "other".
-pub const MAX_TRACKED: usize = 4096;
+pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
 /// Harness failures kept in detail (all are counted).
 pub const MAX_DETAILS: usize = 200;
 
@@ -57,41 +56,31 @@ pub struct HarnessFailure {
     pub detail: String,
 }
 
-/// The values one field of the body layout took.
+/// The values one field of the body layout took, as its disassembly prints them.
 #[derive(Clone, Debug)]
 struct FieldDist {
     path: String,
     offset: usize,
     prov: Provenance,
-    values: HashMap<String, usize>,
-    untracked: usize,
+    values: Bounded<String>,
 }
 
 impl FieldDist {
     fn add(&mut self, value: &str, n: usize) {
-        if let Some(c) = self.values.get_mut(value) {
-            *c += n;
-        } else if self.values.len() < MAX_TRACKED {
-            self.values.insert(value.to_string(), n);
-        } else {
-            self.untracked += n;
-        }
+        self.values.add(value, n as u64);
     }
 
-    /// The most frequent values and the count of everything else.
+    /// The most frequent values (by count, then by text) and the count of everything else.
     fn top(&self) -> (Vec<(&str, usize)>, usize) {
-        let mut v: Vec<(&str, usize)> = self.values.iter().map(|(k, c)| (k.as_str(), *c)).collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        let other = v.iter().skip(TOP_VALUES).map(|x| x.1).sum::<usize>() + self.untracked;
-        v.truncate(TOP_VALUES);
-        (v, other)
+        let (top, other) = self.values.top(TOP_VALUES);
+        (top.into_iter().map(|(v, c)| (v.as_str(), count(c))).collect(), count(other))
     }
 
     fn distinct(&self) -> String {
-        if self.untracked > 0 {
-            format!(">{}", self.values.len())
+        if self.values.capped() {
+            format!(">{}", self.values.distinct())
         } else {
-            self.values.len().to_string()
+            self.values.distinct().to_string()
         }
     }
 
@@ -102,12 +91,17 @@ impl FieldDist {
             "offset": self.offset,
             "section": self.prov.section,
             "confidence": self.prov.confidence,
-            "distinct": self.values.len(),
-            "distinct_capped": self.untracked > 0,
+            "distinct": self.values.distinct(),
+            "distinct_capped": self.values.capped(),
             "top": top.iter().map(|(v, c)| json!({"value": v, "count": c})).collect::<Vec<_>>(),
             "other": other,
         })
     }
+}
+
+/// A histogram's count as the report's other counts are (bundles of this process: they fit).
+fn count(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 /// Everything seen for one opcode byte.
@@ -137,7 +131,7 @@ impl OpStats {
         let fields = text::leaves(kind)
             .iter()
             .filter(|l| l.path != "opcode")
-            .map(|l| FieldDist { path: l.path.clone(), offset: l.offset, prov: l.prov, values: HashMap::new(), untracked: 0 })
+            .map(|l| FieldDist { path: l.path.clone(), offset: l.offset, prov: l.prov, values: Bounded::default() })
             .collect();
         OpStats {
             kind,
@@ -169,10 +163,7 @@ impl OpStats {
             *self.findings.entry(k).or_insert(0) += c;
         }
         for (mine, theirs) in self.fields.iter_mut().zip(o.fields) {
-            for (v, c) in theirs.values {
-                mine.add(&v, c);
-            }
-            mine.untracked += theirs.untracked;
+            mine.values.merge(theirs.values);
         }
     }
 }
@@ -203,8 +194,8 @@ pub struct NeffConformance {
     /// Bundles invalid under the spec alone, and under the default (amended) profile.
     invalid_spec: usize,
     invalid_amended: usize,
-    /// Erratum id → compiler build → bundles it accepted and the files they are in.
-    errata: BTreeMap<&'static str, BTreeMap<String, (usize, BTreeSet<String>)>>,
+    /// Erratum id → compiler build → bundles it accepted and the files they are in (as the evidence counts them).
+    errata: BTreeMap<&'static str, BTreeMap<String, Support>>,
 }
 
 /// What one bundle showed.
@@ -332,10 +323,10 @@ impl NeffConformance {
         self.invalid_amended += other.invalid_amended;
         for (id, builds) in other.errata {
             let mine = self.errata.entry(id).or_default();
-            for (build, (n, files)) in builds {
+            for (build, support) in builds {
                 let e = mine.entry(build).or_default();
-                e.0 += n;
-                e.1.extend(files);
+                e.bundles += support.bundles;
+                e.files.extend(support.files);
             }
         }
         for h in other.harness {
@@ -380,9 +371,9 @@ impl NeffConformance {
             ids.dedup();
             for id in ids {
                 let e = self.errata.entry(id).or_default().entry(build.to_string()).or_default();
-                e.0 += 1;
-                if !e.1.contains(file) {
-                    e.1.insert(file.to_string());
+                e.bundles += 1;
+                if !e.files.contains(file) {
+                    e.files.insert(file.to_string());
                 }
             }
             // An engine the table does not know (a new definition key) is no mismatch: there is nothing to compare.
@@ -473,7 +464,7 @@ impl NeffConformance {
 
     /// Bundles an erratum accepted, per compiler build.
     pub fn erratum_bundles(&self, id: &str) -> BTreeMap<&str, usize> {
-        self.errata.get(id).map(|b| b.iter().map(|(k, (n, _))| (k.as_str(), *n)).collect()).unwrap_or_default()
+        self.errata.get(id).map(|b| b.iter().map(|(k, s)| (k.as_str(), count(s.bundles))).collect()).unwrap_or_default()
     }
 
     /// The errata with their support here, as JSON (every erratum, in table order).
@@ -484,7 +475,7 @@ impl NeffConformance {
                 let builds: BTreeMap<&String, Value> = self
                     .errata
                     .get(e.id)
-                    .map(|b| b.iter().map(|(k, (n, f))| (k, json!({"bundles": n, "files": f.len()}))).collect())
+                    .map(|b| b.iter().map(|(k, s)| (k, json!({"bundles": s.bundles, "files": s.files.len()}))).collect())
                     .unwrap_or_default();
                 json!({
                     "id": e.id, "check": e.amends.check.code,
@@ -521,7 +512,7 @@ impl NeffConformance {
             let builds: Vec<String> = self
                 .errata
                 .get(e.id)
-                .map(|b| b.iter().map(|(k, (n, f))| format!("{} x{n} ({} files)", cell(k), f.len())).collect())
+                .map(|b| b.iter().map(|(k, s)| format!("{} x{} ({} files)", cell(k), s.bundles, s.files.len())).collect())
                 .unwrap_or_default();
             let _ = writeln!(
                 m,
@@ -793,16 +784,6 @@ fn record_fields(st: &mut OpStats, kind: BodyKind, line: &str) -> Option<String>
     tokens.next().map(|t| format!("disassembly has extra token `{t}`"))
 }
 
-/// Counts one bundle under an engine name (allocating the name only the first time).
-fn bump(map: &mut BTreeMap<String, usize>, engine: &str) {
-    match map.get_mut(engine) {
-        Some(n) => *n += 1,
-        None => {
-            map.insert(engine.to_string(), 1);
-        }
-    }
-}
-
 fn engines_text(e: &BTreeMap<String, usize>) -> String {
     let v: Vec<String> = e.iter().map(|(k, c)| format!("{k} x{c}")).collect();
     v.join(", ")
@@ -876,15 +857,20 @@ mod tests {
     #[test]
     fn merged_opcode_stats_add_the_values_they_no_longer_track() {
         let op = (0..=u8::MAX).find(|&op| !OpStats::new(op).fields.is_empty()).unwrap_or(0);
+        // "0x1", then values to the cap, then `untracked` more past it.
         let with = |untracked: usize| {
             let mut st = OpStats::new(op);
             st.fields[0].add("0x1", 1);
-            st.fields[0].untracked = untracked;
+            for v in 0..MAX_TRACKED - 1 + untracked {
+                st.fields[0].add(&format!("v{v:05}"), 1);
+            }
             st
         };
         let mut a = with(2);
         a.merge(with(5));
-        assert_eq!((a.fields[0].untracked, a.fields[0].top().0), (7, vec![("0x1", 2)]));
+        let f = &a.fields[0];
+        assert_eq!((f.values.untracked(), f.top().0[0]), (7, ("0x1", 2)));
+        assert_eq!(f.values.total(), 2 * MAX_TRACKED as u64 + 7);
     }
 
     #[test]
@@ -909,7 +895,7 @@ mod tests {
     #[test]
     fn a_field_distribution_counts_each_value_and_caps_what_it_tracks() {
         let prov = tpb_isa::Provenance::new("2.1", tpb_isa::Confidence::Confirmed);
-        let mut d = FieldDist { path: "src.addr".into(), offset: 0x0C, prov, values: Default::default(), untracked: 0 };
+        let mut d = FieldDist { path: "src.addr".into(), offset: 0x0C, prov, values: Default::default() };
         d.add("0x10", 3);
         d.add("0x20", 1);
         d.add("0x10", 2);
