@@ -1,10 +1,10 @@
 //! The AWS Neuron TPB instruction-bundle wire format, described once as data.
 //!
 //! Layers, as in wasm-tools: [`layout`] (the description language) and the
-//! described structs ([`descriptor`], [`bundle`]); [`opcode`], [`dtype`],
-//! [`enums`] and [`checks`] tables; the codec ([`bundle::Bundle::decode`] /
-//! `encode`); the [`validate`] layer; the generator [`smith`]; the [`text`]
-//! format.
+//! described structs ([`descriptor`], [`bundle`]); [`opcode`] (its engine
+//! column typed by [`engine`]), [`dtype`], [`enums`] and [`checks`] tables;
+//! the codec ([`bundle::Bundle::decode`] / `encode`); the [`validate`] layer;
+//! the generator [`smith`]; the [`text`] format.
 //! Every item carries the spec section and confidence tag it comes from.
 //!
 //! No `unsafe`, but for the call into a SIMD validator kernel after the
@@ -19,6 +19,7 @@ pub mod catalog;
 pub mod checks;
 pub mod descriptor;
 pub mod dtype;
+pub mod engine;
 pub mod enums;
 pub mod errata;
 pub mod generation;
@@ -34,6 +35,7 @@ pub mod validate;
 
 pub use addr4::Addr4;
 pub use bundle::{BodyKind, Bundle, Raw, BUNDLE_BYTES};
+pub use engine::{Engine, Engines};
 pub use errata::Profile;
 pub use generation::Generation;
 pub use provenance::{Confidence, Provenance, Severity};

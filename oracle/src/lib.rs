@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 pub mod evidence;
 pub mod fixture;
+pub mod hist;
 pub mod infer;
 pub mod neff;
 pub mod text_safe;

@@ -34,8 +34,9 @@ fn header_bundle(op: u8) -> Raw {
 
 /// The engine whose stream an opcode goes in (its table engine, first listed).
 fn engine_of(op: u8) -> Engine {
-    let name = opcode::lookup(op).map_or("SP", |o| o.engine.split('/').next().unwrap_or("SP"));
-    Engine::ALL.into_iter().find(|e| e.isa_name() == Some(name)).unwrap_or(Engine::Sp)
+    // An op of any engine, or of one that owns no stream (DMA), goes in SP's.
+    let usual = opcode::lookup(op).and_then(|o| o.engine.first()).map(Engine::Isa);
+    usual.filter(|e| Engine::ALL.contains(e)).unwrap_or(Engine::Isa(tpb_isa::Engine::SP))
 }
 
 fn tar_payload() -> Result<Vec<u8>, String> {

@@ -4,25 +4,19 @@
 //! errata's conditions read fields), printed as lowercase hex padded to the
 //! field's width (`0x0a` for a byte, `0x00000200` for an address word).
 
-use std::collections::HashMap;
+use crate::hist::{self, Bounded};
 use std::fmt::Write as _;
 
-/// Values listed per histogram; the rest are summed as "other".
-pub const TOP_VALUES: usize = 8;
-/// Distinct values counted exactly per histogram. A new value past the cap
-/// only counts into "other", so a huge input cannot grow memory without
-/// bound; `distinct` is then a lower bound (`distinct_capped`), and which
-/// values got tracked depends on the order bundles arrived in.
-pub const MAX_TRACKED: usize = 4096;
+pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
 
+/// A field's values, bounded as every histogram is ([`crate::hist`]): at
+/// most [`MAX_TRACKED`] distinct values over its two maps together.
 #[derive(Clone, Debug, Default)]
 pub struct Hist {
     /// Values of at most 8 bytes, keyed by number (most fields; far cheaper than hashing slices).
-    narrow: HashMap<(u64, u8), u64>,
+    narrow: Bounded<(u64, u8)>,
     /// Wider values (padding byte arrays), keyed by their bytes.
-    wide: HashMap<Box<[u8]>, u64>,
-    /// Occurrences of values that arrived after the cap.
-    untracked: u64,
+    wide: Bounded<Box<[u8]>>,
 }
 
 impl Hist {
@@ -31,50 +25,41 @@ impl Hist {
     }
 
     pub fn add_n(&mut self, le: &[u8], n: u64) {
-        let full = self.distinct() >= MAX_TRACKED;
-        let counted = if let (Ok(width), true) = (u8::try_from(le.len()), le.len() <= 8) {
-            let key = (tpb_isa::layout::le_u64(le), width);
-            match self.narrow.get_mut(&key) {
-                Some(c) => Some(c),
-                None if full => None,
-                None => Some(self.narrow.entry(key).or_insert(0)),
+        match u8::try_from(le.len()) {
+            Ok(width) if le.len() <= 8 => {
+                let room = MAX_TRACKED.saturating_sub(self.wide.distinct());
+                self.narrow.add_within(&(tpb_isa::layout::le_u64(le), width), n, room);
             }
-        } else {
-            match self.wide.get_mut(le) {
-                Some(c) => Some(c),
-                None if full => None,
-                None => Some(self.wide.entry(le.into()).or_insert(0)),
+            _ => {
+                let room = MAX_TRACKED.saturating_sub(self.narrow.distinct());
+                self.wide.add_within(le, n, room);
             }
-        };
-        match counted {
-            Some(c) => *c += n,
-            None => self.untracked += n,
         }
     }
 
     /// Every occurrence counted, tracked or not.
     pub fn total(&self) -> u64 {
-        self.narrow.values().chain(self.wide.values()).sum::<u64>() + self.untracked
+        self.narrow.total() + self.wide.total()
     }
 
     /// Distinct values tracked (exact unless [`Hist::capped`]).
     pub fn distinct(&self) -> usize {
-        self.narrow.len() + self.wide.len()
+        self.narrow.distinct() + self.wide.distinct()
     }
 
     /// Whether values arrived past the cap (then `distinct` is a lower bound).
     pub fn capped(&self) -> bool {
-        self.untracked > 0
+        self.narrow.capped() || self.wide.capped()
     }
 
     /// The [`TOP_VALUES`] most frequent values (by count, then by value) and the count of all others.
     pub fn top(&self) -> (Vec<(String, u64)>, u64) {
-        let narrow = self.narrow.iter().map(|(&(v, w), &c)| (v.to_le_bytes().into_iter().take(usize::from(w)).collect(), c));
-        let mut v: Vec<(Vec<u8>, u64)> = narrow.chain(self.wide.iter().map(|(k, &c)| (k.to_vec(), c))).collect();
+        let narrow = self.narrow.iter().map(|(&(v, w), c)| (v.to_le_bytes().into_iter().take(usize::from(w)).collect(), c));
+        let v: Vec<(Vec<u8>, u64)> = narrow.chain(self.wide.iter().map(|(k, c)| (k.to_vec(), c))).collect();
         // Values of one histogram share a width, so comparing the bytes from the most significant is numeric order.
-        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.iter().rev().cmp(b.0.iter().rev())));
-        let other = v.iter().skip(TOP_VALUES).map(|x| x.1).sum::<u64>() + self.untracked;
-        (v.into_iter().take(TOP_VALUES).map(|(k, c)| (hex(&k), c)).collect(), other)
+        let untracked = self.narrow.untracked() + self.wide.untracked();
+        let (top, other) = hist::top(v, TOP_VALUES, |a: &Vec<u8>, b: &Vec<u8>| a.iter().rev().cmp(b.iter().rev()), untracked);
+        (top.into_iter().map(|(k, c)| (hex(&k), c)).collect(), other)
     }
 }
 

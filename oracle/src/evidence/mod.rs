@@ -76,12 +76,7 @@ impl Group {
     fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, engine: &str, spec: &[Finding], amended: &[Finding]) {
         self.bundles += 1;
         if !engine.is_empty() {
-            match self.engines.get_mut(engine) {
-                Some(n) => *n += 1,
-                None => {
-                    self.engines.insert(engine.to_string(), 1);
-                }
-            }
+            crate::hist::bump(&mut self.engines, engine);
         }
         for (f, h) in &mut self.fields {
             if let Some(b) = raw.get(f.offset..f.offset + f.size) {

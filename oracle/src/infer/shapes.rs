@@ -6,7 +6,7 @@
 //! fed one value per bundle and say at the end whether it held on all.
 
 use super::stats::Values;
-use std::collections::HashMap;
+use crate::hist::Bounded;
 use tpb_isa::addr4::{Addr4, Region, MODE_DEAD, MODE_MASK, REGID_LIMIT, REGISTER_RESERVED_MASK};
 use tpb_isa::enums::{EnumTable, ALL};
 use tpb_isa::layout::{Leaf, Prim};
@@ -159,13 +159,12 @@ pub struct AsciiAcc {
     max_len: usize,
     /// Smallest run + NUL padding: the field cannot be longer.
     min_room: usize,
-    strings: HashMap<Box<[u8]>, u64>,
-    untracked: u64,
+    strings: Bounded<Box<[u8]>, MAX_STRINGS>,
 }
 
 impl AsciiAcc {
     pub fn new(start: usize) -> AsciiAcc {
-        AsciiAcc { start, min_len: usize::MAX, max_len: 0, min_room: usize::MAX, strings: HashMap::new(), untracked: 0 }
+        AsciiAcc { start, min_len: usize::MAX, max_len: 0, min_room: usize::MAX, strings: Bounded::default() }
     }
 
     pub fn add(&mut self, raw: &[u8]) {
@@ -178,14 +177,7 @@ impl AsciiAcc {
         self.min_len = self.min_len.min(len);
         self.max_len = self.max_len.max(len);
         self.min_room = self.min_room.min(len + nuls);
-        let s = &tail[..len];
-        if let Some(c) = self.strings.get_mut(s) {
-            *c += 1;
-        } else if self.strings.len() < MAX_STRINGS {
-            self.strings.insert(s.into(), 1);
-        } else {
-            self.untracked += 1;
-        }
+        self.strings.add(&tail[..len], 1);
     }
 
     /// The field's size when it holds on every bundle: the longest string rounded
@@ -200,19 +192,17 @@ impl AsciiAcc {
 
     /// The most frequent strings (by count, then text) and the count of all others.
     pub fn top(&self, n: usize) -> (Vec<(String, u64)>, u64) {
-        let mut v: Vec<(String, u64)> = self.strings.iter().map(|(k, &c)| (String::from_utf8_lossy(k).into_owned(), c)).collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let other = v.iter().skip(n).map(|x| x.1).sum::<u64>() + self.untracked;
-        v.truncate(n);
-        (v, other)
+        // Printable ASCII only: byte order is text order.
+        let (top, other) = self.strings.top(n);
+        (top.into_iter().map(|(k, c)| (String::from_utf8_lossy(k).into_owned(), c)).collect(), other)
     }
 
     pub fn distinct(&self) -> usize {
-        self.strings.len()
+        self.strings.distinct()
     }
 
     /// Whether some strings were only counted: more distinct ones than are tracked.
     pub fn capped(&self) -> bool {
-        self.untracked > 0
+        self.strings.capped()
     }
 }

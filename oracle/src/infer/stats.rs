@@ -1,25 +1,21 @@
 //! Per-offset statistics of one opcode's bundle bodies: value histograms of
-//! every byte (exact: 256 counters) and of every aligned 16-bit and 32-bit
-//! word (bounded: at most [`MAX_TRACKED`] distinct values counted each, the
-//! rest summed as untracked; minimum and maximum stay exact), and how often a
+//! every byte (at most 256 values: exact) and of every aligned 16-bit and
+//! 32-bit word (bounded as every histogram is, [`crate::hist`]: at most
+//! [`MAX_TRACKED`] distinct values counted each, the rest summed as
+//! untracked; minimum and maximum stay exact), and how often a
 //! value steps by +1 from the previous bundle of the opcode in the same stream.
 
-use std::collections::HashMap;
+use crate::hist::Bounded;
 
-/// Distinct values counted exactly per word offset. A new value past the cap
-/// only counts as untracked, so memory stays bounded whatever the input;
-/// `distinct` is then a lower bound and [`Values::capped`] says so.
-pub const MAX_TRACKED: usize = 4096;
-/// Values listed per offset; the rest are summed as "other".
-pub const TOP_VALUES: usize = 8;
+pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
 
-/// The values one little-endian field of 1, 2 or 4 bytes took.
+/// The values one little-endian field of 1, 2 or 4 bytes took: a bounded
+/// histogram ([`crate::hist`]) with an exact count, minimum and maximum.
 #[derive(Clone, Debug)]
 pub struct Values {
     /// Width in bytes (1, 2 or 4).
     pub width: usize,
-    counts: HashMap<u32, u64>,
-    untracked: u64,
+    counts: Bounded<u32>,
     total: u64,
     min: u32,
     max: u32,
@@ -27,21 +23,14 @@ pub struct Values {
 
 impl Values {
     pub fn new(width: usize) -> Values {
-        Values { width, counts: HashMap::new(), untracked: 0, total: 0, min: u32::MAX, max: 0 }
+        Values { width, counts: Bounded::default(), total: 0, min: u32::MAX, max: 0 }
     }
 
     pub fn add(&mut self, v: u32) {
         self.total += 1;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        let full = self.counts.len() >= MAX_TRACKED;
-        match self.counts.get_mut(&v) {
-            Some(c) => *c += 1,
-            None if full => self.untracked += 1,
-            None => {
-                self.counts.insert(v, 1);
-            }
-        }
+        self.counts.add(&v, 1);
     }
 
     /// Occurrences counted, tracked or not.
@@ -51,12 +40,12 @@ impl Values {
 
     /// Distinct values tracked (exact unless [`Values::capped`]).
     pub fn distinct(&self) -> usize {
-        self.counts.len()
+        self.counts.distinct()
     }
 
     /// Whether values arrived past the cap (`distinct` is then a lower bound).
     pub fn capped(&self) -> bool {
-        self.untracked > 0
+        self.counts.capped()
     }
 
     /// Smallest value (exact); 0 when nothing was counted.
@@ -95,23 +84,20 @@ impl Values {
     }
 
     pub fn top_n(&self, n: usize) -> (Vec<(u32, u64)>, u64) {
-        let mut v: Vec<(u32, u64)> = self.counts.iter().map(|(&k, &c)| (k, c)).collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let other = v.iter().skip(n).map(|x| x.1).sum::<u64>() + self.untracked;
-        v.truncate(n);
-        (v, other)
+        let (top, other) = self.counts.top(n);
+        (top.into_iter().map(|(&v, c)| (v, c)).collect(), other)
     }
 
     /// Every tracked value, in value order (all values unless [`Values::capped`]).
     pub fn tracked(&self) -> Vec<u32> {
-        let mut v: Vec<u32> = self.counts.keys().copied().collect();
+        let mut v: Vec<u32> = self.counts.iter().map(|(&k, _)| k).collect();
         v.sort_unstable();
         v
     }
 
     /// Occurrences of values at most `bound` (exact only when not capped; untracked ones count as not).
     pub fn at_most(&self, bound: u32) -> u64 {
-        self.counts.iter().filter(|(&k, _)| k <= bound).map(|(_, &c)| c).sum()
+        self.counts.iter().filter(|(&k, _)| k <= bound).map(|(_, c)| c).sum()
     }
 }
 

@@ -274,6 +274,13 @@ mod tests {
         f.streams.iter().map(|p| (p.subgraph.as_str(), p.engine.stem(), p.member.as_str())).collect()
     }
 
+    /// The member names the fallback looks for are the stream engines' stems, in report order.
+    #[test]
+    fn the_names_said_are_the_stems_looked_for() {
+        let stems: Vec<&str> = Engine::ALL.iter().map(Engine::stem).collect();
+        assert_eq!(BY_NAME, format!("{{{}}}.bin", stems.join(",")));
+    }
+
     #[test]
     fn the_definition_names_the_streams_whatever_their_names() -> Result<(), NeffError> {
         let l = listing(&["kelf-0.json", "sg00/def.json", "sg00/pe_stream.data", "sg00/act.x", "sg00/PE.bin", "sg00/exp_bkt.bin"]);

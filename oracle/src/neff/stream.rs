@@ -8,20 +8,18 @@ use super::error::{At, NeffError};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use tpb_isa::bundle::{Raw, BUNDLE_BYTES};
-use tpb_isa::{Confidence, Generation, Provenance};
+use tpb_isa::{engine as isa, Confidence, Generation, Provenance};
 
 /// Where the stream naming comes from.
 pub const STREAMS_PROV: Provenance = Provenance::new("G1 (measured on real NEFFs)", Confidence::Strong);
 
 /// The engine that owns a stream, in the order reports list them: the five
-/// every compiler seen writes, then any other a definition names.
+/// every compiler seen writes (engines of the opcode table), then any other
+/// a definition names.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Engine {
-    Pe,
-    Activation,
-    Dve,
-    Pool,
-    Sp,
+    /// An engine the opcode table names.
+    Isa(isa::Engine),
     /// A `def.json` key no table maps (`foo_instr`), held whole: the stream
     /// is read and reported under the key, never dropped for being new.
     Other(String),
@@ -31,44 +29,46 @@ pub enum Engine {
 pub const INSTR_SUFFIX: &str = "_instr";
 
 impl Engine {
-    pub const ALL: [Engine; 5] = [Engine::Pe, Engine::Activation, Engine::Dve, Engine::Pool, Engine::Sp];
+    /// The engines real compilers write streams for.
+    pub const ALL: [Engine; 5] = [
+        Engine::Isa(isa::Engine::PE),
+        Engine::Isa(isa::Engine::ACT),
+        Engine::Isa(isa::Engine::DVE),
+        Engine::Isa(isa::Engine::POOL),
+        Engine::Isa(isa::Engine::SP),
+    ];
 
     /// The name outputs give it: the member file stem real compilers use
-    /// (`PE` for `sg00/PE.bin`), or the definition key of an engine no table
-    /// maps (`foo_instr`).
+    /// (`PE` for `sg00/PE.bin`, `Activation` for the table's `ACT`), or the
+    /// definition key of an engine no table maps (`foo_instr`).
     pub fn stem(&self) -> &str {
         match self {
-            Engine::Pe => "PE",
-            Engine::Activation => "Activation",
-            Engine::Dve => "DVE",
-            Engine::Pool => "Pool",
-            Engine::Sp => "SP",
+            Engine::Isa(isa::Engine::ACT) => "Activation",
+            Engine::Isa(isa::Engine::POOL) => "Pool",
+            // The others' stems are the table's names (`PE`, `DVE`, `SP`).
+            Engine::Isa(e) => e.as_str(),
             Engine::Other(key) => key,
         }
     }
 
-    /// The engine name the opcode table uses for this engine; `None` for one
-    /// it does not know.
-    pub fn isa_name(&self) -> Option<&'static str> {
+    /// The opcode table's engine; `None` for one it does not know.
+    pub fn isa(&self) -> Option<isa::Engine> {
         match self {
-            Engine::Pe => Some("PE"),
-            Engine::Activation => Some("ACT"),
-            Engine::Dve => Some("DVE"),
-            Engine::Pool => Some("POOL"),
-            Engine::Sp => Some("SP"),
+            Engine::Isa(e) => Some(*e),
             Engine::Other(_) => None,
         }
     }
 
-    /// The `def.json` key prefix of a known engine (`pe` for `pe_instr`).
+    /// The `def.json` key prefix of an engine real compilers write a stream
+    /// for (`pe` for `pe_instr`); `None` for any other.
     pub fn key_prefix(&self) -> Option<&'static str> {
-        match self {
-            Engine::Pe => Some("pe"),
-            Engine::Activation => Some("act"),
-            Engine::Dve => Some("dve"),
-            Engine::Pool => Some("pool"),
-            Engine::Sp => Some("sp"),
-            Engine::Other(_) => None,
+        match self.isa()? {
+            isa::Engine::PE => Some("pe"),
+            isa::Engine::ACT => Some("act"),
+            isa::Engine::DVE => Some("dve"),
+            isa::Engine::POOL => Some("pool"),
+            isa::Engine::SP => Some("sp"),
+            isa::Engine::DMA | isa::Engine::SCALAR | isa::Engine::CC => None,
         }
     }
 
@@ -149,13 +149,13 @@ pub fn check_length(file: &str, member: &str, bytes: &[u8]) -> Result<(), NeffEr
 
 #[cfg(test)]
 mod tests {
-    use super::{Engine, EngineStream};
+    use super::{isa, Engine, EngineStream};
 
     #[test]
     fn a_stream_counts_whole_bundles_and_is_empty_only_with_none() {
         let stream = |n: usize| EngineStream {
             subgraph: "sg00".into(),
-            engine: Engine::Pe,
+            engine: Engine::Isa(isa::Engine::PE),
             member: "sg00/PE.bin".into(),
             bytes: vec![0; 64 * n],
             generation: None,
@@ -171,25 +171,33 @@ mod tests {
     #[test]
     fn definition_keys_map_to_engines_and_an_unknown_one_keeps_its_key() {
         let known = [
-            ("pe_instr", Engine::Pe),
-            ("act_instr", Engine::Activation),
-            ("dve_instr", Engine::Dve),
-            ("pool_instr", Engine::Pool),
-            ("sp_instr", Engine::Sp),
+            ("pe_instr", "PE", isa::Engine::PE),
+            ("act_instr", "Activation", isa::Engine::ACT),
+            ("dve_instr", "DVE", isa::Engine::DVE),
+            ("pool_instr", "Pool", isa::Engine::POOL),
+            ("sp_instr", "SP", isa::Engine::SP),
         ];
-        for (key, engine) in known {
+        for (key, stem, e) in known {
+            let engine = Engine::Isa(e);
             assert_eq!(Engine::from_key(key), Some(engine.clone()), "{key}");
-            assert!(engine.isa_name().is_some(), "{key}");
+            assert_eq!((engine.stem(), engine.isa()), (stem, Some(e)), "{key}");
+            assert_eq!(Engine::from_stem(stem), Some(engine), "{key}");
+        }
+        assert_eq!(Engine::ALL.map(|e| e.isa()), known.map(|k| Some(k.2)), "every stream engine, in report order");
+        // The table's engines that own no stream have neither a key nor a stem of their own.
+        for e in [isa::Engine::DMA, isa::Engine::SCALAR, isa::Engine::CC] {
+            assert_eq!(Engine::Isa(e).key_prefix(), None, "{e}");
+            assert_eq!(Engine::from_stem(e.as_str()), None, "{e}");
         }
         let foo = Engine::from_key("foo_instr");
         assert_eq!(foo, Some(Engine::Other("foo_instr".into())));
         assert_eq!(foo.as_ref().map(Engine::stem), Some("foo_instr"));
-        assert_eq!(foo.and_then(|e| e.isa_name()), None);
+        assert_eq!(foo.and_then(|e| e.isa()), None);
         // Case matters, as in the runtime's lookup; a key without the suffix names no stream.
         assert_eq!(Engine::from_key("PE_instr"), Some(Engine::Other("PE_instr".into())));
         assert_eq!(Engine::from_key("pe"), None);
         assert_eq!(Engine::from_key("pe_instr_dbg"), None);
         // Unknown engines sort after the five known ones.
-        assert!(Engine::Sp < Engine::Other("a_instr".into()));
+        assert!(Engine::Isa(isa::Engine::SP) < Engine::Other("a_instr".into()));
     }
 }
