@@ -21,7 +21,7 @@ def test_engines(tpb_program):
 
 def test_every_program_named_is_a_case(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_user=USER_TESTS)
-    result = pytester.runpytest("--tpb-neff", str(ROOT / REAL), "-v")
+    result = pytester.runpytest(f"--tpb-neff={ROOT / REAL}", "-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2 * len(NEFFS))
     result.stdout.fnmatch_lines([f"*tpb {tpb.__version__}: {len(NEFFS)} NEFF program(s) for tpb_neff*", "*test_every_program_validates*xla-2.14/MODULE_*.neff* PASSED*"])
 
@@ -31,12 +31,12 @@ def test_the_ini_value_names_programs_relative_to_the_ini_file(pytester: pytest.
     (pytester.path / "neff").mkdir()
     (pytester.path / "neff" / "one.neff").write_bytes((ROOT / NEFFS[1]).read_bytes())
     pytester.makepyfile(test_user=USER_TESTS)
-    pytester.runpytest().assert_outcomes(passed=4)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=4)
 
 
 def test_without_programs_the_tests_are_skipped(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_user=USER_TESTS)
-    pytester.runpytest().assert_outcomes(skipped=2)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(skipped=2)
 
 
 def test_an_invalid_program_fails_with_its_findings(pytester: pytest.Pytester) -> None:
@@ -48,14 +48,14 @@ def test_spec_alone(tpb_neff):
     tpb.testing.assert_valid(tpb_neff, profile="spec")
 """
     )
-    result = pytester.runpytest("--tpb-neff", str(ROOT / NEFFS[0]))
+    result = pytester.runpytest(f"--tpb-neff={ROOT / NEFFS[0]}", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*AssertionError: *.neff: * bundles, * valid, * invalid under the spec profile", "*INVALID", "*error: *"])
 
 
 def test_a_missing_program_fails_with_the_readers_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_user=USER_TESTS)
-    result = pytester.runpytest("--tpb-neff", "gone.neff")
+    result = pytester.runpytest("--tpb-neff=gone.neff", "-p", "no:cacheprovider")
     # The test fails; the test whose fixture reads the program errors.
     result.assert_outcomes(failed=1, errors=1)
     result.stdout.fnmatch_lines(["*tpb.TpbError: gone.neff: cannot read: *"])
