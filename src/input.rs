@@ -109,6 +109,18 @@ pub enum Input {
 /// after the bundles before the cap have been handed over. Text in the `tpb
 /// disasm` format is refused with the command that assembles it.
 pub fn open(path: &Path, cap: u64) -> Result<Input, String> {
+    open_with(path, cap, &mut print_warning)
+}
+
+/// Prints a warning line on stderr (`tpb: warning: …`): what [`open`] and [`load`] do with a container's.
+pub fn print_warning(message: String) {
+    eprintln!("tpb: warning: {message}");
+}
+
+/// [`open`], with each warning about a container (its notes, a payload digest
+/// mismatch; one line, starting with the file's name) handed to `warn`
+/// instead of printed: the Python API turns them into Python warnings.
+pub fn open_with(path: &Path, cap: u64, warn: &mut dyn FnMut(String)) -> Result<Input, String> {
     let name = shown(path);
     let cannot = |e: io::Error| format!("{name}: cannot read: {e}");
     let file = File::open(path).map_err(cannot)?;
@@ -126,7 +138,7 @@ pub fn open(path: &Path, cap: u64) -> Result<Input, String> {
         if r.over {
             return Err(over_cap(&name, cap, None));
         }
-        return load_neff(path, &head).map(Input::Neff);
+        return load_neff(path, &head, warn).map(Input::Neff);
     }
     if head.is_empty() {
         return Err(empty(&name));
@@ -336,12 +348,17 @@ fn over_cap(name: &str, cap: u64, bundles: Option<u64>) -> String {
 /// Loads a file as bundle streams, each read whole; errors are one line naming
 /// the file and offset. Containers as [`open`]; a raw file is one stream.
 pub fn load(path: &Path, cap: u64) -> Result<Program, String> {
+    load_with(path, cap, &mut print_warning)
+}
+
+/// [`load`], with each warning about a container handed to `warn` (as [`open_with`]).
+pub fn load_with(path: &Path, cap: u64, warn: &mut dyn FnMut(String)) -> Result<Program, String> {
     let bytes = neff::read_file_capped(path, cap).map_err(|e| match e.kind() {
         io::ErrorKind::FileTooLarge => format!("{}: offset {cap:#x}: {e}", shown(path)),
         _ => format!("{}: cannot read: {e}", shown(path)),
     })?;
     if is_neff_name(path) || neff::sniff(&bytes) {
-        return load_neff(path, &bytes);
+        return load_neff(path, &bytes, warn);
     }
     if bytes.is_empty() {
         return Err(empty(&shown(path)));
@@ -355,17 +372,17 @@ fn is_neff_name(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("neff"))
 }
 
-/// A container's streams; its notes go to stderr as warnings. One from which
-/// no bundle is read is an error naming what was looked for and found.
-fn load_neff(path: &Path, bytes: &[u8]) -> Result<Program, String> {
+/// A container's streams; its notes go to `warn`. One from which no bundle
+/// is read is an error naming what was looked for and found.
+fn load_neff(path: &Path, bytes: &[u8], warn: &mut dyn FnMut(String)) -> Result<Program, String> {
     let name = shown(path);
     let n = neff::parse(bytes, &name).map_err(|e| escape(&e.to_string()))?;
     // A mismatch is said here; an unknown digest is already one of the notes.
     if n.integrity.algorithm.is_some() && !n.integrity.ok() {
-        eprintln!("tpb: warning: {name}: payload integrity: {}", n.integrity.describe());
+        warn(format!("{name}: payload integrity: {}", n.integrity.describe()));
     }
     for note in &n.notes {
-        eprintln!("tpb: warning: {name}: {}", escape(note));
+        warn(format!("{name}: {}", escape(note)));
     }
     if let Some(e) = n.unread() {
         return Err(escape(&e.to_string()));

@@ -1,0 +1,94 @@
+//! The `tpb` command as a library: [`main_with_args`] runs it on any
+//! argument list. The binary (`src/main.rs`) is one call of it; so is the
+//! Python package's `tpb` command (`python/`), which runs this same code in
+//! its process. [`input`] and [`programs`] read files as every command does,
+//! so the Python API's errors read as the CLI's.
+//! Each subcommand lives in `cmd/<name>.rs`; exit codes are part of the contract.
+#![forbid(unsafe_code)]
+
+mod ahead;
+mod bench;
+mod cmd;
+mod conform;
+pub mod input;
+mod out;
+pub mod programs;
+
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+
+#[derive(Parser)]
+#[command(name = "tpb", version, about = "Conformance and differential-fuzzing harness for the Neuron TPB bundle format")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate bundles (raw N x 64-byte files or NEFF programs) by the spec amended by the errata, or with --spec by the spec alone.
+    Validate(cmd::validate::Args),
+    /// Print one text line per bundle (raw N x 64-byte files, or every engine stream of a NEFF program).
+    Disasm(cmd::disasm::Args),
+    /// Assemble text lines back into 64-byte bundles.
+    Asm(cmd::asm::Args),
+    /// Print every struct with every field's name, offset and size.
+    Layout(cmd::layout::Args),
+    /// Summarise NEFF containers (header, integrity, members, per-engine opcode histograms); unpack, pack back or mutate them (subcommands).
+    Neff(cmd::neff::Args),
+    /// Write the generated C header neuron_isa_tpb.h (stdout, or -o FILE).
+    Header(cmd::header::Args),
+    /// The nightly conformance run: description, property campaign, corpus replay, C header, --lib and --neff checks (default: corpus/neff/real).
+    Conform(cmd::conform::Args),
+    /// Regenerate the seed corpus (corpus/<target>/) from the hand files, the generator and the real programs.
+    Corpus(cmd::corpus::Args),
+    /// Check libwalrus.so (or a wheel) against isa: exit 0 all hold, 4 a fact differs, 1 error.
+    Check(cmd::check::Args),
+    /// Compare the facts of two libwalrus.so builds: exit bits 1 error, 4 changed, 8 NEW disagrees with isa.
+    Diff(cmd::diff::Args),
+    /// List the expected facts with provenance (isa constants + library oracle facts).
+    Facts(cmd::facts::Args),
+    /// Measure each path against its physical limit (ratios) and write a report (target/bench.md, or --out).
+    Bench(cmd::bench::Args),
+    /// Gather evidence from real programs: per generation × build × opcode × field, values, engines, and every check's agreement; errata with their support.
+    Evidence(cmd::evidence::Args),
+    /// Propose layouts for opcodes the spec leaves opaque, from real bundles: per byte and word, value sets, recognised shapes, evidence.
+    Infer(cmd::infer::Args),
+}
+
+/// Runs `tpb` with `args` (the first is the program name, as `std::env::args_os` gives it)
+/// and returns its exit code. Prints to stdout and stderr as the command does.
+pub fn main_with_args<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { cmd::EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    // A kernel chosen for the process that this CPU cannot run is a usage error, not a silent fallback.
+    if let Err(e) = tpb_isa::validate::Kernel::from_env() {
+        return cmd::fail(e);
+    }
+    match cli.command {
+        Command::Validate(a) => cmd::validate::run(a),
+        Command::Disasm(a) => cmd::disasm::run(a),
+        Command::Asm(a) => cmd::asm::run(a),
+        Command::Layout(a) => cmd::layout::run(a),
+        Command::Neff(a) => cmd::neff::run(a),
+        Command::Header(a) => cmd::header::run(a),
+        Command::Conform(a) => cmd::conform::run(a),
+        Command::Corpus(a) => cmd::corpus::run(a),
+        Command::Check(a) => cmd::check::run(a),
+        Command::Diff(a) => cmd::diff::run(a),
+        Command::Facts(a) => cmd::facts::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+        Command::Evidence(a) => cmd::evidence::run(a),
+        Command::Infer(a) => cmd::infer::run(a),
+    }
+}
