@@ -6,6 +6,7 @@ mod ahead;
 mod bench;
 mod cmd;
 mod conform;
+mod html;
 mod input;
 mod out;
 mod programs;
