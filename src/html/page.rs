@@ -165,7 +165,7 @@ fn groups(groups: &[Value]) -> Markup {
             @for g in groups {
                 div.group data-opcode=(s(g, "opcode")) {
                     h3 { (s(g, "generation")) " · " code { (s(g, "opcode")) } " " (s(g, "name")) " · build " code { (s(g, "build")) } }
-                    p { (n(g, "bundles")) " bundles; engines: " (s(g, "engines")) }
+                    p { (crate::conform::report::count(n(g, "bundles"), "bundle")) "; engines: " (s(g, "engines")) }
                     table {
                         tr { th { "field" } th { "offset" } th { "values" } th { "distinct" } }
                         @for f in arr(g, "fields") {
@@ -372,7 +372,8 @@ mod tests {
 
     #[test]
     fn input_strings_are_escaped() {
-        let ev = json!({"inputs": [{"file": "<script>x()</script>", "build": "<b>"}], "groups": [], "errata": [], "contradictions": [], "totals": {}});
+        let ev =
+            json!({"inputs": [{"file": "<script>x()</script>", "build": "<b>"}], "groups": [], "errata": [], "contradictions": [], "totals": {}});
         let page = evidence_page(&ev, &[]);
         assert!(!page.contains("<script>"), "{page}");
         assert!(page.contains("&lt;script&gt;x()&lt;/script&gt;"), "{page}");
