@@ -69,7 +69,7 @@ fn dom(chromium: &Path, page: &Path) -> String {
 
 /// A container whose stream member, engine key and compiler build all carry [`EVIL`].
 fn evil_neff(dir: &Path) -> PathBuf {
-    let def = format!(r#"{{"{EVIL}_instr": "{EVIL}.data"}}"#, EVIL = EVIL.replace('\'', "'"));
+    let def = format!(r#"{{"{EVIL}_instr": "{EVIL}.data"}}"#);
     let info = format!(r#"{{"tool_version": "2.27.0.0+{EVIL}"}}"#);
     let member = format!("sg00/{EVIL}.data");
     let stream = bundles(&[0xB1, 0xCC, 0xA4, 0xA4]);
