@@ -10,6 +10,7 @@ mod ahead;
 mod bench;
 mod cmd;
 mod conform;
+mod html;
 pub mod input;
 mod out;
 pub mod programs;

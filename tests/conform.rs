@@ -94,7 +94,7 @@ fn a_rerun_replaces_the_previous_report_entirely() {
         std::fs::read_dir(&dir).expect("list").filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     // neff/ holds this run's per-program reports (the committed real programs).
-    assert_eq!(names, ["junit.xml", "neff", "neuron_isa_tpb.h", "summary.json", "summary.md"]);
+    assert_eq!(names, ["junit.xml", "neff", "neuron_isa_tpb.h", "report.html", "summary.json", "summary.md"]);
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod cli;
 mod conform;
 mod corpus;
 mod evidence;
+mod html;
 mod infer;
 mod neff_cmd;
 mod neff_pack;

@@ -1,6 +1,6 @@
 //! `tpb conform [--time SECONDS] [--lib PATH_OR_WHEEL]… [--neff FILE]…`: the
 //! nightly conformance run (see `crate::conform`). Writes
-//! `reports/<YYYY-MM-DD>/{summary.md,summary.json,junit.xml}` and prints a
+//! `reports/<YYYY-MM-DD>/{summary.md,summary.json,junit.xml,report.html}` and prints a
 //! one-screen table. Exit 0 when no harness check failed, 1 when one did,
 //! 2 on a usage or I/O error.
 

@@ -37,6 +37,9 @@ pub struct Args {
     /// Print the held-out table instead of the evidence: each compiler build judged with only the errata the other builds support.
     #[arg(long, conflicts_with = "json")]
     holdout: bool,
+    /// Also write the evidence as one self-contained HTML page to OUT (atomically; a folder is refused).
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["propose", "holdout"])]
+    html: Option<PathBuf>,
     /// Generation of every stream (v2, v3, v4). Default: the container's target's, else the
     /// generation its bundles fit best (said on stderr); v2 for a raw file.
     #[arg(long)]
@@ -91,8 +94,15 @@ pub fn run(a: Args) -> u8 {
     if a.propose {
         return crate::out::print(&draft::to_text(&draft::drafts(&ev)), code);
     }
+    let json = ev.to_json();
+    if let Some(out) = &a.html {
+        let page = crate::html::evidence_page(&json, &crate::html::Extra::beside_cwd());
+        if let Err(e) = crate::out::write_atomic(out, page.as_bytes()) {
+            return super::fail(format!("evidence: {}: cannot write the HTML page: {e}", crate::input::shown(out)));
+        }
+    }
     let text = if a.json {
-        match serde_json::to_string_pretty(&ev.to_json()) {
+        match serde_json::to_string_pretty(&json) {
             Ok(j) => j + "\n",
             Err(e) => return super::fail(format!("evidence: cannot render JSON: {e}")),
         }

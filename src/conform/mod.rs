@@ -2,7 +2,7 @@
 //! built-in description's self-checks, the property campaign (every family ×
 //! generation for a time budget), corpus replay, the C header, the library
 //! oracle on each `--lib`, NEFF conformance on each `--neff`. Results go to
-//! `reports/<YYYY-MM-DD>/` as `summary.md`, `summary.json` and `junit.xml`
+//! `reports/<YYYY-MM-DD>/` as `summary.md`, `summary.json`, `junit.xml` and `report.html`
 //! plus the generated C header and per-input details. The whole folder is
 //! built beside its place and swapped in when complete ([`staging`]).
 
@@ -169,6 +169,10 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     write(&folder, "summary.json", &json)?;
     write(&folder, "junit.xml", junit::render(&report).as_bytes())?;
     write(&folder, "summary.md", summary::markdown(&report).as_bytes())?;
+    // The page links the repository's fuzz and mutation reports, which live in the reports root beside the dated folders.
+    let evidence = report.sections.iter().find_map(|s| s.page.as_ref());
+    let page = crate::html::conform_page(&report, evidence, &crate::html::Extra::find(&o.out, "../"));
+    write(&folder, "report.html", page.as_bytes())?;
     let folder = staging.commit()?;
     Ok(Outcome { report, folder })
 }

@@ -126,11 +126,15 @@ pub struct Section {
     /// Structured data behind the appendix, for summary.json.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
+    /// Data only report.html draws (the NEFF section's evidence, per
+    /// generation × opcode): too large for summary.json, which keeps its shape.
+    #[serde(skip)]
+    pub page: Option<serde_json::Value>,
 }
 
 impl Section {
     pub fn new(id: &'static str, title: &'static str) -> Section {
-        Section { id, title, cases: Vec::new(), wall: None, appendix: None, data: None }
+        Section { id, title, cases: Vec::new(), wall: None, appendix: None, data: None, page: None }
     }
 
     pub fn count(&self, s: Status) -> usize {

@@ -105,6 +105,8 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
     let mut artifacts = Vec::new();
     // Every container's bundles together, for the errata and the verdicts under both profiles.
     let mut all = neff::conform::NeffConformance::default();
+    // The same bundles as evidence, for report.html's per-opcode histograms.
+    let mut ev = tpb_oracle::evidence::Evidence::new();
     if files.is_empty() {
         s.cases.push(Case::skip("NEFF files", "no --neff given: pass compiled programs with --neff FILE (CI uses ../shared/neff/*.neff)"));
         return (s, artifacts);
@@ -131,6 +133,10 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
             Ok((n, total, c, unread, choice)) => {
                 if unread.is_none() {
                     crate::input::say(f, &choice);
+                }
+                ev.set_source(&name, choice.target.as_deref(), choice.from);
+                for st in &n.streams {
+                    ev.add_stream(&name, n.tool_version.as_deref(), choice.generation, st.engine.stem(), &st.bytes);
                 }
                 let json = c.to_json();
                 let base = format!("neff/{}", stem(f, i));
@@ -177,6 +183,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
     if all.bundles() > 0 {
         s.appendix = Some(("Errata", all.errata_markdown()));
         s.data = Some(all.errata_json());
+        s.page = Some(ev.to_json());
     }
     (s, artifacts)
 }

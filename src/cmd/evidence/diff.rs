@@ -29,6 +29,9 @@ pub struct Args {
     /// Write the report to FILE (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Also write the diff as one self-contained HTML page to OUT (atomically; a folder is refused).
+    #[arg(long, value_name = "OUT")]
+    html: Option<PathBuf>,
     /// Generation of every stream of the programs read (v2, v3, v4). Default: the container's, else v2.
     #[arg(long)]
     arch: Option<Generation>,
@@ -88,6 +91,12 @@ pub fn run(a: Args) -> u8 {
     };
     let d = diff(&old, &new);
     let (old_name, new_name) = (a.old.display().to_string(), a.new.display().to_string());
+    if let Some(out) = &a.html {
+        let page = crate::html::diff_page(&d.to_json(&old_name, &new_name), &crate::html::Extra::beside_cwd());
+        if let Err(e) = crate::out::write_atomic(out, page.as_bytes()) {
+            return error(format!("{}: cannot write the HTML page: {e}", input::shown(out)));
+        }
+    }
     let text = if a.json {
         match serde_json::to_string_pretty(&d.to_json(&old_name, &new_name)) {
             Ok(j) => j + "\n",
