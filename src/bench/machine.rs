@@ -32,6 +32,12 @@ impl Machine {
             .lines()
             .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string()))
             .unwrap_or_else(|| UNKNOWN.into());
+        // Family and model tell CPU generations apart that share a model name (Zen 1/2/3/4 EPYCs).
+        let field = |key: &str| cpuinfo.lines().find_map(|l| l.split_once(':').filter(|(k, _)| k.trim() == key).map(|(_, v)| v.trim().to_string()));
+        let cpu_model = match (field("cpu family"), field("model")) {
+            (Some(f), Some(m)) => format!("{cpu_model} (family {f}, model {m})"),
+            _ => cpu_model,
+        };
         let logical_cpus = cpuinfo.lines().filter(|l| l.starts_with("processor")).count();
         let parallelism = std::thread::available_parallelism().map_or(1, usize::from);
         let memory = std::fs::read_to_string("/proc/meminfo")

@@ -71,6 +71,7 @@ pub fn run(a: Args) -> u8 {
     };
     let mut notes = Vec::new();
     let mut rows = Vec::new();
+    eprintln!("tpb bench: on {} (validator kernel auto picks: {})", machine.cpu_model, tpb_isa::validate::Kernel::Auto.runs().label());
     eprintln!("tpb bench: codec over a {mib} MiB stream, {rounds} rounds");
     rows.extend(codec::run(&codec::Options { mib: mib.max(1), rounds }, &mut notes));
     eprintln!("tpb bench: tpb check vs nm -DC + strings");
