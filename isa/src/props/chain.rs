@@ -28,7 +28,7 @@
 
 use super::{chunks, codes, hex, names_real_field, only, Outcome};
 use crate::bundle::{Bundle, Raw, BUNDLE_BYTES};
-use crate::errata::Profile;
+use crate::errata::{Accepts, Profile, ERRATA};
 use crate::generation::Generation;
 use crate::provenance::Severity;
 use crate::smith::{self, Mutation};
@@ -223,7 +223,8 @@ fn real_fields(b: &Bundle, g: Generation, findings: &[Finding]) -> Outcome {
 /// checks'): the fast path amended equals the full checks amended; the
 /// first `spec.len()` findings are the spec's, each unchanged or, where an
 /// erratum accepts it, a note naming the erratum; what follows (a corrected
-/// reading's findings) names real fields too.
+/// reading's findings) names real fields too, a moved slot's where the
+/// erratum reads it.
 fn amended_agrees(b: &Bundle, g: Generation, spec: &[Finding]) -> Outcome {
     let as_amended = validate::validate_as(b, g, Profile::Amended);
     let mut full = spec.to_vec();
@@ -255,7 +256,31 @@ fn amended_agrees(b: &Bundle, g: Generation, spec: &[Finding]) -> Outcome {
             ));
         }
     }
-    real_fields(b, g, &full[spec.len()..])
+    // What a corrected reading adds names a field of the layout, or, where an
+    // erratum moves a slot, that slot's field where the erratum reads it.
+    let moved: Vec<(&str, usize, usize)> = full
+        .iter()
+        .filter_map(|f| ERRATA.iter().find(|e| Some(e.id) == f.erratum))
+        .filter_map(|e| match e.accepts {
+            Accepts::SlotAt { slot, dims, offset } => Some((slot, dims, offset)),
+            _ => None,
+        })
+        .collect();
+    match full[spec.len()..].iter().find(|f| !names_real_field(b.layout(), f) && !names_moved_field(&moved, f)) {
+        None => Ok(()),
+        Some(f) => {
+            Err(format!("{g}: amended finding {} names `{}` @ {:#x}, not a field there, for {}", f.code, f.field, f.offset, hex(b.as_bytes())))
+        }
+    }
+}
+
+/// Whether `f` names a field of a slot an erratum moved (`slot`, as a
+/// pattern of `dims` free dims at `offset`), at its offset there.
+fn names_moved_field(moved: &[(&str, usize, usize)], f: &Finding) -> bool {
+    moved.iter().any(|&(slot, dims, offset)| {
+        let leaf = f.field.strip_prefix(slot).and_then(|p| p.strip_prefix('.'));
+        leaf.and_then(|l| crate::descriptor::pattern_layout(dims).resolve(l)).is_some_and(|(at, _)| offset + at == f.offset)
+    })
 }
 
 /// Step 5 (generated inputs): one valid bundle per generation from
