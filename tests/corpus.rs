@@ -46,6 +46,16 @@ fn every_seed_passes_its_target() {
     }
 }
 
+/// Every target starts from at least 20 seeds of its own (`tpb corpus`), so
+/// the fuzzer begins past the format's first checks in many places at once.
+#[test]
+fn every_target_has_at_least_twenty_seeds() {
+    for t in TARGETS.iter().map(|t| t.name).chain([targets::C_LAYOUT]) {
+        let n = files(&corpus().join(t)).len();
+        assert!(n >= 20, "corpus/{t} has {n} seeds; `tpb corpus` should make at least 20");
+    }
+}
+
 #[test]
 fn every_regression_input_still_passes() {
     let mut total = 0;

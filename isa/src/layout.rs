@@ -241,6 +241,38 @@ impl Leaf {
     }
 }
 
+/// Entries of the [`Layout::locate`] memo, per thread (direct-mapped: a
+/// collision only costs a walk).
+const MEMO_SLOTS: usize = 256;
+
+/// One remembered walk: the field table's address and length, the path, and
+/// what the walk found.
+struct Memo {
+    table: (usize, usize),
+    path: Box<str>,
+    found: Option<(usize, usize, &'static Field)>,
+}
+
+thread_local! {
+    static MEMO: std::cell::RefCell<Vec<Option<Memo>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The memo slot of `path` in the field table `table`: its first and last
+/// eight bytes (where paths of one slot differ: `src.num[0]`, `in1.dtype`),
+/// its length and the table, mixed by one multiplication. Copies and
+/// integer arithmetic, no loop over the path, so a fuzzer traces few
+/// comparisons here.
+fn memo_slot(table: (usize, usize), path: &str) -> usize {
+    let b = path.as_bytes();
+    let (mut head, mut tail) = ([0u8; 8], [0u8; 8]);
+    let n = b.len().min(8);
+    head[..n].copy_from_slice(&b[..n]);
+    tail[..n].copy_from_slice(&b[b.len() - n..]);
+    let key = u64::from_le_bytes(head) ^ u64::from_le_bytes(tail).rotate_left(29) ^ (b.len() as u64).rotate_left(58) ^ (table.0 ^ table.1) as u64;
+    // Fibonacci hashing: the top bits of the product index the slots.
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
+}
+
 impl Layout {
     /// Every scalar / array leaf in offset order, nested structs flattened.
     pub fn leaves(&self) -> Vec<Leaf> {
@@ -282,16 +314,58 @@ impl Layout {
     /// and size. Walks the description without allocating (the validator
     /// resolves dtype fields on every bundle).
     pub fn resolve(&self, path: &str) -> Option<(usize, usize)> {
-        let (base, index) = match path.strip_suffix(']').and_then(|p| p.split_once('[')) {
-            Some((b, i)) => (b, Some(i.parse::<usize>().ok()?)),
+        self.locate(path).map(|(off, size, _)| (off, size))
+    }
+
+    /// [`Layout::resolve`] and [`Layout::leaf_prov`] of the path without its
+    /// index, in one walk: the offset of a field path and the provenance of
+    /// the leaf it names (`None` unless both resolve). The validator's
+    /// report path resolves every finding's field this way.
+    pub fn resolve_leaf(&self, path: &str) -> Option<(usize, Provenance)> {
+        let (off, _, f) = self.locate(path)?;
+        Some((off, Self::leaf_field_prov(f.ty, f)?))
+    }
+
+    /// Offset and size of a field path, and the field it ends in: [`Layout::walk`],
+    /// remembered per thread. Findings name the same few paths over and
+    /// over, and a walk compares names byte by byte; under a fuzzer, which
+    /// traces every comparison, walking was most of the `validate` target's
+    /// time, a memo hit is a hash of a few words and one `memcmp`.
+    fn locate(&self, path: &str) -> Option<(usize, usize, &'static Field)> {
+        // The field table is `'static` and never written: its address and
+        // length name its contents, so a hit is the walk's answer whichever
+        // `Layout` value (a copy, a promoted constant) holds it.
+        let table = (self.fields.as_ptr() as usize, self.fields.len());
+        let slot = memo_slot(table, path);
+        MEMO.with_borrow_mut(|memo| {
+            if memo.is_empty() {
+                memo.resize_with(MEMO_SLOTS, || None);
+            }
+            let entry = memo.get_mut(slot)?;
+            if let Some(m) = entry.as_ref().filter(|m| m.table == table && *m.path == *path) {
+                return m.found;
+            }
+            let found = self.walk(path);
+            *entry = Some(Memo { table, path: path.into(), found });
+            found
+        })
+    }
+
+    /// Offset and size of a field path, and the field it ends in, by walking the description.
+    fn walk(&self, path: &str) -> Option<(usize, usize, &'static Field)> {
+        // The index, if any: `name[3]`. Found by a byte scan, not `split_once`:
+        // under a fuzzer's comparison tracing, `str`'s char searcher was a fifth
+        // of the `validate` target's time.
+        let (base, index) = match path.strip_suffix(']').and_then(|p| Some(p.split_at(p.bytes().position(|b| b == b'[')?))) {
+            Some((b, i)) => (b, Some(i[1..].parse::<usize>().ok()?)),
             None => (path, None),
         };
-        let (off, ty, _) = self.find(base)?;
+        let (off, ty, f) = self.find(base)?;
         match (index, ty) {
-            (None, t) => Some((off, t.size())),
+            (None, t) => Some((off, t.size(), f)),
             (Some(i), Ty::Array(elem, n)) if i < n => {
                 let sz = elem().size();
-                Some((off + i * sz, sz))
+                Some((off + i * sz, sz, f))
             }
             _ => None,
         }
@@ -299,22 +373,24 @@ impl Layout {
 
     /// Finds a leaf or struct field by dotted path; inline structs are searched without a prefix.
     fn find(&self, path: &str) -> Option<(usize, Ty, &'static Field)> {
-        let (head, rest) = match path.split_once('.') {
-            Some((h, r)) => (h, Some(r)),
+        let (head, rest) = match path.bytes().position(|b| b == b'.') {
+            Some(i) => (&path[..i], Some(&path[i + 1..])),
             None => (path, None),
         };
         for f in self.fields {
-            let ty = (f.ty)();
-            if let (Fmt::Inline, Ty::Struct(l)) = (f.fmt, ty) {
-                if let Some((o, t, leaf)) = l().find(path) {
-                    return Some((f.offset + o, t, leaf));
+            // Only an inline struct or the named field needs its type (an indirect call, traced by a fuzzer).
+            if matches!(f.fmt, Fmt::Inline) {
+                if let Ty::Struct(l) = (f.ty)() {
+                    if let Some((o, t, leaf)) = l().find(path) {
+                        return Some((f.offset + o, t, leaf));
+                    }
+                    continue;
                 }
-                continue;
             }
             if f.name != head {
                 continue;
             }
-            return match (rest, ty) {
+            return match (rest, (f.ty)()) {
                 (None, t) => Some((f.offset, t, f)),
                 (Some(r), Ty::Struct(l)) => l().find(r).map(|(o, t, leaf)| (f.offset + o, t, leaf)),
                 _ => None,
@@ -327,11 +403,19 @@ impl Layout {
     /// gives it, without building the leaf list: the validator's report path.
     pub fn leaf_prov(&self, path: &str) -> Option<Provenance> {
         let (_, ty, f) = self.find(path)?;
-        let prim = match ty {
+        Self::leaf_field_prov(|| ty, f)
+    }
+
+    /// `f`'s provenance if a path ending in it (typed `ty`) names a leaf.
+    fn leaf_field_prov(ty: impl FnOnce() -> Ty, f: &Field) -> Option<Provenance> {
+        if matches!(f.fmt, Fmt::Nested | Fmt::Inline) {
+            return None;
+        }
+        let prim = match ty() {
             Ty::Array(elem, _) => elem().prim(),
             t => t.prim(),
         };
-        (prim.is_some() && !matches!(f.fmt, Fmt::Nested | Fmt::Inline)).then_some(f.prov)
+        prim.is_some().then_some(f.prov)
     }
 
     /// Resolves a path naming a nested struct field (`moving`, `psum_dst`) to its offset.
@@ -503,6 +587,51 @@ mod tests {
         // `a_field_is_nested_exactly_when_it_is_a_struct`.)
         for path in ["a", "n", "n.x", "b", "c"] {
             assert_eq!(OUTER.leaf_prov(path).is_some(), leaves.iter().any(|l| l == path), "`{path}`");
+        }
+    }
+
+    /// What `resolve_leaf` must give: the two lookups it replaces, each walked.
+    fn walked(l: &Layout, path: &str) -> Option<(usize, Provenance)> {
+        let (off, _, _) = l.walk(path)?;
+        let base = path.split('[').next().unwrap_or(path);
+        let (_, ty, f) = l.find(base)?;
+        Some((off, Layout::leaf_field_prov(|| ty, f)?))
+    }
+
+    #[test]
+    fn a_remembered_lookup_is_the_walk_on_every_path_of_every_layout() {
+        // Each path twice (a miss, then a hit), every element of every array, and
+        // paths that are no leaf: a struct, an index out of range, an unknown name.
+        let mut checked = 0;
+        for l in crate::catalog::layouts() {
+            let mut paths = Vec::new();
+            for leaf in l.leaves() {
+                paths.extend((0..leaf.len.unwrap_or(0) + 1).map(|i| format!("{}[{i}]", leaf.path)));
+                paths.push(leaf.path);
+            }
+            paths.extend(l.fields.iter().map(|f| f.name.to_string()));
+            paths.extend(["nope".to_string(), "opcode[0]".to_string(), "x.".to_string(), "[1]".to_string(), String::new()]);
+            for p in paths.iter().chain(&paths) {
+                let want = walked(l, p).map(|(o, prov)| (o, prov.section, prov.confidence));
+                assert_eq!(l.resolve_leaf(p).map(|(o, prov)| (o, prov.section, prov.confidence)), want, "{}: `{p}`", l.name);
+                assert_eq!(l.resolve(p), l.walk(p).map(|(o, s, _)| (o, s)), "{}: `{p}`", l.name);
+                checked += 1;
+            }
+        }
+        assert!(checked > 2000, "only {checked} lookups");
+    }
+
+    #[test]
+    fn the_memo_tells_layouts_apart_by_their_field_tables() {
+        // The same path in two layouts, alternately: each answer is its own layout's.
+        static ONE: Layout = layout("One", 8, &[field("a", 0, word, Fmt::Hex), field("b", 4, word, Fmt::Hex)]);
+        static TWO: Layout = layout("Two", 8, &[field("b", 0, word, Fmt::Hex), field("a", 4, word, Fmt::Hex)]);
+        for _ in 0..3 {
+            assert_eq!(ONE.resolve("a"), Some((0, 4)));
+            assert_eq!(TWO.resolve("a"), Some((4, 4)));
+            // A copy of a layout reads the same table, so it gets the same answers.
+            let copy = TWO;
+            assert_eq!(copy.resolve("b"), Some((0, 4)));
         }
     }
 

@@ -10,6 +10,9 @@ use crate::validate::{self, Finding};
 use crate::{smith, text};
 use arbitrary::Unstructured;
 
+mod chain;
+pub use chain::{bundles_chain, c_step, chain, codec_step, generated, generated_step, roundtrip, text_step, validator_step, CView, GENERATED};
+
 /// A property violation, with enough context to reproduce it.
 pub type Outcome = Result<(), String>;
 
@@ -26,22 +29,6 @@ fn chunks(data: &[u8]) -> impl Iterator<Item = Raw> + '_ {
 
 fn hex(raw: &[u8]) -> String {
     raw.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// `roundtrip`: raw bytes → decode → encode is the identity, and decode →
-/// encode → decode is the identity on typed values.
-pub fn roundtrip(data: &[u8]) -> Outcome {
-    for raw in chunks(data) {
-        let b = Bundle::decode(&raw);
-        let enc = b.encode();
-        if !same_bytes(&enc, &raw) {
-            return Err(format!("encode(decode(b)) != b for {}", hex(&raw)));
-        }
-        if !same_value(&Bundle::decode(&enc), &b) {
-            return Err(format!("decode(encode(x)) != x for {}", hex(&raw)));
-        }
-    }
-    Ok(())
 }
 
 /// Typed equality as variant plus bytes. Every body field is an integer or
@@ -78,54 +65,12 @@ pub fn structured(data: &[u8]) -> Outcome {
 /// `validate` (arbitrary bytes): never panics, every finding names a real
 /// field at its real offset, and the fast path (bundle by bundle, and a
 /// batch at a time over the whole bundles of `data`, on every validator
-/// kernel this CPU runs) finds exactly what the full checks find, for every generation.
+/// kernel this CPU runs) finds exactly what the full checks find, for every
+/// generation: [`validator_step`] under the spec's profile (the `roundtrip`
+/// chain runs it under both).
 pub fn validate_any(data: &[u8]) -> Outcome {
-    // The fast path's findings on each whole bundle, per generation: what
-    // `validate` returns bundle by bundle, so the stream runs are compared
-    // against it without validating every bundle a fifth time.
-    let whole = data.len() / BUNDLE_BYTES;
-    let mut one_by_one: [Vec<(usize, Finding)>; 3] = Default::default();
-    for (i, raw) in chunks(data).enumerate() {
-        let b = Bundle::decode(&raw);
-        for g in Generation::ALL {
-            let (mut fast, mut full) = (Vec::new(), Vec::new());
-            validate::validate_with(&b, g, &mut fast, true);
-            validate::validate_with(&b, g, &mut full, false);
-            if fast != full {
-                return Err(format!("{g}: fast path found {:?}, full checks {:?} for {}", codes(&fast), codes(&full), hex(&raw)));
-            }
-            for f in &full {
-                if !names_real_field(b.layout(), f) {
-                    return Err(format!("{g}: finding {} names `{}` @ {:#x}, not a field there", f.code, f.field, f.offset));
-                }
-            }
-            if i < whole {
-                one_by_one[g.index()].extend(fast.into_iter().map(|f| (i, f)));
-            }
-        }
-    }
-    for g in Generation::ALL {
-        let one_by_one = &one_by_one[g.index()];
-        let mut streamed = Vec::new();
-        validate::validate_stream(data, g, |i, f| streamed.push((i, f)));
-        if streamed != *one_by_one {
-            return Err(format!("{g}: validate_stream found {} findings, bundle by bundle {}", streamed.len(), one_by_one.len()));
-        }
-        // So does every kernel this CPU runs (validate_stream above ran the default one).
-        for kernel in validate::Kernel::available_kernels() {
-            let mut found = Vec::new();
-            validate::decode_stream_with(kernel, data, g, |i, _, fs| found.extend(fs.iter().map(|f| (i, f.clone()))));
-            if found != *one_by_one {
-                return Err(format!(
-                    "{g}: decode_stream on the {} kernel found {} findings, bundle by bundle {}",
-                    kernel.label(),
-                    found.len(),
-                    one_by_one.len()
-                ));
-            }
-        }
-    }
-    Ok(())
+    let bundles: Vec<Bundle> = chunks(data).map(|raw| Bundle::decode(&raw)).collect();
+    validator_step(&bundles, data, &[crate::errata::Profile::Spec])
 }
 
 /// Whether `findings` are of check `code` only, and there is at least one.
@@ -155,25 +100,11 @@ pub fn mutation(data: &[u8]) -> Outcome {
     Ok(())
 }
 
-/// `text`: bytes → text → bytes is exact, and text → bytes → text too.
+/// `text`: bytes → text → bytes is exact, and text → bytes → text too
+/// ([`text_step`] on the bundles of `data`, the last one zero-padded).
 pub fn text_roundtrip(data: &[u8]) -> Outcome {
-    for raw in chunks(data) {
-        let line = text::disasm(&Bundle::decode(&raw));
-        let back = match text::asm_line(&line) {
-            Ok(Some(r)) => r,
-            Ok(None) => return Err(format!("no bundle from `{line}`")),
-            Err(e) => return Err(format!("asm of `{line}` failed: {e}")),
-        };
-        if back != raw {
-            return Err(format!("text round trip changed bytes:\n{}\n{}\n{line}", hex(&raw), hex(&back)));
-        }
-        let again = text::disasm(&Bundle::decode(&back));
-        if again != line {
-            return Err(format!("text -> bytes -> text differs:\n{line}\n{again}"));
-        }
-        edited_name_reads_back(&line, [raw[2], raw[3], raw[4]])?;
-    }
-    Ok(())
+    let stream: Vec<u8> = chunks(data).flat_map(|raw| raw.into_iter()).collect();
+    text_step(&stream).map(drop)
 }
 
 /// Every name the text form uses for a value: each dtype, each pair of
@@ -234,7 +165,10 @@ fn names_real_field(layout: &Layout, f: &Finding) -> bool {
     if layout.resolve(&f.field).is_some_and(|(off, _)| off == f.offset) {
         return true;
     }
-    let Some((slot, leaf)) = f.field.split_once('.') else { return false };
+    // A byte scan, not `split_once`: `str`'s char searcher, traced by the
+    // fuzzer, was a large part of the `validate` target's time.
+    let Some(dot) = f.field.bytes().position(|b| b == b'.') else { return false };
+    let (slot, leaf) = (&f.field[..dot], &f.field[dot + 1..]);
     let Some(base) = layout.field_offset(slot) else { return false };
     [&Indirect16b::LAYOUT, &Indirect20b::LAYOUT, &MxIndirect16b::LAYOUT]
         .iter()

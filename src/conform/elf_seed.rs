@@ -1,136 +1,96 @@
-//! Seed inputs for the `elf` target: small, well-formed ELF64 shared objects
-//! built here byte by byte, so the fuzzer starts past the magic and the
-//! section table. The code and data bytes in them are the format's own facts
-//! from `tpb_isa` (the setupHeader body, the dtype LUT), which is what the
-//! library oracle looks for in a real `libwalrus.so`. Structure constants are
-//! the ELF gABI's (ELF64, little-endian), not the TPB spec's.
+//! Seed inputs for the `elf` target: libraries from the oracle's own fixture
+//! builder (`tpb_oracle::fixture`), the synthetic `libwalrus.so` its tests
+//! check, so the fuzzer starts from every shape the oracle reads rather than
+//! from one. Each symbol-table shape ([`Tables`]: PT_DYNAMIC with `.hash`,
+//! `.dynsym` section headers only, a static `.symtab`), a library without a
+//! `.rodata` section header, without setupHeader symbols, with a second
+//! setupHeader naming a generation, big-endian, with a fact changed (the
+//! LUT, a setupHeader body, a type without its symbol), and an ELF32
+//! header; the three table shapes also cut where the reader crosses a
+//! boundary (after the file header, after the program headers, halfway,
+//! before the section headers, one byte short), which the reader must
+//! refuse without panicking. The facts sit where no profile pins them
+//! ([`Fixture::moved`]): the pinned placement is tens of MiB.
 
-use tpb_isa::bundle::header::SETUP_HEADER_CODE;
-use tpb_isa::dtype::BIR_TO_WIRE;
+use tpb_isa::Generation;
+use tpb_oracle::fixture::elf::{elf32_header, EHDR, PHDR};
+use tpb_oracle::fixture::{Fixture, Tables};
 
-const EHDR: usize = 64;
-const SHDR: usize = 64;
-const SYM: usize = 24;
-// gABI section types and symbol info.
-const SHT_PROGBITS: u32 = 1;
-const SHT_STRTAB: u32 = 3;
-const SHT_DYNSYM: u32 = 11;
-const SHF_ALLOC: u64 = 2;
-const SHF_EXEC: u64 = 4;
-const STT_FUNC_GLOBAL: u8 = 0x12;
-const STT_OBJECT_GLOBAL: u8 = 0x11;
-
-struct Section {
-    name: &'static str,
-    ty: u32,
-    flags: u64,
-    data: Vec<u8>,
-    link: u32,
-    entsize: u64,
-}
-
-/// The ELF seeds by file name.
-pub fn seeds() -> Vec<(&'static str, Vec<u8>)> {
-    vec![("elf64-header-only.bin", build(&[])), ("elf64-dynsym.bin", build(&sections()))]
-}
-
-fn sections() -> Vec<Section> {
-    let dynstr = b"\0tpb_setup_header\0tpb_dtype_lut\0".to_vec();
-    // Symbols: the null symbol, a function in .text (section 1), an object in .rodata (section 2).
-    let mut dynsym = vec![0u8; SYM];
-    dynsym.extend(symbol(1, STT_FUNC_GLOBAL, 1, SETUP_HEADER_CODE.len() as u64));
-    dynsym.extend(symbol(18, STT_OBJECT_GLOBAL, 2, BIR_TO_WIRE.len() as u64));
+/// The whole libraries by file name (before `elf-` and `.bin`).
+fn libraries() -> Vec<(&'static str, Fixture)> {
+    let with = |f: fn(&mut Fixture)| {
+        let mut x = Fixture::moved();
+        f(&mut x);
+        x
+    };
+    let first_type = Fixture::moved().type_names.first().cloned().unwrap_or_default();
     vec![
-        Section { name: ".text", ty: SHT_PROGBITS, flags: SHF_ALLOC | SHF_EXEC, data: SETUP_HEADER_CODE.to_vec(), link: 0, entsize: 0 },
-        Section { name: ".rodata", ty: SHT_PROGBITS, flags: SHF_ALLOC, data: BIR_TO_WIRE.to_vec(), link: 0, entsize: 0 },
-        Section { name: ".dynstr", ty: SHT_STRTAB, flags: SHF_ALLOC, data: dynstr, link: 0, entsize: 0 },
-        // sh_link of .dynsym names its string table (section 3).
-        Section { name: ".dynsym", ty: SHT_DYNSYM, flags: SHF_ALLOC, data: dynsym, link: 3, entsize: SYM as u64 },
+        ("dynamic", Fixture::moved()),
+        ("dynsym-sections", with(|f| f.tables = Tables::DynsymSection)),
+        ("symtab", with(|f| f.tables = Tables::Symtab)),
+        ("no-rodata-section", with(|f| f.rodata_section = false)),
+        ("no-setup-symbols", with(|f| f.setup_symbols = false)),
+        ("big-endian", with(|f| f.big_endian = true)),
+        ("decoy-names-v4", Fixture::moved().decoy_naming(Generation::V4)),
+        ("lut-byte-changed", Fixture::moved().lut_byte(1, 0xEE)),
+        ("setup-v3-byte-changed", Fixture::moved().setup_byte(Generation::V3, 0, 0xCC)),
+        ("type-without-symbol", Fixture::moved().without_type(&first_type)),
     ]
 }
 
-/// A symbol whose value is patched to its section's address by `build`.
-fn symbol(name: u32, info: u8, shndx: u16, size: u64) -> Vec<u8> {
-    let mut s = Vec::with_capacity(SYM);
-    s.extend(name.to_le_bytes());
-    s.push(info);
-    s.push(0);
-    s.extend(shndx.to_le_bytes());
-    s.extend(0u64.to_le_bytes());
-    s.extend(size.to_le_bytes());
-    s
-}
-
-/// Lays out header, section data, `.shstrtab` and the section table; every
-/// allocated section's address equals its file offset.
-fn build(secs: &[Section]) -> Vec<u8> {
-    let mut shstrtab = b"\0".to_vec();
-    let mut names = Vec::new();
-    for s in secs.iter().map(|s| s.name).chain([".shstrtab"]) {
-        names.push(shstrtab.len() as u32);
-        shstrtab.extend(s.as_bytes());
-        shstrtab.push(0);
-    }
-    let mut body = vec![0u8; EHDR];
-    let mut offsets = Vec::new();
-    for s in secs {
-        body.resize(body.len().next_multiple_of(8), 0);
-        offsets.push(body.len() as u64);
-        body.extend(&s.data);
-    }
-    body.resize(body.len().next_multiple_of(8), 0);
-    let shstr_off = body.len() as u64;
-    body.extend(&shstrtab);
-    body.resize(body.len().next_multiple_of(8), 0);
-    let shoff = body.len() as u64;
-    // Patch symbol values to the address of their section.
-    if let Some(i) = secs.iter().position(|s| s.ty == SHT_DYNSYM) {
-        let base = offsets[i] as usize;
-        for k in 1..secs[i].data.len() / SYM {
-            let at = base + k * SYM;
-            let shndx = usize::from(u16::from_le_bytes([body[at + 6], body[at + 7]]));
-            let value = offsets.get(shndx.wrapping_sub(1)).copied().unwrap_or(0);
-            body[at + 8..at + 16].copy_from_slice(&value.to_le_bytes());
+/// The ELF seeds by file name.
+pub fn seeds() -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut out = vec![("elf-elf32-header.bin".to_string(), elf32_header())];
+    for (name, fixture) in libraries() {
+        let bytes = fixture.build().map_err(|e| format!("elf seed {name}: {e}"))?;
+        if matches!(name, "dynamic" | "dynsym-sections" | "symtab") {
+            for (cut, at) in cuts(&bytes)? {
+                out.push((format!("elf-{name}-cut-{cut}.bin"), bytes[..at].to_vec()));
+            }
         }
+        out.push((format!("elf-{name}.bin"), bytes));
     }
-    let shnum = secs.len() + 2;
-    // Section table: null, the sections, .shstrtab.
-    body.extend([0u8; SHDR]);
-    for (i, s) in secs.iter().enumerate() {
-        body.extend(shdr(names[i], s.ty, s.flags, offsets[i], s.data.len() as u64, s.link, s.entsize));
-    }
-    body.extend(shdr(names[secs.len()], SHT_STRTAB, 0, shstr_off, shstrtab.len() as u64, 0, 0));
-    let mut h = Vec::with_capacity(EHDR);
-    h.extend(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0"); // ELF64, little-endian, version 1
-    h.extend(3u16.to_le_bytes()); // ET_DYN
-    h.extend(62u16.to_le_bytes()); // EM_X86_64
-    h.extend(1u32.to_le_bytes());
-    h.extend(0u64.to_le_bytes()); // entry
-    h.extend(0u64.to_le_bytes()); // phoff
-    h.extend(shoff.to_le_bytes());
-    h.extend(0u32.to_le_bytes()); // flags
-    h.extend((EHDR as u16).to_le_bytes());
-    h.extend(56u16.to_le_bytes()); // phentsize
-    h.extend(0u16.to_le_bytes()); // phnum
-    h.extend((SHDR as u16).to_le_bytes());
-    h.extend((shnum as u16).to_le_bytes());
-    h.extend(((shnum - 1) as u16).to_le_bytes()); // shstrndx
-    body[..EHDR].copy_from_slice(&h);
-    body
+    Ok(out)
 }
 
-fn shdr(name: u32, ty: u32, flags: u64, off: u64, size: u64, link: u32, entsize: u64) -> Vec<u8> {
-    let mut s = Vec::with_capacity(SHDR);
-    s.extend(name.to_le_bytes());
-    s.extend(ty.to_le_bytes());
-    s.extend(flags.to_le_bytes());
-    s.extend((if flags & SHF_ALLOC != 0 { off } else { 0 }).to_le_bytes());
-    s.extend(off.to_le_bytes());
-    s.extend(size.to_le_bytes());
-    s.extend(link.to_le_bytes());
-    // info: index of the first global symbol, for a symbol table.
-    s.extend(u32::from(ty == SHT_DYNSYM).to_le_bytes());
-    s.extend(8u64.to_le_bytes()); // addralign
-    s.extend(entsize.to_le_bytes());
-    s
+/// Where a little-endian ELF64 file is cut: after the file header, after
+/// the program headers, halfway, before the section headers, one byte short.
+fn cuts(bytes: &[u8]) -> Result<Vec<(&'static str, usize)>, String> {
+    let u16_at = |at: usize| bytes.get(at..at + 2).and_then(|b| b.try_into().ok()).map(u16::from_le_bytes);
+    let u64_at = |at: usize| bytes.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
+    // e_phnum at 56, e_shoff at 40 (the gABI's ELF64 header).
+    let phnum = u16_at(56).ok_or("elf seed: no e_phnum")?;
+    let shoff = u64_at(40).and_then(|o| usize::try_from(o).ok()).ok_or("elf seed: no e_shoff")?;
+    let ehdr = EHDR as usize;
+    let phdrs = ehdr + usize::from(phnum) * PHDR as usize;
+    let cuts =
+        vec![("header", ehdr), ("program-headers", phdrs), ("half", bytes.len() / 2), ("section-headers", shoff), ("last-byte", bytes.len() - 1)];
+    match cuts.iter().find(|(_, at)| *at == 0 || *at >= bytes.len()) {
+        Some((cut, at)) => Err(format!("elf seed: cut {cut} at {at} is outside the {}-byte file", bytes.len())),
+        None => Ok(cuts),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tpb_oracle::walrus::{fuzz_elf, FuzzDepth};
+
+    #[test]
+    fn whole_libraries_are_checked_and_cut_ones_refused_or_parsed() {
+        let seeds = super::seeds().unwrap_or_else(|e| panic!("{e}"));
+        assert!(seeds.len() >= 20, "only {} elf seeds", seeds.len());
+        let mut checked = 0;
+        for (name, bytes) in &seeds {
+            // The `elf` target's max_len (fuzz/options/elf.options): a longer seed would be cut.
+            assert!(bytes.len() <= 16384, "{name}: {} bytes", bytes.len());
+            let depth = fuzz_elf(bytes);
+            if name.contains("-cut-") {
+                assert!(depth < FuzzDepth::Checked, "{name}: a cut library was {depth:?}");
+            } else if depth == FuzzDepth::Checked {
+                checked += 1;
+            }
+        }
+        // Each table shape, and the libraries with a fact changed, get through every check.
+        assert!(checked >= 8, "only {checked} whole libraries were checked");
+    }
 }

@@ -15,14 +15,77 @@ use tpb_oracle::neff::{Engine, NeffHeader, HEADER_BYTES};
 /// Opcodes that open every engine stream of real 2.23 files (not in the spec's tables).
 const STREAM_PROLOGUE: [u8; 2] = [0xB1, 0xCC];
 
-/// The NEFF seeds by file name.
+/// The NEFF seeds by file name: the two whole containers; each cut (after
+/// the header, halfway, one byte short) and with its digest wrong; the
+/// other digest on each payload form; a payload larger than the header
+/// says, or empty; and payloads that test how streams are found (another
+/// target's generation, an unknown target, no definition, a definition
+/// naming a missing stream, a stream ending in a partial bundle, no kelf,
+/// streams of their prologue only).
 pub fn seeds() -> Result<Vec<(&'static str, Vec<u8>)>, String> {
-    let tar = tar_payload()?;
+    let tar = tar_payload(&Variant::default())?;
     let gz = gzip(&tar)?;
-    Ok(vec![
-        ("neff-gzip-md5.bin", container(integrity::PKG_VERSION_MD5, &gz, Algorithm::Md5, Form::WordReversed)?),
-        ("neff-tar-sha256.bin", container(integrity::PKG_VERSION_SHA256, &tar, Algorithm::Sha256, Form::Plain)?),
-    ])
+    let md5 = |payload: &[u8]| container(integrity::PKG_VERSION_MD5, payload, Algorithm::Md5, Form::WordReversed);
+    let sha = |payload: &[u8]| container(integrity::PKG_VERSION_SHA256, payload, Algorithm::Sha256, Form::Plain);
+    let gzip_md5 = md5(&gz)?;
+    let tar_sha = sha(&tar)?;
+    let cut = |b: &[u8], at: usize| b[..at.min(b.len())].to_vec();
+    let wrong_digest = |b: &[u8]| -> Result<Vec<u8>, String> {
+        let (off, size) = NeffHeader::LAYOUT.resolve("hash").ok_or("NEFF header has no field `hash`")?;
+        let mut b = b.to_vec();
+        b[off..off + size].iter_mut().for_each(|x| *x ^= 0x5A);
+        Ok(b)
+    };
+    let variant = |v: Variant| -> Result<Vec<u8>, String> { md5(&gzip(&tar_payload(&v)?)?) };
+    let mut out = vec![
+        ("neff-gzip-md5-cut-header.bin", cut(&gzip_md5, HEADER_BYTES)),
+        ("neff-gzip-md5-cut-half.bin", cut(&gzip_md5, (HEADER_BYTES + gzip_md5.len()) / 2)),
+        ("neff-gzip-md5-cut-last-byte.bin", cut(&gzip_md5, gzip_md5.len() - 1)),
+        ("neff-gzip-md5-wrong-digest.bin", wrong_digest(&gzip_md5)?),
+        ("neff-tar-sha256-cut-header.bin", cut(&tar_sha, HEADER_BYTES)),
+        ("neff-tar-sha256-cut-half.bin", cut(&tar_sha, (HEADER_BYTES + tar_sha.len()) / 2)),
+        ("neff-tar-sha256-wrong-digest.bin", wrong_digest(&tar_sha)?),
+        ("neff-gzip-sha256.bin", sha(&gz)?),
+        ("neff-tar-md5.bin", md5(&tar)?),
+        ("neff-gzip-md5-trailing-bytes.bin", [&gzip_md5[..], &[0u8; 64][..]].concat()),
+        ("neff-gzip-md5-empty-payload.bin", md5(&[])?),
+        ("neff-target-sunda.bin", variant(Variant { target: "sunda", ..Variant::default() })?),
+        ("neff-target-unknown.bin", variant(Variant { target: "tpb-unknown", ..Variant::default() })?),
+        ("neff-no-definition.bin", variant(Variant { definition: None, ..Variant::default() })?),
+        ("neff-definition-names-missing-stream.bin", variant(Variant { definition: Some(MISSING_STREAM_DEF), ..Variant::default() })?),
+        ("neff-partial-bundle.bin", variant(Variant { partial: true, ..Variant::default() })?),
+        ("neff-no-kelf.bin", variant(Variant { kelf: false, ..Variant::default() })?),
+        ("neff-prologue-only.bin", variant(Variant { hand: false, ..Variant::default() })?),
+    ];
+    out.push(("neff-gzip-md5.bin", gzip_md5));
+    out.push(("neff-tar-sha256.bin", tar_sha));
+    Ok(out)
+}
+
+/// The definition every engine's stream is named in (the reader finds them through it).
+const DEFINITION: &str =
+    r#"{"act_instr": "Activation.bin", "dve_instr": "DVE.bin", "pe_instr": "PE.bin", "pool_instr": "Pool.bin", "sp_instr": "SP.bin"}"#;
+/// A definition that also names a stream the archive lacks.
+const MISSING_STREAM_DEF: &str = r#"{"act_instr": "Activation.bin", "dve_instr": "DVE.bin", "pe_instr": "PE.bin", "pool_instr": "Pool.bin", "sp_instr": "SP.bin", "qsync_instr": "QSync.bin"}"#;
+
+/// How a seed's payload differs from the whole one.
+struct Variant {
+    /// `kelf-0.json`'s target (`cayman`: CoreV3).
+    target: &'static str,
+    /// `sg00/def.json`, if any.
+    definition: Option<&'static str>,
+    /// Whether each stream ends in half a bundle.
+    partial: bool,
+    /// Whether `kelf-0.json` is there.
+    kelf: bool,
+    /// Whether the streams hold the hand bundles after their prologue.
+    hand: bool,
+}
+
+impl Default for Variant {
+    fn default() -> Variant {
+        Variant { target: "cayman", definition: Some(DEFINITION), partial: false, kelf: true, hand: true }
+    }
 }
 
 fn header_bundle(op: u8) -> Raw {
@@ -39,26 +102,27 @@ fn engine_of(op: u8) -> Engine {
     usual.filter(|e| Engine::ALL.contains(e)).unwrap_or(Engine::Isa(tpb_isa::Engine::SP))
 }
 
-fn tar_payload() -> Result<Vec<u8>, String> {
+fn tar_payload(v: &Variant) -> Result<Vec<u8>, String> {
     let mut streams: Vec<(Engine, Vec<u8>)> =
         Engine::ALL.iter().map(|e| (e.clone(), STREAM_PROLOGUE.iter().flat_map(|o| header_bundle(*o)).collect())).collect();
-    for b in hand::all()?.iter().filter(|b| b.generation == Generation::V3 && b.expect.is_empty()) {
+    for b in hand::all()?.iter().filter(|b| v.hand && b.generation == Generation::V3 && b.expect.is_empty()) {
         let e = engine_of(b.raw[0]);
         if let Some((_, s)) = streams.iter_mut().find(|(x, _)| *x == e) {
             s.extend_from_slice(&b.raw);
         }
     }
-    let mut members: Vec<(String, Vec<u8>)> = vec![
-        ("info.json".into(), br#"{"tool_version": "0.0.0+tpb-seed", "num_tpb": 1}"#.to_vec()),
-        ("kelf-0.json".into(), br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#.to_vec()),
-        ("neff.json".into(), b"{}".to_vec()),
-        // As real definitions do, it names each engine's stream (the reader finds them through it).
-        (
-            "sg00/def.json".into(),
-            br#"{"act_instr": "Activation.bin", "dve_instr": "DVE.bin", "pe_instr": "PE.bin", "pool_instr": "Pool.bin", "sp_instr": "SP.bin"}"#
-                .to_vec(),
-        ),
-    ];
+    if v.partial {
+        streams.iter_mut().for_each(|(_, s)| s.extend_from_slice(&header_bundle(STREAM_PROLOGUE[0])[..BUNDLE_BYTES / 2]));
+    }
+    let mut members: Vec<(String, Vec<u8>)> = vec![("info.json".into(), br#"{"tool_version": "0.0.0+tpb-seed", "num_tpb": 1}"#.to_vec())];
+    if v.kelf {
+        let kelf = format!(r#"{{"graphs": [{{"definition": "sg00/def.json", "name": "sg00"}}], "version": "0.5", "target": "{}"}}"#, v.target);
+        members.push(("kelf-0.json".into(), kelf.into_bytes()));
+    }
+    members.push(("neff.json".into(), b"{}".to_vec()));
+    if let Some(def) = v.definition {
+        members.push(("sg00/def.json".into(), def.as_bytes().to_vec()));
+    }
     members.extend(streams.into_iter().map(|(e, s)| (format!("sg00/{}.bin", e.stem()), s)));
     let mut b = tar::Builder::new(Vec::new());
     for (name, data) in &members {

@@ -8,9 +8,9 @@ use super::{elf_seed, neff_seed, real_seed};
 use arbitrary::Unstructured;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use tpb_isa::bundle::{BodyKind, Bundle};
+use tpb_isa::bundle::BodyKind;
 use tpb_isa::opcode::{OpcodeInfo, OPCODES};
-use tpb_isa::props::seeded_bytes;
+use tpb_isa::props::{self, seeded_bytes};
 use tpb_isa::{smith, Generation};
 
 /// The seed the checked-in corpus was generated with.
@@ -82,19 +82,35 @@ pub fn generate(count: usize, seed: u64, neffs: &[PathBuf]) -> Result<Vec<SeedFi
         out.extend(streams.iter().map(|(name, bytes)| SeedFile { target: t, name: name.clone(), bytes: bytes.clone() }));
     }
     // Generator inputs reaching every family × generation as `props::structured` reads them.
-    for (name, bytes) in structured_inputs(count, seed)? {
+    for (name, bytes) in generator_inputs(count, seed, structured_kinds)? {
         out.push(SeedFile { target: "validate", name: name.clone(), bytes: bytes.clone() });
         out.push(SeedFile { target: "structured", name, bytes });
     }
-    out.extend(elf_seed::seeds().into_iter().map(|(name, bytes)| SeedFile { target: "elf", name: name.into(), bytes }));
+    // The same for `roundtrip`'s generated inputs: its marker byte, then choices as the chain reads them.
+    for (name, bytes) in generator_inputs(count, seed, chain_kinds)? {
+        let bytes = [&[props::GENERATED][..], &bytes].concat();
+        out.push(SeedFile { target: "roundtrip", name: name.replace("gen-", "gen-chain-"), bytes });
+    }
+    out.extend(elf_seed::seeds()?.into_iter().map(|(name, bytes)| SeedFile { target: "elf", name, bytes }));
     out.extend(neff_seed::seeds()?.into_iter().map(|(name, bytes)| SeedFile { target: "neff", name: name.into(), bytes }));
     Ok(out)
 }
 
-/// Searches seeded inputs until each available family × generation is the
-/// generator's pick `count` times (the structured property generates one
-/// bundle per generation in order from one input).
-fn structured_inputs(count: usize, seed: u64) -> Result<Vec<(String, Vec<u8>)>, String> {
+/// The family and generation of each bundle `props::structured` generates from `data`.
+fn structured_kinds(data: &[u8]) -> Vec<(BodyKind, Generation)> {
+    let mut u = Unstructured::new(data);
+    Generation::ALL.into_iter().map_while(|g| smith::bundle(&mut u, g).ok().map(|b| (b.kind(), g))).collect()
+}
+
+/// The family and generation of each valid bundle the `roundtrip` chain
+/// generates from `data` (after its marker byte).
+fn chain_kinds(data: &[u8]) -> Vec<(BodyKind, Generation)> {
+    props::generated(data).into_iter().map(|(g, b, _)| (b.kind(), g)).collect()
+}
+
+/// Searches seeded inputs until each available family × generation is
+/// among the bundles `read` says an input generates `count` times.
+fn generator_inputs(count: usize, seed: u64, read: fn(&[u8]) -> Vec<(BodyKind, Generation)>) -> Result<Vec<(String, Vec<u8>)>, String> {
     let mut need: BTreeMap<(usize, Generation), usize> = BTreeMap::new();
     for g in Generation::ALL {
         for (i, &k) in BodyKind::ALL.iter().enumerate() {
@@ -110,11 +126,8 @@ fn structured_inputs(count: usize, seed: u64) -> Result<Vec<(String, Vec<u8>)>, 
             return Err(format!("no generator input reaches {:?} within {SEARCH_LIMIT} tries", need.keys().collect::<Vec<_>>()));
         }
         let data = seeded_bytes(seed.wrapping_add(t).rotate_left(17), GEN_INPUT);
-        let mut u = Unstructured::new(&data);
         let mut useful = false;
-        for g in Generation::ALL {
-            let Ok(b) = smith::bundle(&mut u, g) else { break };
-            let kind = Bundle::kind(&b);
+        for (kind, g) in read(&data) {
             let i = BodyKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
             if let Some(left) = need.get_mut(&(i, g)) {
                 *left -= 1;
