@@ -8,9 +8,11 @@
 #   $OUT/TARGET.dict             fuzz/dict/TARGET.dict, when the options name it
 # In the base-builder-rust image ($SANITIZER set, nightly Rust) it runs
 # `cargo fuzz build -O`, which the image's cargo wrapper gives the sanitizer
-# and coverage flags. Anywhere else (stable Rust, no $SANITIZER) it runs
-# `cargo fuzz build -s none`, the build ci/fuzz.sh uses, so it can be tested
-# without Docker:  SRC=/tmp/s OUT=/tmp/o WORK=/tmp/w .clusterfuzzlite/build.sh
+# and coverage flags. Anywhere else (no $SANITIZER) it makes the build
+# ci/fuzz.sh makes (ci/fuzz-sanitizer.sh): AddressSanitizer where a nightly
+# toolchain is installed (`cargo +nightly fuzz build`), else stable with no
+# sanitizer (`-s none`), and says which; so it can be tested without Docker:
+#   SRC=/tmp/s OUT=/tmp/o WORK=/tmp/w .clusterfuzzlite/build.sh
 # Explicit too: OSS-Fuzz runs `bash -eux build.sh`, which ignores the #! flags.
 set -eu -o pipefail
 
@@ -31,8 +33,10 @@ cd "$proj"
 if [ -n "${SANITIZER:-}" ] && rustc --version 2>/dev/null | grep -q nightly; then
   cargo fuzz build -O
 else
-  echo "build.sh: no \$SANITIZER or no nightly Rust: building with -s none (stable, no sanitizer)" >&2
-  cargo fuzz build -s none
+  # Outside the image: the build ci/fuzz.sh makes, into the same fuzz/target.
+  source ci/fuzz-sanitizer.sh
+  echo "build.sh: no \$SANITIZER: $FUZZ_BUILD_NOTE" >&2
+  "${fuzz[@]}" build "${san[@]}"
 fi
 
 triple="$(rustc -vV | sed -n 's/^host: //p')"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs .clusterfuzzlite/build.sh outside Docker ($SRC/$OUT/$WORK in a temp
-# folder, stable Rust, -s none) and checks that it produced, for every fuzz
+# folder; AddressSanitizer where nightly Rust is installed, else stable with
+# -s none: ci/fuzz-sanitizer.sh) and checks that it produced, for every fuzz
 # target but `empty`: the fuzzer, TARGET_seed_corpus.zip listing the target's
 # seeds, TARGET.options and the dictionary it names; then runs each fuzzer
-# once over its unzipped seeds with its options (-runs=0: load and replay).
-#   usage: ci/cflite-build-test.sh      exit 0 ok, 1 something missing
+# briefly from its unzipped seeds with its options: it loads and replays every
+# seed, then fuzzes for CFLITE_FUZZ_SECONDS (default 5; 0 only replays). A
+# crash, leak or memory error fails the check.
+#   usage: ci/cflite-build-test.sh      exit 0 ok, 1 something missing or found
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,13 +44,18 @@ for t in $targets; do
   if [ -x "$out/$t" ] && [ -f "$zip" ]; then
     mkdir -p "$tmp/run/$t"
     unzip -q "$zip" -d "$tmp/run/$t"
-    args=(-runs=0 -rss_limit_mb=2048)
+    secs="${CFLITE_FUZZ_SECONDS:-5}"
+    args=(-rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=20 -seed=1)
+    if [ "$secs" -gt 0 ]; then args+=(-max_total_time="$secs"); else args+=(-runs=0); fi
     [ -n "$dict" ] && args+=(-dict="$out/$dict")
     ml="$(sed -n 's/^max_len[[:space:]]*=[[:space:]]*//p' "fuzz/options/$t.options")"
     [ -n "$ml" ] && args+=(-max_len="$ml")
-    "$out/$t" "${args[@]}" "$tmp/run/$t" >"$tmp/run/$t.log" 2>&1 || { cat "$tmp/run/$t.log" >&2; miss "$t failed on its seeds"; }
+    # New inputs go to a scratch folder, after the seeds it reads.
+    mkdir -p "$tmp/new/$t"
+    "$out/$t" "${args[@]}" "$tmp/new/$t" "$tmp/run/$t" >"$tmp/run/$t.log" 2>&1 || { tail -n 60 "$tmp/run/$t.log" >&2; miss "$t failed (seeds or ${secs}s of fuzzing)"; }
     grep -q "INITED" "$tmp/run/$t.log" || miss "$t did not load its seeds"
   fi
 done
-[ "$bad" = 0 ] && echo "cflite-build-test: $(echo $targets | wc -w) fuzzers, seed zips, options and dictionaries present"
+source ci/fuzz-sanitizer.sh
+[ "$bad" = 0 ] && echo "cflite-build-test: $(echo $targets | wc -w) fuzzers ($FUZZ_BUILD_LABEL build), seed zips, options and dictionaries present; each replayed its seeds and fuzzed ${CFLITE_FUZZ_SECONDS:-5}s"
 exit "$bad"

@@ -143,6 +143,14 @@ fn judged(kernel: Kernel, bytes: &[u8], generation: Generation, mut each: impl F
     bundles.len()
 }
 
+/// Whether the fast path decides anything about `bundle` on `generation`
+/// (proves it clean, or its header and slots clean). Where it does not,
+/// [`validate_into`] runs exactly the full checks, so a test comparing the
+/// two need not run them twice.
+pub fn fast_path_decides(bundle: &Bundle, generation: Generation) -> bool {
+    fast::verdict(bundle, generation) != fast::Verdict::Unknown
+}
+
 /// With `fast`, whatever the [`fast`] path proves clean skips its reporting
 /// checks (same findings, far fewer instructions); the tests compare both
 /// settings.
