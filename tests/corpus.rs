@@ -273,7 +273,23 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
             .unwrap_or_else(|e| panic!("cannot run git: {e}"))
     };
     assert!(git(&["init", "-q"]).status.success(), "git init failed");
-    let kept = ["reports/mutants.md", "reports/README.md", "reports/bench.md", "corpus/roundtrip/seed-01", "fuzz/corpus/roundtrip"];
+    let mut kept: Vec<String> =
+        ["reports/mutants.md", "reports/README.md", "reports/bench.md", "corpus/roundtrip/seed-01", "fuzz/corpus/roundtrip"].map(String::from).into();
+    // Every seed `tpb corpus` writes is kept, whatever its name looks like (a
+    // 40-character seed name was once taken for a libFuzzer find and left out
+    // of the clean clone CI tests).
+    let root = corpus();
+    let seeds = std::fs::read_dir(&root).unwrap_or_else(|e| panic!("{}: {e}", root.display()));
+    for target in seeds.flatten().filter(|e| e.path().is_dir()) {
+        for seed in files(&target.path()) {
+            let name = seed.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let libfuzzer_find = name.len() == 40 && name.bytes().all(|b| b.is_ascii_hexdigit());
+            if !libfuzzer_find {
+                kept.push(seed.strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or(&seed).display().to_string());
+            }
+        }
+    }
+    assert!(kept.len() > 100, "only {} seeds found under {}", kept.len(), root.display());
     let ignored = [
         "reports/2026-12-04/summary.md",
         "reports/2026-12-04/neff/01-x.json",
@@ -284,7 +300,7 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
         "corpus/roundtrip/0123456789abcdef0123456789abcdef01234567",
     ];
     // `check-ignore` exits 0 when the path is ignored, 1 when it is not.
-    for (path, want) in kept.iter().map(|p| (p, false)).chain(ignored.iter().map(|p| (p, true))) {
+    for (path, want) in kept.iter().map(|p| (p.as_str(), false)).chain(ignored.iter().map(|p| (*p, true))) {
         let out = git(&["check-ignore", "--no-index", "-q", path]);
         let is = match out.status.code() {
             Some(0) => true,
