@@ -91,7 +91,7 @@ fn validate_json_lines() {
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["valid"], true);
     assert_eq!(lines[1]["offset"], 64);
-    assert_eq!(lines[1]["opcode"], 0x46);
+    assert_eq!(lines[1]["opcode"], "0x46");
     assert_eq!(lines[1]["name"], "TensorCopy");
     let finding = &lines[1]["findings"][0];
     assert_eq!(finding["code"], "zero-num");

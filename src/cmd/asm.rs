@@ -6,6 +6,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 written; 2 usage or I/O error, or text that does not assemble (nothing written).")]
 pub struct Args {
     /// Refuse an input larger than this many bytes (pipes and devices included).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
