@@ -39,7 +39,7 @@ fn a_plain_run_writes_every_report_and_passes() {
     // The headline says what passed in validate's counts: the harness, then the real programs by default and under --spec.
     let v = |k: &str| json["sections"][5]["data"]["verdicts"][k].as_u64().unwrap_or(u64::MAX);
     let headline = format!(
-        "PASS: harness 0 failures (1 skipped check); real programs: {} files, {} bundles, 0 invalid ({} under --spec)",
+        "PASS: harness 0 failures (1 check skipped); real programs: {} files, {} bundles, 0 invalid ({} under --spec)",
         json["neffs"].as_array().map_or(0, Vec::len),
         v("bundles"),
         v("invalid_spec")

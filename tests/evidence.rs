@@ -414,5 +414,6 @@ fn evidence_diff_refuses_what_it_cannot_read_and_compares_nothing() {
     error(&["evidence", "diff", &folder, &good], &["b.neff", &format!("OLD {folder}: not every program could be read")]);
     // A folder with no programs.
     let empty = tempfile::tempdir().expect("tempdir");
-    error(&["evidence", "diff", &good, &empty.path().display().to_string()], &["no bundles"]);
+    let empty = empty.path().display().to_string();
+    error(&["evidence", "diff", &good, &empty], &[&format!("{empty}: no *.neff file in this folder"), "nothing compared"]);
 }

@@ -106,7 +106,7 @@ fn neff_alone_shows_its_subcommands_and_pack_names_a_missing_folder() {
 #[test]
 fn asm_lists_the_dtype_names_when_one_is_unknown() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let src = write(dir.path(), "bad.tpb", b"0x41:TensorTensor in0_dtype=float17\n");
+    let src = write(dir.path(), "bad.tpb", b"0x41:TensorTensor out_dtype=float17\n");
     let out = dir.path().join("out.bin");
     let o = tpb(&["asm", &src, "-o", &out.display().to_string()]);
     assert_eq!(o.status.code(), Some(2));

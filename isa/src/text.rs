@@ -222,7 +222,7 @@ fn not_a_name(fmt: LeafFmt, text: &str) -> String {
         LeafFmt::DtypeNibbles => format!("`{text}` is not a number or LOW/HIGH dtype names (each one of {})", dtypes()),
         LeafFmt::Enum(t) => {
             let names: Vec<&str> = t.entries.iter().map(|e| e.1).collect();
-            format!("`{text}` is not a number or a {} name (one of {})", t.name, names.join(", "))
+            format!("`{text}` is not a number or a name of {} (one of {})", t.name, names.join(", "))
         }
         _ => format!("`{text}` is not a number"),
     }
