@@ -162,7 +162,8 @@ fn a_stream_ending_in_a_partial_bundle_is_an_error_naming_its_offset() {
     // A whole number of chunks and then some: the bundles are judged, the tail is refused.
     for cmd in ["validate", "disasm"] {
         // The generation is chosen, so the error is the one line on stderr.
-        let mut child = spawn(if cmd == "validate" { &["validate", "--arch", "v2", "/dev/stdin"][..] } else { &[cmd, "/dev/stdin"][..] });
+        let args: Vec<&str> = if cmd == "validate" { vec!["validate", "--arch", "v2", "/dev/stdin"] } else { vec![cmd, "/dev/stdin"] };
+        let mut child = spawn(&args);
         let mut stdin = child.stdin.take().expect("stdin");
         let writer = std::thread::spawn(move || {
             let mut b = bundle().repeat(1 << 15);

@@ -139,7 +139,9 @@ fn a_directory_or_missing_path_is_a_usage_error_with_the_real_reason() {
     let dir = tmp.path().display().to_string();
     let missing = tmp.path().join("missing.neff").display().to_string();
     // A folder is walked for programs: one without any is refused, naming it.
-    for (flag, path, why) in [("--neff", &dir, "no *.neff file in this folder"), ("--lib", &dir, "is a directory"), ("--neff", &missing, "No such file")] {
+    for (flag, path, why) in
+        [("--neff", &dir, "no *.neff file in this folder"), ("--lib", &dir, "is a directory"), ("--neff", &missing, "No such file")]
+    {
         let out = conform(&reports, &[flag, path]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{flag} {path}: {stderr}");

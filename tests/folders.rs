@@ -53,8 +53,10 @@ fn validate_disasm_and_neff_read_a_folder_as_its_programs_in_name_order() {
     // neff: one summary per program.
     let o = tpb(&["neff", "--json", &d]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let files: Vec<String> =
-        text(&o.stdout).lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json")["file"].as_str().unwrap_or("?").to_string()).collect();
+    let files: Vec<String> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json")["file"].as_str().unwrap_or("?").to_string())
+        .collect();
     assert_eq!(files, [b.as_str(), a.as_str()]);
 }
 

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(clap::Args)]
-#[command(after_help = "Exit codes: 0 no harness check failed (spec disagreements are reported, never failed); 1 a harness check failed; 2 usage or I/O error.")]
+#[command(
+    after_help = "Exit codes: 0 no harness check failed (spec disagreements are reported, never failed); 1 a harness check failed; 2 usage or I/O error."
+)]
 pub struct Args {
     /// Seconds for the property campaign (wall time, spread over every family × generation).
     #[arg(long, default_value_t = 30)]

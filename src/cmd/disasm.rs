@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use tpb_isa::Bundle;
 
 #[derive(clap::Args)]
-#[command(after_help = "Exit codes: 0 every input printed; 2 usage or I/O error (an unreadable input, a folder with no *.neff: each reported, the others still printed).")]
+#[command(
+    after_help = "Exit codes: 0 every input printed; 2 usage or I/O error (an unreadable input, a folder with no *.neff: each reported, the others still printed)."
+)]
 pub struct Args {
     /// Refuse a file larger than this many bytes (a regular file before it is read; a pipe or
     /// device once the excess arrives, after the bundles before the cap).

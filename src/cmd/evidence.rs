@@ -22,7 +22,9 @@ use tpb_oracle::evidence::holdout::{self, Labelled};
 use tpb_oracle::evidence::{draft, Evidence};
 
 #[derive(clap::Args)]
-#[command(after_help = "Exit codes: 0; with --check, 1 on a contradiction (a check real bundles disagree with and no erratum accepts, or a recovered claim a real bundle breaks; errata these programs do not exercise are listed, never failed; --check-support also fails on those); 2 usage or I/O error (an unreadable input is reported, the others still read).")]
+#[command(
+    after_help = "Exit codes: 0; with --check, 1 on a contradiction (a check real bundles disagree with and no erratum accepts, or a recovered claim a real bundle breaks; errata these programs do not exercise are listed, never failed; --check-support also fails on those); 2 usage or I/O error (an unreadable input is reported, the others still read)."
+)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true, disable_help_subcommand = true)]
 pub struct Args {
     #[command(subcommand)]

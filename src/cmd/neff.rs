@@ -17,7 +17,9 @@ use std::path::PathBuf;
 use tpb_oracle::neff;
 
 #[derive(clap::Args)]
-#[command(after_help = "Exit codes: 0 every container read and intact; 1 a payload digest mismatch; 2 usage or I/O error, a malformed container, one from which no bundle is read, or a folder with no *.neff (each reported, the others still summarised). Subcommands: 0, or 2 with one error line.")]
+#[command(
+    after_help = "Exit codes: 0 every container read and intact; 1 a payload digest mismatch; 2 usage or I/O error, a malformed container, one from which no bundle is read, or a folder with no *.neff (each reported, the others still summarised). Subcommands: 0, or 2 with one error line."
+)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true, disable_help_subcommand = true, arg_required_else_help = true)]
 pub struct Args {
     #[command(subcommand)]

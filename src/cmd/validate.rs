@@ -11,7 +11,9 @@ use tpb_isa::{validate, Bundle, Generation, Profile};
 use tpb_oracle::neff::{choice, Choice};
 
 #[derive(clap::Args)]
-#[command(after_help = "Exit codes: 0 every bundle valid; 1 a bundle invalid; 2 usage or I/O error (an unreadable file, a folder with no *.neff, a NEFF from which no bundle is read: each reported, the other inputs still validated).")]
+#[command(
+    after_help = "Exit codes: 0 every bundle valid; 1 a bundle invalid; 2 usage or I/O error (an unreadable file, a folder with no *.neff, a NEFF from which no bundle is read: each reported, the other inputs still validated)."
+)]
 pub struct Args {
     /// Generation to validate for (v2, v3, v4). Default: the container's target's, else the
     /// generation its bundles fit best (said on stderr); v2 for a raw file.
@@ -63,7 +65,9 @@ pub fn run(a: Args) -> u8 {
     let cap = a.max_bytes;
     let (files, walked) = crate::programs::expand(&a.files, a.verbose);
     v.unreadable = walked;
-    if let Err(c) = crate::ahead::in_order(&files, crate::ahead::threads(), |f| input::open(&f.path, cap), |i, opened| v.file(&files[i].path, opened, a.arch)) {
+    if let Err(c) =
+        crate::ahead::in_order(&files, crate::ahead::threads(), |f| input::open(&f.path, cap), |i, opened| v.file(&files[i].path, opened, a.arch))
+    {
         return c;
     }
     let code = v.code();

@@ -178,7 +178,8 @@ fn by_generation(s: &Section) -> String {
     );
     for (g, cases) in groups {
         let n = |st: Status| cases.iter().filter(|c| c.status == st).count();
-        let not_passed: Vec<String> = cases.iter().filter(|c| c.status != Status::Pass).map(|c| format!("{} ({})", cell(&c.name), c.status.as_str())).collect();
+        let not_passed: Vec<String> =
+            cases.iter().filter(|c| c.status != Status::Pass).map(|c| format!("{} ({})", cell(&c.name), c.status.as_str())).collect();
         let _ = writeln!(
             m,
             "| {} | {} | {} | {} | {} | {} | {} |",
