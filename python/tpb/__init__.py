@@ -243,6 +243,7 @@ class Verdict:
     generation_from: str
     build: Optional[str]
     profile: str
+    #: The opcode byte (the JSON gives it as a string, ``"0x46"``, as every JSON output of tpb does).
     opcode: int
     name: str
     valid: bool
