@@ -241,7 +241,15 @@ fn a_folder_of_programs_gives_a_summary_that_leads_with_what_passed() {
     assert!(!md.contains(&format!("--neff {a}")), "{md}");
     // What a reader needs first comes first; the campaign is one row per generation.
     let at = |h: &str| md.find(h).unwrap_or_else(|| panic!("no {h:?} in:\n{md}"));
-    let order = ["## Harness failures (0)", "## Errata", "## Spec disagreements", "## Sections", "## property campaign", "## NEFF conformance"];
+    let order = [
+        "## Harness failures (0)",
+        "## Errata",
+        "## Spec disagreements (",
+        "## Sections",
+        "## property campaign",
+        "## NEFF conformance",
+        "## Spec disagreements in detail",
+    ];
     assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{md}");
     assert!(!md.contains("matmul_mx/v4"), "{md}");
     let campaign = &md[at("## property campaign")..at("## corpus replay")];

@@ -116,15 +116,16 @@ pub fn markdown(r: &Report) -> String {
             let _ = writeln!(m, "\n## {title}\n\n{md}");
         }
     }
+    // One line per input near the top; what each disagrees on goes last, it runs long over many programs.
     let disagreeing: Vec<&super::report::Case> = r.sections.iter().flat_map(|s| s.cases.iter().filter(|c| c.disagreements > 0)).collect();
     if !disagreeing.is_empty() {
-        let _ = writeln!(m, "\n## Spec disagreements ({} bundles)\n", r.disagreements());
-        for c in disagreeing {
-            let _ = writeln!(m, "### {} ({})\n", cell(&c.name), c.disagreements);
-            for d in &c.disagreement_samples {
-                let _ = writeln!(m, "- {}", cell(d));
-            }
-            m.push('\n');
+        let _ = writeln!(
+            m,
+            "\n## Spec disagreements ({} bundles; by finding under [Spec disagreements in detail](#spec-disagreements-in-detail))\n",
+            r.disagreements()
+        );
+        for c in &disagreeing {
+            let _ = writeln!(m, "- {}: {} bundles", cell(&c.name), c.disagreements);
         }
     }
     m.push_str("\n## Sections\n\n| section | checks | pass | fail | skip | disagreements | time |\n|---|---:|---:|---:|---:|---:|---:|\n");
@@ -154,6 +155,15 @@ pub fn markdown(r: &Report) -> String {
                 c.time.as_secs_f64(),
                 cell(&detail)
             );
+        }
+    }
+    if !disagreeing.is_empty() {
+        m.push_str("\n## Spec disagreements in detail\n");
+        for c in disagreeing {
+            let _ = writeln!(m, "\n### {} ({})\n", cell(&c.name), c.disagreements);
+            for d in &c.disagreement_samples {
+                let _ = writeln!(m, "- {}", cell(d));
+            }
         }
     }
     m
