@@ -148,7 +148,11 @@ pub fn open_with(path: &Path, cap: u64, warn: &mut dyn FnMut(String)) -> Result<
     }
     // A regular file says its length: a trailing partial bundle is refused before anything is judged.
     if regular && !len.is_multiple_of(BUNDLE_BYTES as u64) {
-        return Err(partial(&name, len));
+        // Both readings failed: say why each did, so a wrong file is told from a damaged one.
+        let why = neff::not_neff(&head).unwrap_or_default();
+        let bundles = partial(&name, len);
+        let bundles = bundles.strip_prefix(&format!("{name}: ")).unwrap_or(&bundles);
+        return Err(format!("{name}: neither raw bundles nor a NEFF: {bundles}; not a NEFF: {}", escape(&why)));
     }
     Ok(Input::Raw(RawStream { name, r, buf: head, start: 0, offset: 0, done: false }))
 }
@@ -533,7 +537,7 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let cases: [(&str, Vec<u8>, &str); 4] = [
             ("empty.bin", vec![], "offset 0x0: empty file"),
-            ("odd.bin", vec![0x46; 100], "trailing partial bundle at offset 0x40: 100 bytes"),
+            ("odd.bin", vec![0x46; 100], "neither raw bundles nor a NEFF: trailing partial bundle at offset 0x40: 100 bytes is not a multiple of 64; not a NEFF: file is 100 bytes"),
             ("big.bin", bundles(&[0x46; 3]), "offset 0x80: 192 bytes is over the cap of 128 bytes"),
             (
                 "prog.tpb",

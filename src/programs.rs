@@ -1,11 +1,50 @@
-//! Programs given as paths, as `tpb evidence` and `tpb infer` take them:
+//! Programs given as paths, as every command that reads programs takes them:
 //! files (NEFF containers or raw bundle files) or folders searched for
-//! `*.neff`, each stream handed over with the name the output gives it.
+//! `*.neff`, each with the name the output gives it. [`expand`] is the one
+//! walker; [`each_program`] loads what it finds.
 
 use crate::input::{self, Program};
 use std::path::{Component, Path, PathBuf};
 use tpb_isa::Generation;
 use tpb_oracle::neff::Choice;
+
+/// A program file to read: its path, and the name outputs give it (a file
+/// argument as given, a file found in a folder relative to that folder).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub path: PathBuf,
+    pub shown: String,
+}
+
+/// The program files `paths` name, in a stable order: a file as given, a
+/// folder replaced by every `*.neff` under it ([`walk`]'s order). A folder
+/// holding none, or one that cannot be read, is reported (one error line
+/// naming it) and the usage/I-O code returned with what was found; with
+/// `verbose`, each folder's finds are listed on stderr.
+pub fn expand(paths: &[PathBuf], verbose: bool) -> (Vec<Found>, u8) {
+    let mut code = 0u8;
+    let mut found = Vec::new();
+    for p in paths {
+        if !p.is_dir() {
+            found.push(Found { path: p.clone(), shown: name(p) });
+            continue;
+        }
+        let (before, mut walked) = (found.len(), 0u8);
+        walk(p, p, &mut found, &mut walked);
+        code = code.max(walked);
+        let here = &found[before..];
+        // An unreadable folder has been named already.
+        if here.is_empty() && walked == 0 {
+            code = crate::out::fail(format!("{}: no *.neff file in this folder (searched with its subfolders)", input::shown(p)));
+        } else if verbose {
+            eprintln!("tpb: {}: {} *.neff file(s) found:", input::shown(p), here.len());
+            for f in here {
+                eprintln!("tpb:   {}", input::shown(&f.path));
+            }
+        }
+    }
+    (found, code)
+}
 
 /// Calls `each(shown name, program, generation)` for every program under
 /// `paths`, in a stable order; returns the usage/I-O exit code once an input
@@ -14,16 +53,8 @@ use tpb_oracle::neff::Choice;
 /// [`Program::generation`]'s: `arch`, else the container's target's, else the
 /// best fit of its bundles (said once per container), v2 for a raw file.
 pub fn each_program(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64, mut each: impl FnMut(&str, &Program, &Choice)) -> u8 {
-    let mut code = 0u8;
-    let mut inputs = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            walk(p, p, &mut inputs, &mut code);
-        } else {
-            inputs.push((p.clone(), name(p)));
-        }
-    }
-    for (path, shown) in &inputs {
+    let (inputs, mut code) = expand(paths, false);
+    for Found { path, shown } in &inputs {
         let program = match input::load(path, max_bytes) {
             Ok(p) => p,
             Err(e) => {
@@ -39,11 +70,11 @@ pub fn each_program(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64,
 
 /// Every `*.neff` file under `dir`, depth first in name order, named relative
 /// to `root`; symlinks are not followed. An unreadable folder is reported.
-fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, String)>, code: &mut u8) {
+fn walk(root: &Path, dir: &Path, out: &mut Vec<Found>, code: &mut u8) {
     let entries = match std::fs::read_dir(dir).and_then(|d| d.collect::<Result<Vec<_>, _>>()) {
         Ok(e) => e,
         Err(e) => {
-            *code = crate::out::fail(format!("{}: cannot read folder: {e}", dir.display()));
+            *code = crate::out::fail(format!("{}: cannot read folder: {e}", input::shown(dir)));
             return;
         }
     };
@@ -54,10 +85,10 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, String)>, code: &mut u8
             Ok(t) if t.is_dir() => walk(root, &path, out, code),
             Ok(t) if t.is_file() && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("neff")) => {
                 let shown = name(path.strip_prefix(root).unwrap_or(&path));
-                out.push((path, shown));
+                out.push(Found { path, shown });
             }
             Ok(_) => {}
-            Err(e) => *code = crate::out::fail(format!("{}: {e}", path.display())),
+            Err(e) => *code = crate::out::fail(format!("{}: {e}", input::shown(&path))),
         }
     }
 }

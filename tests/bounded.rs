@@ -115,9 +115,9 @@ fn big() -> u64 {
 fn validate_peak_rss_stays_under_64_mib_on_a_4_gib_stream_1_gib_in_debug() {
     let bytes = big();
     let n = bytes / 64;
-    // The cap is raised above the stream: the whole stream is judged.
+    // The cap is raised above the stream: the whole stream is judged (as v2, chosen: nothing on stderr).
     let start = std::time::Instant::now();
-    let r = run_on_stream(&["validate", "--max-bytes", &(bytes + 1).to_string(), "/dev/stdin"], bytes, false);
+    let r = run_on_stream(&["validate", "--arch", "v2", "--max-bytes", &(bytes + 1).to_string(), "/dev/stdin"], bytes, false);
     eprintln!("validate: {} MiB streamed in {:?}, peak RSS (VmHWM) {} KiB", bytes >> 20, start.elapsed(), r.peak_kib);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert_eq!(r.stdout_tail, format!("{n} bundles, {n} valid, 0 invalid"));
@@ -143,7 +143,7 @@ fn disasm_peak_rss_stays_under_64_mib_on_a_256_mib_stream() {
 fn the_cap_stops_a_stream_after_judging_the_bundles_before_it() {
     // 3 MiB + 100 bytes offered, 2 MiB + 640 bytes allowed: 32778 bundles are judged, then one error line.
     let cap = (2u64 << 20) + 640;
-    let r = run_on_stream(&["validate", "--max-bytes", &cap.to_string(), "/dev/stdin"], (3 << 20) + 100, false);
+    let r = run_on_stream(&["validate", "--arch", "v2", "--max-bytes", &cap.to_string(), "/dev/stdin"], (3 << 20) + 100, false);
     let n = cap / 64;
     assert_eq!(r.code, Some(2), "{}", r.stderr);
     assert_eq!(r.stdout_tail, format!("{n} bundles, {n} valid, 0 invalid"));
@@ -161,7 +161,9 @@ fn the_cap_stops_a_stream_after_judging_the_bundles_before_it() {
 fn a_stream_ending_in_a_partial_bundle_is_an_error_naming_its_offset() {
     // A whole number of chunks and then some: the bundles are judged, the tail is refused.
     for cmd in ["validate", "disasm"] {
-        let mut child = spawn(&[cmd, "/dev/stdin"]);
+        // The generation is chosen, so the error is the one line on stderr.
+        let args: Vec<&str> = if cmd == "validate" { vec!["validate", "--arch", "v2", "/dev/stdin"] } else { vec![cmd, "/dev/stdin"] };
+        let mut child = spawn(&args);
         let mut stdin = child.stdin.take().expect("stdin");
         let writer = std::thread::spawn(move || {
             let mut b = bundle().repeat(1 << 15);

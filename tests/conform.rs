@@ -33,9 +33,19 @@ fn a_plain_run_writes_every_report_and_passes() {
     let out = conform(tmp.path(), &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("property campaign") && stdout.contains("PASS"), "{stdout}");
+    assert!(stdout.contains("property campaign"), "{stdout}");
     let dir = folder(tmp.path());
     let json: serde_json::Value = serde_json::from_str(&read(&dir.join("summary.json"))).expect("summary.json parses");
+    // The headline says what passed in validate's counts: the harness, then the real programs by default and under --spec.
+    let v = |k: &str| json["sections"][5]["data"]["verdicts"][k].as_u64().unwrap_or(u64::MAX);
+    let headline = format!(
+        "PASS: harness 0 failures (1 check skipped); real programs: {} files, {} bundles, 0 invalid ({} under --spec)",
+        json["neffs"].as_array().map_or(0, Vec::len),
+        v("bundles"),
+        v("invalid_spec")
+    );
+    assert!(stdout.contains(&format!("{headline}; reports in ")), "{stdout}");
+    assert!(!stdout.contains("disagreement(s)"), "{stdout}");
     let ids: Vec<&str> = json["sections"].as_array().expect("sections").iter().filter_map(|s| s["id"].as_str()).collect();
     assert_eq!(ids, ["description", "campaign", "replay", "c_header", "lib", "neff"]);
     assert_eq!(json["seed"], 7);
@@ -58,7 +68,7 @@ fn a_plain_run_writes_every_report_and_passes() {
     assert!(junit.contains("failures=\"0\"") && junit.contains("<skipped message="));
     assert!(!junit.contains("<failure"));
     let md = read(&dir.join("summary.md"));
-    assert!(md.contains("— PASS") && md.contains("## property campaign") && md.contains("matmul_mx/v4"));
+    assert!(md.contains("— PASS") && md.contains("## property campaign") && md.contains("| v4 | "), "{md}");
     assert!(md.contains("## Errata") && md.contains("**0 invalid by default**") && md.contains("`semaphore-no-wait`"), "{md}");
     assert!(junit.contains("<skipped message=") && junit.matches("<testcase ").count() > 50);
     assert!(read(&dir.join("neuron_isa_tpb.h")).contains("NEURON_ISA_TPB_H"));
@@ -128,7 +138,10 @@ fn a_directory_or_missing_path_is_a_usage_error_with_the_real_reason() {
     let reports = tmp.path().join("reports");
     let dir = tmp.path().display().to_string();
     let missing = tmp.path().join("missing.neff").display().to_string();
-    for (flag, path, why) in [("--neff", &dir, "is a directory"), ("--lib", &dir, "is a directory"), ("--neff", &missing, "No such file")] {
+    // A folder is walked for programs: one without any is refused, naming it.
+    for (flag, path, why) in
+        [("--neff", &dir, "no *.neff file in this folder"), ("--lib", &dir, "is a directory"), ("--neff", &missing, "No such file")]
+    {
         let out = conform(&reports, &[flag, path]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{flag} {path}: {stderr}");
@@ -195,4 +208,50 @@ fn conform_is_bounded_per_container_and_says_so() {
     let case = &json["sections"][5]["cases"][0];
     assert_eq!(case["checked"], 100, "{case}");
     assert!(case["detail"].as_str().is_some_and(|d| d.starts_with("bounded: judged the first 100 of 742 bundles")), "{case}");
+}
+
+#[test]
+fn a_folder_of_programs_gives_a_summary_that_leads_with_what_passed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let programs = tmp.path().join("programs");
+    std::fs::create_dir_all(programs.join("sub")).expect("mkdir");
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/neff/real/xla-2.14");
+    for (from, to) in [("MODULE_11790936170214357810.neff", "a.neff"), ("MODULE_4195419208161846083.neff", "sub/b.neff")] {
+        std::fs::copy(real.join(from), programs.join(to)).expect("copy");
+    }
+    let reports = tmp.path().join("reports");
+    let given = programs.display().to_string();
+    let out = conform(&reports, &["--neff", &given]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let dir = folder(&reports);
+    let json: serde_json::Value = serde_json::from_str(&read(&dir.join("summary.json"))).expect("summary.json parses");
+    // The folder was walked in name order; the command line is kept as given.
+    let a = programs.join("a.neff").display().to_string();
+    let b = programs.join("sub/b.neff").display().to_string();
+    assert_eq!(json["neffs"], serde_json::json!([a, b]));
+    assert_eq!(json["neff_args"], serde_json::json!([given]));
+
+    let md = read(&dir.join("summary.md"));
+    let headline = stdout.lines().last().and_then(|l| l.split("; reports in ").next()).unwrap_or_default();
+    assert!(headline.starts_with("PASS: harness 0 failures") && headline.contains("real programs: 2 files, "), "{stdout}");
+    assert!(md.contains(&format!("\n**{headline}**\n")), "{md}");
+    // Short to reproduce: the folder, not each file under it.
+    assert!(md.contains(&format!("Reproduce with `tpb conform --seed 0x7 --time 1 --neff {given}`.")), "{md}");
+    assert!(!md.contains(&format!("--neff {a}")), "{md}");
+    // What a reader needs first comes first; the campaign is one row per generation.
+    let at = |h: &str| md.find(h).unwrap_or_else(|| panic!("no {h:?} in:\n{md}"));
+    let order = [
+        "## Harness failures (0)",
+        "## Errata",
+        "## Spec disagreements (",
+        "## Sections",
+        "## property campaign",
+        "## NEFF conformance",
+        "## Spec disagreements in detail",
+    ];
+    assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{md}");
+    assert!(!md.contains("matmul_mx/v4"), "{md}");
+    let campaign = &md[at("## property campaign")..at("## corpus replay")];
+    assert_eq!(campaign.lines().filter(|l| l.starts_with("| v")).count(), 3, "{campaign}");
 }

@@ -53,7 +53,7 @@ fn assert_supported(j: &serde_json::Value, what: &str) {
 
 #[test]
 fn committed_real_programs_support_every_erratum_and_match_evidence_json() {
-    let o = tpb(&["evidence", "--json", "--check", REAL]);
+    let o = tpb(&["evidence", "--json", "--check", "--check-support", REAL]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let j = json(&o);
     assert_supported(&j, REAL);
@@ -97,7 +97,7 @@ fn shared_real_programs_pass_check() {
         println!("note: {} absent; skipping", shared.display());
         return;
     }
-    let o = run(&fastest_tpb(), &["evidence", "--json", "--check", "../shared/neff"]);
+    let o = run(&fastest_tpb(), &["evidence", "--json", "--check", "--check-support", "../shared/neff"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let j = json(&o);
     assert_supported(&j, "../shared/neff");
@@ -160,13 +160,35 @@ fn check_names_every_contradiction_and_unsupported_erratum() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("tpb: evidence: contradiction with no erratum: v3 unknown 0x3b unknown unknown-opcode opcode: 0x3b ×1\n"), "{err}");
+    // Not exercised is no contradiction: said, not failed (the contradiction above fails the run).
     for e in ERRATA {
-        assert!(err.contains(&format!("tpb: evidence: erratum {}: no supporting bundle in these inputs\n", e.id)), "{}: {err}", e.id);
+        assert!(err.contains(&format!("tpb: evidence: note: erratum {}: not exercised by these programs\n", e.id)), "{}: {err}", e.id);
+    }
+    // The full-set gate also fails each erratum without support.
+    let o = tpb(&["evidence", "--check", "--check-support", "--arch", "v3", &path]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    for e in ERRATA {
+        assert!(stderr(&o).contains(&format!("tpb: evidence: erratum {}: no supporting bundle in these inputs\n", e.id)), "{}", e.id);
     }
     // A file argument is named as given.
     let j = json(&tpb(&["evidence", "--json", &path]));
     assert_eq!(j["inputs"][0]["file"], path.as_str());
     assert_eq!(j["inputs"][0]["generation"], "v2");
+}
+
+#[test]
+fn check_passes_one_real_program_that_exercises_only_some_errata() {
+    let one = format!("{REAL}/xla-2.14/MODULE_11790936170214357810.neff");
+    let o = tpb(&["evidence", "--check", &one]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let notes = err.lines().filter(|l| l.starts_with("tpb: evidence: note: erratum ") && l.ends_with(": not exercised by these programs")).count();
+    assert!(notes > 0 && notes < ERRATA.len(), "{err}");
+    assert!(!err.contains("contradiction"), "{err}");
+    // Held to the full set's gate, the same program fails on the errata it does not exercise.
+    let o = tpb(&["evidence", "--check", "--check-support", &one]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().filter(|l| l.ends_with(": no supporting bundle in these inputs")).count(), notes);
 }
 
 #[test]
@@ -392,5 +414,6 @@ fn evidence_diff_refuses_what_it_cannot_read_and_compares_nothing() {
     error(&["evidence", "diff", &folder, &good], &["b.neff", &format!("OLD {folder}: not every program could be read")]);
     // A folder with no programs.
     let empty = tempfile::tempdir().expect("tempdir");
-    error(&["evidence", "diff", &good, &empty.path().display().to_string()], &["no bundles"]);
+    let empty = empty.path().display().to_string();
+    error(&["evidence", "diff", &good, &empty], &[&format!("{empty}: no *.neff file in this folder"), "nothing compared"]);
 }

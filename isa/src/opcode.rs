@@ -291,6 +291,12 @@ pub fn name(byte: u8) -> &'static str {
     lookup(byte).map_or("unknown", |o| o.name)
 }
 
+/// An opcode byte as every JSON output gives it: a string, `0x8c`
+/// (a number in one output and a string in the next broke readers).
+pub fn hex(byte: u8) -> String {
+    format!("{byte:#04x}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

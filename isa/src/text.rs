@@ -206,12 +206,26 @@ fn parse_scalar(prim: Prim, fmt: LeafFmt, text: &str) -> Result<u64, String> {
     let n: i128 = if let Some(neg) = text.strip_prefix('-') {
         -(parse_uint(neg).ok_or_else(|| format!("`{text}` is not a number"))? as i128)
     } else {
-        parse_uint(text).ok_or_else(|| format!("`{text}` is not a number or a known name"))? as i128
+        parse_uint(text).ok_or_else(|| not_a_name(fmt, text))? as i128
     };
     if !prim.fits(n) {
         return Err(format!("{n} does not fit {:?}", prim));
     }
     Ok(n as i64 as u64 & crate::layout::unsigned_max(prim.size()))
+}
+
+/// Why `text` is neither a number nor a name the field's format knows, listing the names it knows.
+fn not_a_name(fmt: LeafFmt, text: &str) -> String {
+    let dtypes = || dtype::DTYPES.iter().map(|d| d.name).collect::<Vec<_>>().join(", ");
+    match fmt {
+        LeafFmt::Dtype => format!("`{text}` is not a number or a dtype name (one of {})", dtypes()),
+        LeafFmt::DtypeNibbles => format!("`{text}` is not a number or LOW/HIGH dtype names (each one of {})", dtypes()),
+        LeafFmt::Enum(t) => {
+            let names: Vec<&str> = t.entries.iter().map(|e| e.1).collect();
+            format!("`{text}` is not a number or a name of {} (one of {})", t.name, names.join(", "))
+        }
+        _ => format!("`{text}` is not a number"),
+    }
 }
 
 /// A dtype's tag as one nibble of a `dtype_nibbles` byte; a wider tag

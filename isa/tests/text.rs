@@ -102,3 +102,17 @@ fn every_value_name_in_every_field_of_every_body_reads_back_as_a_name() {
     }
     assert!(bodies.len() >= 8, "only {} body kinds generated", bodies.len());
 }
+
+#[test]
+fn an_unknown_name_is_refused_with_the_names_the_field_takes() {
+    let e = asm_line(&format!("{TENSOR_TENSOR} out_dtype=float17")).err().unwrap_or_default();
+    assert!(e.contains("`out_dtype=float17`: `float17` is not a number or a dtype name (one of "), "{e}");
+    for d in DTYPES {
+        assert!(e.contains(d.name), "{} missing: {e}", d.name);
+    }
+    let e = asm_line(&format!("{TENSOR_TENSOR} in_dtype_nibbles=f32/float17")).err().unwrap_or_default();
+    assert!(e.contains("LOW/HIGH dtype names (each one of ") && e.contains("bf16"), "{e}");
+    let e = asm_line(&format!("{TENSOR_TENSOR} alu_op=frobnicate")).err().unwrap_or_default();
+    let names: Vec<&str> = tpb_isa::enums::ALU_OP.entries.iter().map(|e| e.1).collect();
+    assert!(e.contains(&format!("`frobnicate` is not a number or a name of alu_op (one of {})", names.join(", "))), "{e}");
+}

@@ -394,7 +394,7 @@ impl Report {
             "generation_from": s.choice.from,
             "build": s.build,
             "profile": self.profile,
-            "opcode": r.opcode,
+            "opcode": opcode::hex(r.opcode),
             "name": opcode::name(r.opcode),
             "valid": r.valid,
             "findings": r.findings,

@@ -243,6 +243,7 @@ class Verdict:
     generation_from: str
     build: Optional[str]
     profile: str
+    #: The opcode byte (the JSON gives it as a string, ``"0x46"``, as every JSON output of tpb does).
     opcode: int
     name: str
     valid: bool
@@ -254,6 +255,8 @@ class Verdict:
         v.__dict__.update(d)
         del v.__dict__["arch"]
         v.__dict__["generation"] = d["arch"]
+        # The JSON gives the byte as a string ("0x46"); the attribute is the byte.
+        v.__dict__["opcode"] = int(d["opcode"], 16)
         v.__dict__["findings"] = tuple(Finding.from_json(f) for f in d["findings"])
         return v
 
@@ -269,7 +272,7 @@ class Verdict:
             "generation_from": self.generation_from,
             "build": self.build,
             "profile": self.profile,
-            "opcode": self.opcode,
+            "opcode": f"{self.opcode:#04x}",
             "name": self.name,
             "valid": self.valid,
             "findings": [f.to_json() for f in self.findings],

@@ -2,7 +2,8 @@
 //! cargo-fuzz targets back to back; this reads its figures.
 
 use super::report::{Row, Target};
-use std::path::PathBuf;
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// roundtrip must keep at least half of libFuzzer's empty-target exec/s.
@@ -23,7 +24,17 @@ pub fn run(secs: u64, notes: &mut Vec<String>) -> Vec<Row> {
     if super::external::which("cargo-fuzz").is_none() && !home_bin("cargo-fuzz") {
         return skip("cargo-fuzz is not installed (cargo install cargo-fuzz)".into());
     }
-    let out = Command::new("bash").arg(&script).arg(secs.to_string()).stdin(Stdio::null()).stderr(Stdio::piped()).output();
+    // The script builds both targets first, minutes on a cold cache: said before, and cargo's progress shown on a terminal.
+    eprintln!("tpb bench: building fuzz targets (cargo fuzz build), first time takes ~4 min; --no-fuzz skips");
+    measure(&script, secs, std::io::stderr().is_terminal(), notes)
+}
+
+/// Runs `script` and reads its figures. `show`: its stderr (cargo's build
+/// progress) goes to ours as it runs; else it is kept, to quote its last line on failure.
+fn measure(script: &Path, secs: u64, show: bool, notes: &mut Vec<String>) -> Vec<Row> {
+    let skip = |why: String| vec![Row::skipped("fuzz", NAME, Some(TARGET), why)];
+    let stderr = if show { Stdio::inherit() } else { Stdio::piped() };
+    let out = Command::new("bash").arg(script).arg(secs.to_string()).stdin(Stdio::null()).stderr(stderr).output();
     let out = match out {
         Ok(o) => o,
         Err(e) => return skip(format!("cannot run {}: {e}", script.display())),
@@ -46,7 +57,7 @@ pub fn run(secs: u64, notes: &mut Vec<String>) -> Vec<Row> {
         }
         _ => {
             let err = String::from_utf8_lossy(&out.stderr);
-            let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no output");
+            let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(if show { "its output is above" } else { "no output" });
             skip(format!("fuzz/bench.sh failed ({}): {last}", out.status))
         }
     }
@@ -69,5 +80,32 @@ mod tests {
         let out = "roundtrip exec/s: 120000\nempty exec/s: 200000\nratio: 0.600 (target >= 0.5)\n";
         assert_eq!(super::parse(out), Some((120000.0, 200000.0)));
         assert_eq!(super::parse("roundtrip exec/s: 5\n"), None);
+    }
+
+    use crate::bench::report::Verdict;
+
+    /// A stand-in for fuzz/bench.sh: `body` as a bash script in a new folder.
+    fn script(body: &str) -> Result<(tempfile::TempDir, std::path::PathBuf), std::io::Error> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("bench.sh");
+        std::fs::write(&p, body)?;
+        Ok((dir, p))
+    }
+
+    #[test]
+    fn the_figures_are_read_and_a_failure_quotes_the_build_output_when_kept() -> Result<(), Box<dyn std::error::Error>> {
+        let (_d, ok) = script("echo '   Compiling tpb' >&2\necho 'roundtrip exec/s: 30'\necho 'empty exec/s: 60'\n")?;
+        let mut notes = Vec::new();
+        let rows = super::measure(&ok, 1, false, &mut notes);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].ratio, Some(0.5));
+        assert_eq!(notes.len(), 1);
+        let (_d, bad) = script("echo 'error: could not compile' >&2\nexit 2\n")?;
+        let rows = super::measure(&bad, 1, false, &mut notes);
+        assert!(matches!(&rows[0].verdict, Verdict::Skipped(w) if w.contains("error: could not compile")), "{:?}", rows[0].verdict);
+        // Shown as it ran, the output is not kept: the row points at it.
+        let rows = super::measure(&bad, 1, true, &mut notes);
+        assert!(matches!(&rows[0].verdict, Verdict::Skipped(w) if w.contains("its output is above")), "{:?}", rows[0].verdict);
+        Ok(())
     }
 }

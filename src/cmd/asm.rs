@@ -6,6 +6,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 written; 2 usage or I/O error, or text that does not assemble (nothing written).")]
 pub struct Args {
     /// Refuse an input larger than this many bytes (pipes and devices included).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
@@ -104,7 +105,9 @@ fn bounded(message: &str) -> String {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_string(),
     };
-    let parts: Vec<String> = message.split('`').map(|part| cut(part, QUOTE_CHARS)).collect();
+    // Odd parts are the quoted ones; the message's own words (a list of valid names) are cut only by the whole's bound.
+    let parts: Vec<String> =
+        message.split('`').enumerate().map(|(i, part)| if i % 2 == 1 { cut(part, QUOTE_CHARS) } else { part.to_string() }).collect();
     crate::out::escape(&cut(&parts.join("`"), MESSAGE_CHARS))
 }
 

@@ -13,6 +13,9 @@ use std::path::PathBuf;
 const DEFAULT_OUT: &str = "target/bench.md";
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 measured (targets missed or not); 1 with --strict, a target missed; 2 usage or I/O error (checked before anything is measured)."
+)]
 pub struct Args {
     /// A quick look: 16 MiB stream, 3 rounds, 2 s fuzz runs (ratios are noisier).
     #[arg(long)]

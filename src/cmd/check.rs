@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use tpb_oracle::walrus::{command, DEFAULT_MAX_BYTES};
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 every fact holds; 1 error (unreadable, not ELF, corrupt wheel); 2 usage; 4 a fact differs or is missing.")]
 pub struct Args {
     /// A libwalrus.so, or a neuronx_cc wheel (.whl) holding neuronxcc/starfish/lib/libwalrus.so.
     path: PathBuf,

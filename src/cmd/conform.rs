@@ -1,4 +1,4 @@
-//! `tpb conform [--time SECONDS] [--lib PATH_OR_WHEEL]… [--neff FILE]…`: the
+//! `tpb conform [--time SECONDS] [--lib PATH_OR_WHEEL]… [--neff FILE_OR_DIR]…`: the
 //! nightly conformance run (see `crate::conform`). Writes
 //! `reports/<YYYY-MM-DD>/{summary.md,summary.json,junit.xml,report.html}` and prints a
 //! one-screen table. Exit 0 when no harness check failed, 1 when one did,
@@ -9,6 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 no harness check failed (spec disagreements are reported, never failed); 1 a harness check failed; 2 usage or I/O error."
+)]
 pub struct Args {
     /// Seconds for the property campaign (wall time, spread over every family × generation).
     #[arg(long, default_value_t = 30)]
@@ -16,8 +19,8 @@ pub struct Args {
     /// A libwalrus.so or a neuronx_cc wheel to run the library oracle on (repeatable).
     #[arg(long = "lib", value_name = "PATH_OR_WHEEL")]
     libs: Vec<PathBuf>,
-    /// A compiled NEFF program to run every bundle of (repeatable). Default: the real programs in corpus/neff/real/.
-    #[arg(long = "neff", value_name = "FILE")]
+    /// A compiled NEFF program, or a folder searched for `*.neff`, to run every bundle of (repeatable). Default: the real programs in corpus/neff/real/.
+    #[arg(long = "neff", value_name = "FILE_OR_DIR")]
     neffs: Vec<PathBuf>,
     /// Bundles judged per NEFF container at most; a container holding more is judged on its first ones and its case says so.
     #[arg(long, default_value_t = crate::conform::vendor_neff::MAX_BUNDLES)]
@@ -37,8 +40,14 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
+    // Folders are walked as every command walks them; an empty one is bad input.
+    let (found, code) = crate::programs::expand(&a.neffs, false);
+    if code != 0 {
+        return code;
+    }
+    let neffs: Vec<PathBuf> = found.into_iter().map(|f| f.path).collect();
     // A path that cannot be read is bad input (exit 2), not a harness failure.
-    for p in a.libs.iter().chain(&a.neffs) {
+    for p in a.libs.iter().chain(&neffs) {
         if let Err(e) = super::paths::readable_file(p) {
             return super::fail(e);
         }
@@ -46,7 +55,8 @@ pub fn run(a: Args) -> u8 {
     let opts = Options {
         time: Duration::from_secs(a.time),
         libs: a.libs,
-        neffs: a.neffs,
+        neffs,
+        neff_args: a.neffs,
         max_bundles: a.max_bundles,
         out: a.out,
         corpus: a.corpus,

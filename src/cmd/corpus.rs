@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 written; 2 usage or I/O error.")]
 pub struct Args {
     /// Corpus root; seeds go to `<out>/<target>/`.
     #[arg(long, default_value = "corpus")]

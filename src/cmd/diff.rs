@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use tpb_oracle::walrus::{command, DEFAULT_MAX_BYTES};
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes, bits OR-ed (as abidiff): 1 error; 2 usage; 4 facts differ between OLD and NEW; 8 NEW disagrees with isa.")]
 pub struct Args {
     /// The older libwalrus.so or wheel.
     old: PathBuf,

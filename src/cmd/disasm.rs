@@ -1,4 +1,4 @@
-//! `tpb disasm FILE…`: one text line per bundle, with its location as a comment.
+//! `tpb disasm FILE|DIR…`: one text line per bundle, with its location as a comment.
 //! A raw file is read and printed a chunk at a time (bounded memory whatever its size).
 //! Exit 0, or 2 once an input could not be read (a NEFF from which no bundle is
 //! read included); the others are still disassembled.
@@ -9,12 +9,15 @@ use std::path::PathBuf;
 use tpb_isa::Bundle;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 every input printed; 2 usage or I/O error (an unreadable input, a folder with no *.neff: each reported, the others still printed)."
+)]
 pub struct Args {
     /// Refuse a file larger than this many bytes (a regular file before it is read; a pipe or
     /// device once the excess arrives, after the bundles before the cap).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
-    /// Raw bundle files (N x 64 bytes) or NEFF containers (every engine stream).
+    /// Raw bundle files (N x 64 bytes), NEFF containers (every engine stream), or folders searched for `*.neff`.
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -22,8 +25,8 @@ pub struct Args {
 pub fn run(a: Args) -> u8 {
     let mut out = crate::out::Sink::new();
     // 2 once any input could not be read; the others are still disassembled.
-    let mut code = 0u8;
-    for file in &a.files {
+    let (files, mut code) = crate::programs::expand(&a.files, false);
+    for file in files.iter().map(|f| &f.path) {
         match input::open(file, a.max_bytes) {
             Err(e) => code = super::fail(e),
             Ok(input::Input::Raw(mut raw)) => {

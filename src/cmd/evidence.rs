@@ -5,13 +5,14 @@
 //! Deterministic, so it can be committed and diffed between compiler releases.
 //! `--propose` prints a drafted erratum for each contradiction instead;
 //! `--holdout` the held-out table (each build judged with the errata the
-//! other builds support). Exit 0; with `--check`, 1 when a contradiction lacks an erratum or an
-//! erratum lacks support here; 2 usage/I-O (an unreadable input, or a NEFF
+//! other builds support). Exit 0; with `--check`, 1 on a contradiction (see `evidence/check.rs`;
+//! `--check-support` also fails an erratum without support here); 2 usage/I-O (an unreadable input, or a NEFF
 //! from which no bundle is read, is reported, the others still read).
 //!
 //! `tpb evidence diff OLD NEW`: what moved between two sets of programs
 //! (their exit bits are its own, see `evidence/diff.rs`).
 
+mod check;
 mod diff;
 
 use crate::programs;
@@ -21,6 +22,9 @@ use tpb_oracle::evidence::holdout::{self, Labelled};
 use tpb_oracle::evidence::{draft, Evidence};
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0; with --check, 1 on a contradiction (a check real bundles disagree with and no erratum accepts, or a recovered claim a real bundle breaks; errata these programs do not exercise are listed, never failed; --check-support also fails on those); 2 usage or I/O error (an unreadable input is reported, the others still read)."
+)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true, disable_help_subcommand = true)]
 pub struct Args {
     #[command(subcommand)]
@@ -28,9 +32,12 @@ pub struct Args {
     /// Pretty JSON instead of text.
     #[arg(long)]
     json: bool,
-    /// Exit 1 when a spec disagreement has no erratum, or an erratum has no supporting bundle here.
+    /// Exit 1 on a contradiction: a spec disagreement no erratum accepts, or a recovered claim a bundle breaks. Errata these programs do not exercise are listed on stderr, not failed.
     #[arg(long)]
     check: bool,
+    /// With --check, also exit 1 when an erratum has no supporting bundle (the gate for the full set of real programs the errata were drawn from).
+    #[arg(long, requires = "check")]
+    check_support: bool,
     /// Print, for every contradiction no erratum accepts, a drafted erratum in isa/src/errata.rs's form (the narrowest statement, and the rule's class beside it), instead of the evidence. Never applied by itself.
     #[arg(long, conflicts_with_all = ["json", "holdout"])]
     propose: bool,
@@ -109,17 +116,14 @@ pub fn run(a: Args) -> u8 {
     } else {
         ev.to_text()
     };
-    let mut reasons = Vec::new();
-    if a.check {
-        reasons.extend(ev.contradictions().iter().map(|c| format!("contradiction with no erratum: {c}")));
-        reasons.extend(
-            ev.errata().iter().filter(|e| e.bundles() == 0).map(|e| format!("erratum {}: no supporting bundle in these inputs", e.erratum.id)),
-        );
-    }
-    let verdict = code.max(u8::from(!reasons.is_empty()));
+    let gate = if a.check { check::judge(&ev, a.check_support) } else { check::Verdict::default() };
+    let verdict = code.max(u8::from(!gate.failures.is_empty()));
     let code = crate::out::print(&text, verdict);
-    for r in &reasons {
+    for r in &gate.failures {
         eprintln!("tpb: evidence: {r}");
+    }
+    for n in &gate.notes {
+        eprintln!("tpb: evidence: note: {n}");
     }
     code
 }

@@ -4,6 +4,7 @@
 use tpb_oracle::walrus::command;
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 printed; 2 usage error.")]
 pub struct Args {
     /// JSON instead of text.
     #[arg(long)]

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use tpb_isa::c_header;
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 written; 2 usage or I/O error.")]
 pub struct Args {
     /// Write the header to FILE (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]

@@ -15,6 +15,9 @@ use tpb_isa::{opcode, Generation};
 use tpb_oracle::infer::Inference;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 (an opcode with no bundle is a warning); 2 usage or I/O error (an unreadable input is reported, the others still read)."
+)]
 pub struct Args {
     /// An opcode to infer a layout for: a byte (`0xC1`) or a name from the opcode table (`StreamMask`). Repeatable.
     #[arg(long = "op", value_name = "OPCODE", required = true)]

@@ -4,6 +4,7 @@ use std::io::Write;
 use tpb_isa::layout::Layout;
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 printed; 2 usage error.")]
 pub struct Args {
     #[arg(long)]
     json: bool,

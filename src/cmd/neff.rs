@@ -1,4 +1,4 @@
-//! `tpb neff FILE… [--json]`: what a NEFF container holds: header fields,
+//! `tpb neff FILE|DIR… [--json]`: what a NEFF container holds (a folder: every `*.neff` under it): header fields,
 //! payload integrity, members, and per engine the bundle count and opcode
 //! histogram. Exit 0 all read and intact, 1 a payload digest mismatch,
 //! 2 usage, I/O, a malformed container, or one from which no bundle is read
@@ -17,7 +17,10 @@ use std::path::PathBuf;
 use tpb_oracle::neff;
 
 #[derive(clap::Args)]
-#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true, disable_help_subcommand = true)]
+#[command(
+    after_help = "Exit codes: 0 every container read and intact; 1 a payload digest mismatch; 2 usage or I/O error, a malformed container, one from which no bundle is read, or a folder with no *.neff (each reported, the others still summarised). Subcommands: 0, or 2 with one error line."
+)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true, disable_help_subcommand = true, arg_required_else_help = true)]
 pub struct Args {
     #[command(subcommand)]
     action: Option<Action>,
@@ -27,7 +30,7 @@ pub struct Args {
     /// Refuse a file larger than this many bytes (pipes and devices included).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
-    /// NEFF containers to summarise (a file named like a subcommand is given as ./unpack, ./pack, ./mutate).
+    /// NEFF containers to summarise, or folders searched for `*.neff` (a file named like a subcommand is given as ./unpack, ./pack, ./mutate).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -51,8 +54,8 @@ pub fn run(a: Args) -> u8 {
     }
     let limits = neff::Limits { max_file: a.max_bytes, ..neff::Limits::default() };
     let mut out = crate::out::Sink::new();
-    let mut code = 0u8;
-    for file in &a.files {
+    let (files, mut code) = crate::programs::expand(&a.files, false);
+    for file in files.iter().map(|f| &f.path) {
         let n = match neff::read_file_with(file, &limits) {
             Ok(n) => n,
             Err(e) => {

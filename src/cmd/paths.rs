@@ -17,6 +17,18 @@ pub fn readable_file(path: &Path) -> Result<(), String> {
     File::open(path).map(drop).map_err(|e| format!("{}: cannot open: {e}", path.display()))
 }
 
+/// `dir` is an existing folder; else one line saying it is missing (or not a
+/// folder) and what `what` is meant to be there.
+pub fn existing_dir(dir: &Path, what: &str) -> Result<(), String> {
+    let name = crate::input::shown(dir);
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(format!("{name}: not a folder ({what})")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!("{name}: no such folder ({what})")),
+        Err(e) => Err(format!("{name}: cannot read folder: {e}")),
+    }
+}
+
 /// `dir` is a directory this process can create files in (tried with a
 /// probe file, removed at once).
 pub fn writable_dir(dir: &Path) -> Result<(), String> {
@@ -46,6 +58,19 @@ mod tests {
         let missing = dir.path().join("missing.bin");
         let e = readable_file(&missing).err().ok_or("missing")?;
         assert!(e.contains("missing.bin") && e.contains("No such file"), "{e}");
+        Ok(())
+    }
+
+    #[test]
+    fn an_existing_dir_passes_and_a_missing_one_is_named() -> R<()> {
+        let dir = tempfile::tempdir()?;
+        assert_eq!(existing_dir(dir.path(), "x"), Ok(()));
+        let missing = dir.path().join("gone");
+        let e = existing_dir(&missing, "a folder tpb neff unpack wrote").err().ok_or("missing")?;
+        assert!(e.contains("gone: no such folder (a folder tpb neff unpack wrote)"), "{e}");
+        let f = dir.path().join("f");
+        std::fs::write(&f, b"x")?;
+        assert!(existing_dir(&f, "x").err().ok_or("a file")?.contains("f: not a folder"));
         Ok(())
     }
 

@@ -11,6 +11,9 @@ use tpb_isa::{validate, Bundle, Generation, Profile};
 use tpb_oracle::neff::{choice, Choice};
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 every bundle valid; 1 a bundle invalid; 2 usage or I/O error (an unreadable file, a folder with no *.neff, a NEFF from which no bundle is read: each reported, the other inputs still validated)."
+)]
 pub struct Args {
     /// Generation to validate for (v2, v3, v4). Default: the container's target's, else the
     /// generation its bundles fit best (said on stderr); v2 for a raw file.
@@ -37,7 +40,7 @@ pub struct Args {
     /// device once the excess arrives, after the bundles before the cap).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
-    /// Raw bundle files (N x 64 bytes) or NEFF containers (every engine stream).
+    /// Raw bundle files (N x 64 bytes), NEFF containers (every engine stream), or folders searched for `*.neff` (symlinks not followed; -v lists what was found).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -56,11 +59,14 @@ pub fn run(a: Args) -> u8 {
         unreadable: 0,
         total: 0,
         invalid: 0,
+        said_default: false,
     };
     // Files load (and NEFFs decompress) on every core, a window ahead; they are judged and printed in order.
     let cap = a.max_bytes;
+    let (files, walked) = crate::programs::expand(&a.files, a.verbose);
+    v.unreadable = walked;
     if let Err(c) =
-        crate::ahead::in_order(&a.files, crate::ahead::threads(), |f| input::open(f, cap), |i, opened| v.file(&a.files[i], opened, a.arch))
+        crate::ahead::in_order(&files, crate::ahead::threads(), |f| input::open(&f.path, cap), |i, opened| v.file(&files[i].path, opened, a.arch))
     {
         return c;
     }
@@ -89,6 +95,8 @@ struct Verdicts {
     unreadable: u8,
     total: u64,
     invalid: u64,
+    /// Whether the note on the raw files' default generation was printed.
+    said_default: bool,
 }
 
 /// Where the bundles being judged come from.
@@ -117,6 +125,12 @@ impl Verdicts {
             Err(e) => self.unreadable = super::fail(e),
             Ok(input::Input::Raw(mut raw)) => {
                 let choice = choice::for_raw(arch);
+                // A raw file names no generation: the default is said once, so a v3 stream is not judged as v2 unawares.
+                // With --json, `generation_from` says it on every line.
+                if arch.is_none() && !self.quiet && !self.json && !self.said_default {
+                    self.said_default = true;
+                    eprintln!("tpb: note: raw bundles, judged as {} (default; --arch to choose)", choice.generation);
+                }
                 let at = Origin { file: json_name, member: "", label: raw.name().to_string(), choice: &choice, build: None };
                 while let Some(chunk) = raw.next_chunk() {
                     match chunk {
@@ -195,7 +209,7 @@ impl Verdicts {
                         "generation_from": at.choice.from,
                         "build": at.build,
                         "profile": profile,
-                        "opcode": b.opcode(),
+                        "opcode": tpb_isa::opcode::hex(b.opcode()),
                         "name": tpb_isa::opcode::name(b.opcode()),
                         "valid": ok,
                         "findings": findings,

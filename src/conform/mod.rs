@@ -36,6 +36,8 @@ pub struct Options {
     pub time: Duration,
     pub libs: Vec<PathBuf>,
     pub neffs: Vec<PathBuf>,
+    /// The `--neff` arguments as given (folders unwalked): what the report's reproduce line repeats.
+    pub neff_args: Vec<PathBuf>,
     /// Bundles judged per NEFF container at most (the rest is skipped, and the case says so).
     pub max_bundles: usize,
     /// Reports root; the run writes `<out>/<date>/`.
@@ -159,6 +161,7 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
         time_budget_secs: o.time.as_secs(),
         libs: o.libs.iter().map(|p| p.display().to_string()).collect(),
         neffs: neffs.iter().map(|p| p.display().to_string()).collect(),
+        neff_args: o.neff_args.iter().map(|p| p.display().to_string()).collect(),
         sections,
         elapsed: started.elapsed(),
     };

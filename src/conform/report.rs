@@ -164,7 +164,10 @@ pub struct Report {
     pub time_budget_secs: u64,
     /// The command line's inputs.
     pub libs: Vec<String>,
+    /// Every program judged (folders walked).
     pub neffs: Vec<String>,
+    /// The `--neff` arguments as given (empty: the default programs).
+    pub neff_args: Vec<String>,
     pub sections: Vec<Section>,
     #[serde(serialize_with = "secs")]
     pub elapsed: Duration,

@@ -1,6 +1,6 @@
 //! The human forms of a report: `summary.md` and the one-screen table on stdout.
 
-use super::report::{Report, Section, Status};
+use super::report::{count, Report, Section, Status};
 use std::fmt::Write as _;
 
 /// Lines of a failure's detail shown before "…".
@@ -14,6 +14,31 @@ fn verdict(r: &Report) -> &'static str {
     } else {
         "FAIL"
     }
+}
+
+/// The real programs' bundles in `tpb validate`'s counts: (bundles, invalid by default, invalid under --spec).
+fn real_verdicts(r: &Report) -> Option<(u64, u64, u64)> {
+    let v = r.sections.iter().find(|s| s.id == "neff").and_then(|s| s.data.as_ref())?.get("verdicts")?;
+    Some((v["bundles"].as_u64()?, v["invalid_amended"].as_u64()?, v["invalid_spec"].as_u64()?))
+}
+
+/// The one line that says what passed: the harness's failures (what the
+/// verdict is), then the real programs in the counts `tpb validate` gives.
+/// Spec disagreements are not in it: they never fail a run, and `--spec`'s
+/// count is the one `validate` gives for them.
+pub fn headline(r: &Report) -> String {
+    let mut h = format!("{}: harness {}", verdict(r), count(r.total(Status::Fail) as u64, "failure"));
+    let skipped = r.total(Status::Skip);
+    if skipped > 0 {
+        let _ = write!(h, " ({} skipped)", count(skipped as u64, "check"));
+    }
+    match real_verdicts(r) {
+        Some((bundles, invalid, spec)) => {
+            let _ = write!(h, "; real programs: {}, {bundles} bundles, {invalid} invalid ({spec} under --spec)", count(r.neffs.len() as u64, "file"));
+        }
+        None => h.push_str("; no real program judged"),
+    }
+    h
 }
 
 fn clip(s: &str, lines: usize) -> String {
@@ -43,52 +68,81 @@ fn counts_row(s: &Section) -> String {
     )
 }
 
-/// The command that runs this report's checks again: seed, time and every input.
+/// The command that runs this report's checks again: seed, time and every
+/// input as the command line gave it (a folder, not every file under it).
 pub fn reproduce(r: &Report) -> String {
     let mut c = format!("tpb conform --seed {:#x} --time {}", r.seed, r.time_budget_secs);
     for l in &r.libs {
         c.push_str(&format!(" --lib {}", crate::out::escape(l)));
     }
-    for n in &r.neffs {
+    for n in &r.neff_args {
         c.push_str(&format!(" --neff {}", crate::out::escape(n)));
     }
     c
 }
 
-/// `summary.md`.
+/// `summary.md`: the headline, harness failures, verdicts, spec
+/// disagreements and errata first; then the sections, the campaign one line
+/// per generation (its cases share the budget evenly, so their times say nothing).
 pub fn markdown(r: &Report) -> String {
     let mut m = String::new();
     let _ = writeln!(m, "# tpb conform — {} — {}\n", r.date, verdict(r));
+    let _ = writeln!(m, "**{}**\n", cell(&headline(r)));
     let _ = writeln!(
         m,
-        "Started {} (UTC), tpb {}, campaign seed `{:#x}` (reproduce with `{}`), {:.1} s in all.\n",
+        "Started {} (UTC), tpb {}, campaign seed `{:#x}`, {:.1} s in all. Reproduce with `{}`.\n",
         r.started,
         r.tpb_version,
         r.seed,
-        cell(&reproduce(r)),
-        r.elapsed.as_secs_f64()
+        r.elapsed.as_secs_f64(),
+        cell(&reproduce(r))
     );
-    let _ = writeln!(
-        m,
-        "**{}** harness failures, **{}** spec disagreements, **{}** skipped checks, {} checks in all. \
-         A harness failure (property violation, round-trip mismatch, panic, unreadable vendor input) fails the run; \
-         a spec disagreement (vendor output the spec does not describe) is reported, never failed.\n",
-        r.total(Status::Fail),
-        r.disagreements(),
-        r.total(Status::Skip),
-        r.cases()
+    m.push_str(
+        "A harness failure (property violation, round-trip mismatch, panic, unreadable vendor input) fails the run; \
+         a spec disagreement (vendor output the spec does not describe) is reported, never failed: \
+         \"invalid\" counts bundles as `tpb validate` does, by default and under `--spec`.\n",
     );
-    m.push_str("| section | checks | pass | fail | skip | disagreements | time |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    let failed: Vec<(&Section, &super::report::Case)> =
+        r.sections.iter().flat_map(|s| s.cases.iter().filter(|c| c.status == Status::Fail).map(move |c| (s, c))).collect();
+    let _ = writeln!(m, "\n## Harness failures ({})\n", failed.len());
+    if failed.is_empty() {
+        m.push_str("None.\n");
+    }
+    for (s, c) in &failed {
+        let _ = writeln!(m, "### FAIL: {} / {}\n\n```text\n{}\n```\n", s.title, cell(&c.name), clip(&c.detail, DETAIL_LINES * 4));
+    }
+    for s in &r.sections {
+        if let Some((title, md)) = &s.appendix {
+            let _ = writeln!(m, "\n## {title}\n\n{md}");
+        }
+    }
+    // One line per input near the top; what each disagrees on goes last, it runs long over many programs.
+    let disagreeing: Vec<&super::report::Case> = r.sections.iter().flat_map(|s| s.cases.iter().filter(|c| c.disagreements > 0)).collect();
+    if !disagreeing.is_empty() {
+        let _ = writeln!(
+            m,
+            "\n## Spec disagreements ({} bundles; by finding under [Spec disagreements in detail](#spec-disagreements-in-detail))\n",
+            r.disagreements()
+        );
+        for c in &disagreeing {
+            let _ = writeln!(m, "- {}: {} bundles", cell(&c.name), c.disagreements);
+        }
+    }
+    m.push_str("\n## Sections\n\n| section | checks | pass | fail | skip | disagreements | time |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for s in &r.sections {
         let _ = writeln!(m, "{}", counts_row(s));
     }
     for s in &r.sections {
         let _ = writeln!(m, "\n## {}\n", s.title);
+        if s.id == "campaign" {
+            m.push_str(&by_generation(s));
+            continue;
+        }
         m.push_str("| check | status | checked | disagreements | time | detail |\n|---|---|---:|---:|---:|---|\n");
         for c in &s.cases {
             let detail = match (&c.artifact, c.status) {
                 (Some(a), _) => format!("{} ([details]({a}))", clip(&c.detail, 1)),
-                (None, Status::Fail) => "see below".to_string(),
+                (None, Status::Fail) => "see Harness failures".to_string(),
                 (None, _) => clip(&c.detail, 2),
             };
             let _ = writeln!(
@@ -102,18 +156,51 @@ pub fn markdown(r: &Report) -> String {
                 cell(&detail)
             );
         }
-        for c in s.cases.iter().filter(|c| c.status == Status::Fail) {
-            let _ = writeln!(m, "\n### FAIL: {}\n\n```text\n{}\n```", c.name, clip(&c.detail, DETAIL_LINES * 4));
-        }
-        for c in s.cases.iter().filter(|c| c.disagreements > 0) {
-            let _ = writeln!(m, "\n### Spec disagreements: {} ({})\n", cell(&c.name), c.disagreements);
+    }
+    if !disagreeing.is_empty() {
+        m.push_str("\n## Spec disagreements in detail\n");
+        for c in disagreeing {
+            let _ = writeln!(m, "\n### {} ({})\n", cell(&c.name), c.disagreements);
             for d in &c.disagreement_samples {
                 let _ = writeln!(m, "- {}", cell(d));
             }
         }
-        if let Some((title, md)) = &s.appendix {
-            let _ = writeln!(m, "\n## {title}\n\n{md}");
+    }
+    m
+}
+
+/// The campaign's cases (`family/generation`) one row per generation: how
+/// many families passed, failed or were skipped, the inputs checked, and
+/// the families that did not pass by name.
+fn by_generation(s: &Section) -> String {
+    let mut groups: Vec<(&str, Vec<&super::report::Case>)> = Vec::new();
+    for c in &s.cases {
+        let g = c.name.rsplit_once('/').map_or("", |(_, g)| g);
+        match groups.iter_mut().find(|(name, _)| *name == g) {
+            Some((_, cases)) => cases.push(c),
+            None => groups.push((g, vec![c])),
         }
+    }
+    let mut m = format!(
+        "{} in {:.1} s of wall time, shared evenly by the families.\n\n| generation | families | pass | fail | skip | inputs | not passed |\n|---|---:|---:|---:|---:|---:|---|\n",
+        count(s.cases.len() as u64, "check"),
+        s.time().as_secs_f64()
+    );
+    for (g, cases) in groups {
+        let n = |st: Status| cases.iter().filter(|c| c.status == st).count();
+        let not_passed: Vec<String> =
+            cases.iter().filter(|c| c.status != Status::Pass).map(|c| format!("{} ({})", cell(&c.name), c.status.as_str())).collect();
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            cell(g),
+            cases.len(),
+            n(Status::Pass),
+            n(Status::Fail),
+            n(Status::Skip),
+            cases.iter().map(|c| c.checked).sum::<u64>(),
+            if not_passed.is_empty() { "—".to_string() } else { not_passed.join(", ") }
+        );
     }
     m
 }
@@ -147,13 +234,6 @@ pub fn table(r: &Report, folder: &str) -> String {
     if not_passed.len() > TABLE_LINES {
         let _ = writeln!(t, "  … {} more in summary.md", not_passed.len() - TABLE_LINES);
     }
-    let _ = writeln!(
-        t,
-        "{}: {} harness failure(s), {} spec disagreement(s), {} skipped; reports in {folder}/",
-        verdict(r),
-        r.total(Status::Fail),
-        r.disagreements(),
-        r.total(Status::Skip)
-    );
+    let _ = writeln!(t, "{}; reports in {folder}/", headline(r));
     t
 }

@@ -32,7 +32,7 @@ fn histogram_text(h: &BTreeMap<u8, usize>) -> String {
 fn histogram_json(h: &BTreeMap<u8, usize>) -> Value {
     Value::Array(
         h.iter()
-            .map(|(op, c)| json!({"opcode": format!("{op:#04x}"), "name": opcode::name(*op), "known": opcode::lookup(*op).is_some(), "count": c}))
+            .map(|(op, c)| json!({"opcode": opcode::hex(*op), "name": opcode::name(*op), "known": opcode::lookup(*op).is_some(), "count": c}))
             .collect(),
     )
 }

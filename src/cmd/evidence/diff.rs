@@ -18,6 +18,9 @@ use tpb_oracle::evidence::diff::{diff, Summary, BIT_ERROR};
 use tpb_oracle::evidence::Evidence;
 
 #[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes, bits OR-ed: 1 error (an input unreadable or not evidence: nothing compared); 2 usage; 4 something moved; 8 NEW disagrees with the description where OLD did not."
+)]
 pub struct Args {
     /// The older programs: evidence JSON (`*.json`), a folder of NEFFs, or one program file.
     old: PathBuf,

@@ -15,6 +15,7 @@ use tpb_isa::{smith, validate, Bundle, Generation, Profile, Raw, Severity, BUNDL
 use tpb_oracle::neff::{self, header::hex, pack};
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 written; 2 usage, I/O or a malformed container (one error line, nothing written).")]
 pub struct Args {
     /// The container whose bundles are mutated.
     file: PathBuf,
@@ -88,7 +89,7 @@ pub fn run(a: Args) -> u8 {
                 "member": members[d.member].name,
                 "index": d.index,
                 "offset": d.index * BUNDLE_BYTES,
-                "opcode": d.original[0],
+                "opcode": tpb_isa::opcode::hex(d.original[0]),
                 "name": tpb_isa::opcode::name(d.original[0]),
                 "expect": d.expect,
                 "what": d.what,

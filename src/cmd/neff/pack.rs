@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use tpb_oracle::neff::{self, pack};
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 written; 2 usage, I/O, a missing folder or a file that does not assemble (one error line, nothing written).")]
 pub struct Args {
     /// A folder `tpb neff unpack` wrote.
     dir: PathBuf,
@@ -17,6 +18,9 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
+    if let Err(e) = crate::cmd::paths::existing_dir(&a.dir, "give the folder `tpb neff unpack FILE DIR` wrote") {
+        return super::super::fail(e);
+    }
     let p = match pack::pack_from(&a.dir, &neff::Limits::default()) {
         Ok(p) => p,
         Err(e) => return super::super::fail(e),

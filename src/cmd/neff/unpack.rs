@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use tpb_oracle::neff::{self, pack};
 
 #[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 written; 2 usage, I/O or a malformed container (one error line).")]
 pub struct Args {
     /// Refuse a container larger than this many bytes (pipes and devices included).
     #[arg(long, default_value_t = neff::MAX_FILE)]

@@ -1,0 +1,116 @@
+//! The messages a newcomer meets first: each says what is wrong and what to
+//! do, names the file, and every command's --help gives its exit codes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn tpb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("runs tpb")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write fixture");
+    p.display().to_string()
+}
+
+const NOOP: &str = "0xa4:NoOp";
+
+#[test]
+fn every_command_with_exit_codes_documents_them_in_its_help() {
+    let commands: &[&[&str]] = &[
+        &["validate"],
+        &["disasm"],
+        &["asm"],
+        &["layout"],
+        &["neff"],
+        &["neff", "unpack"],
+        &["neff", "pack"],
+        &["neff", "mutate"],
+        &["header"],
+        &["conform"],
+        &["corpus"],
+        &["check"],
+        &["diff"],
+        &["facts"],
+        &["bench"],
+        &["evidence"],
+        &["evidence", "diff"],
+        &["infer"],
+    ];
+    for c in commands {
+        let mut args = c.to_vec();
+        args.push("--help");
+        let o = tpb(&args);
+        assert_eq!(o.status.code(), Some(0), "{c:?}");
+        let help = text(&o.stdout);
+        assert!(help.contains("Exit codes") && help.contains(" 2 usage"), "{c:?}: {help}");
+    }
+    let validate = text(&tpb(&["validate", "--help"]).stdout);
+    assert!(validate.contains("0 every bundle valid; 1 a bundle invalid; 2 usage or I/O error"), "{validate}");
+}
+
+#[test]
+fn a_raw_file_is_said_to_be_judged_as_v2_once_unless_quiet_or_chosen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let noop = tpb_isa::text::assemble(NOOP).expect("assembles");
+    let (a, b) = (write(dir.path(), "a.bin", &noop), write(dir.path(), "b.bin", &noop));
+    let note = "tpb: note: raw bundles, judged as v2 (default; --arch to choose)\n";
+    let o = tpb(&["validate", &a, &b]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stderr), note);
+    for args in [vec!["validate", "-q", &a, &b], vec!["validate", "--arch", "v2", &a, &b]] {
+        let o = tpb(&args);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(!text(&o.stderr).contains("judged as"), "{args:?}: {}", text(&o.stderr));
+    }
+}
+
+#[test]
+fn a_small_text_file_is_said_to_be_neither_bundles_nor_a_neff() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = write(dir.path(), "notes.txt", b"hello, this is not a program\n");
+    let o = tpb(&["validate", &f]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    let want = format!(
+        "tpb: error: {f}: neither raw bundles nor a NEFF: trailing partial bundle at offset 0x0: 29 bytes is not a multiple of 64; \
+         not a NEFF: file is 29 bytes, shorter than the 1024-byte header\n"
+    );
+    assert_eq!(err, want);
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn neff_alone_shows_its_subcommands_and_pack_names_a_missing_folder() {
+    let o = tpb(&["neff"]);
+    assert_eq!(o.status.code(), Some(2));
+    let help = text(&o.stderr) + &text(&o.stdout);
+    for sub in ["unpack", "pack", "mutate"] {
+        assert!(help.contains(sub), "{sub}: {help}");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("missing").display().to_string();
+    let out = dir.path().join("out.neff");
+    let o = tpb(&["neff", "pack", &missing, "-o", &out.display().to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains(&format!("{missing}: no such folder (give the folder `tpb neff unpack FILE DIR` wrote)")), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn asm_lists_the_dtype_names_when_one_is_unknown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = write(dir.path(), "bad.tpb", b"0x41:TensorTensor out_dtype=float17\n");
+    let out = dir.path().join("out.bin");
+    let o = tpb(&["asm", &src, "-o", &out.display().to_string()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("`float17` is not a number or a dtype name (one of ") && err.contains("bf16") && err.contains("f32"), "{err}");
+    assert!(!out.exists());
+}
