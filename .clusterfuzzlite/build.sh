@@ -60,7 +60,7 @@ for t in $targets; do
   for f in corpus/"$t"/* corpus/regressions/"$t"/*; do
     name="$(basename "$f")"
     [ -f "$f" ] || continue
-    case "$name" in *.md | ????????????????????????????????????????) continue ;; esac
+    case "$name" in *.md | [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]) continue ;; esac
     cp "$f" "$seeds/$name"
   done
   if [ "$t" = neff ]; then

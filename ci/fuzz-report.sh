@@ -37,8 +37,8 @@ for build in "${builds[@]}"; do
     row="$(ci/fuzz-measure.sh "$bin" "$build" "$secs" "$t")" || exit 2
     seeds=("corpus/$t")
     [ -d "corpus/regressions/$t" ] && seeds+=("corpus/regressions/$t")
-    n="$(find "${seeds[@]}" -type f ! -name '*.md' ! -name '????????????????????????????????????????' | wc -l)"
-    kb="$(find "${seeds[@]}" -type f ! -name '*.md' ! -name '????????????????????????????????????????' -printf '%s\n' | awk '{s += $1} END {printf "%.0f", s / 1024}')"
+    n="$(find "${seeds[@]}" -type f ! -name '*.md' ! -name '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]' | wc -l)"
+    kb="$(find "${seeds[@]}" -type f ! -name '*.md' ! -name '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]' -printf '%s\n' | awk '{s += $1} END {printf "%.0f", s / 1024}')"
     max="$(sed -n 's/^max_len[[:space:]]*=[[:space:]]*//p' "fuzz/options/$t.options" 2>/dev/null)"
     # fuzz-measure's row is | target | build | time | exec/s | cov | ft | corp | load |: max_len and seeds go after the target.
     rows+=("$(sed "s/^| \`$t\` |/| \`$t\` | ${max:-–} | $n \/ ${kb} KiB |/" <<<"$row")")

@@ -290,6 +290,13 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
         }
     }
     assert!(kept.len() > 100, "only {} seeds found under {}", kept.len(), root.display());
+    // The scripts that pack or count seeds skip libFuzzer's finds by the same
+    // hex name, never by length alone.
+    let any_forty = "?".repeat(40);
+    for script in [".clusterfuzzlite/build.sh", "ci/fuzz-report.sh", "ci/cflite-build-test.sh", "ci/fuzz.sh"] {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(script)).unwrap_or_else(|e| panic!("{script}: {e}"));
+        assert!(!text.contains(&any_forty), "{script} skips any 40-character name as a libFuzzer find: match [0-9a-f] only, as .gitignore does");
+    }
     let ignored = [
         "reports/2026-12-04/summary.md",
         "reports/2026-12-04/neff/01-x.json",
