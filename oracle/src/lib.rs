@@ -1,5 +1,6 @@
 //! Reads vendor artefacts (libwalrus.so, wheels, NEFF containers) as bytes.
 #![forbid(unsafe_code)]
+pub mod conformance;
 pub mod evidence;
 pub mod fixture;
 pub mod hist;

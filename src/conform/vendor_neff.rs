@@ -1,6 +1,6 @@
 //! NEFF conformance: every bundle of every engine stream of each `--neff`
 //! container through the codec, the text format and the validator
-//! (`tpb_oracle::neff::conform`). Round-trip mismatches, panics, an
+//! (`tpb_oracle::conformance`). Round-trip mismatches, panics, an
 //! unreadable container, a payload digest mismatch and a container without a
 //! bundle fail the input; validator findings and opcodes the spec does not
 //! name are spec disagreements, reported but never failed.
@@ -104,7 +104,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
     let mut s = Section::new("neff", "NEFF conformance");
     let mut artifacts = Vec::new();
     // Every container's bundles together, for the errata and the verdicts under both profiles.
-    let mut all = neff::conform::NeffConformance::default();
+    let mut all = tpb_oracle::conformance::NeffConformance::default();
     // The same bundles as evidence, for report.html's per-opcode histograms.
     let mut ev = tpb_oracle::evidence::Evidence::new();
     if files.is_empty() {
@@ -119,7 +119,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
             let total = bound(&mut n, max_bundles);
             // A target that names no generation: the best fit of the bundles judged, as every command does.
             let choice = n.choose(None);
-            let mut c = neff::conform::NeffConformance::default();
+            let mut c = tpb_oracle::conformance::NeffConformance::default();
             c.add_as(&n, &choice);
             (n, total, c, unread, choice)
         });

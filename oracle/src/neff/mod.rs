@@ -11,7 +11,6 @@
 
 pub mod build;
 pub mod choice;
-pub mod conform;
 pub mod definition;
 pub mod error;
 pub mod header;
@@ -24,7 +23,7 @@ pub mod payload;
 pub mod stream;
 pub mod summary;
 
-pub use choice::{Choice, GenerationFrom};
+pub use choice::{Choice, Fit, GenerationFrom};
 pub use error::{At, NeffError};
 pub use header::{NeffHeader, HEADER_BYTES};
 pub use integrity::Integrity;
@@ -450,34 +449,6 @@ pub fn not_neff(bytes: &[u8]) -> Option<String> {
 /// A raw bundle stream never matches (its byte 1 is 0x10, so word 0 is ≥ 0x1000).
 pub fn sniff(bytes: &[u8]) -> bool {
     not_neff(bytes).is_none()
-}
-
-/// How far [`fuzz_neff`] took an input: the smoke tests check that valid
-/// containers, and mutations of them, get past the reader.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FuzzDepth {
-    /// Not read as a container under the fuzz caps.
-    Refused,
-    /// Read, summarised as text and JSON, and conformance-checked (report rendered both ways).
-    Conformed,
-}
-
-/// Arbitrary bytes through the container reader and everything downstream;
-/// never panics, and the fuzz caps keep memory small.
-pub fn fuzz_neff(data: &[u8]) -> FuzzDepth {
-    let _ = sniff(data);
-    let Ok(n) = parse_with(data, "fuzz", &Limits::FUZZ) else { return FuzzDepth::Refused };
-    let _ = n.unread();
-    // Chosen once: an unknown target's guess validates every bundle three times.
-    let choice = n.choose(None);
-    let _ = choice.warning();
-    let _ = summary::text_with(&n, &choice);
-    let _ = summary::json_with(&n, &choice);
-    let mut c = conform::NeffConformance::default();
-    c.add_as(&n, &choice);
-    let _ = c.to_markdown();
-    let _ = c.to_json();
-    FuzzDepth::Conformed
 }
 
 #[cfg(test)]

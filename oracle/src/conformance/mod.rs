@@ -7,9 +7,9 @@
 //!
 //! Collection is here; the report's JSON and Markdown are in `render.rs`.
 
-use super::{EngineStream, Neff};
 use crate::evidence::Support;
 use crate::hist::{bump, Bounded};
+use crate::neff::{EngineStream, Neff};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -22,12 +22,15 @@ pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
 /// Harness failures kept in detail (all are counted).
 pub const MAX_DETAILS: usize = 200;
 
-pub use super::choice::GenerationFrom;
-use super::choice::{Choice, Fit};
+pub use crate::neff::GenerationFrom;
+use crate::neff::{Choice, Fit};
 
+mod fuzz;
 mod render;
 #[cfg(test)]
 mod tests;
+
+pub use fuzz::{fuzz_neff, FuzzDepth};
 
 /// One container that went into the report.
 #[derive(Clone, Debug, Serialize)]
