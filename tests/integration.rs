@@ -7,6 +7,7 @@
 mod cli;
 mod conform;
 mod corpus;
+mod docs;
 mod evidence;
 mod html;
 mod infer;
