@@ -20,12 +20,7 @@ fn parser(text: &str) -> Parser<'_> {
 /// GitHub's heading anchor: lowercase, punctuation dropped except `-` and
 /// `_`, each space a `-`.
 fn slug(heading: &str) -> String {
-    heading
-        .to_lowercase()
-        .chars()
-        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
-        .map(|c| if c == ' ' { '-' } else { c })
-        .collect()
+    heading.to_lowercase().chars().filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_')).map(|c| if c == ' ' { '-' } else { c }).collect()
 }
 
 /// Every anchor a Markdown text's headings get; a repeated slug gets `-1`,
