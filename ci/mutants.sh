@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation testing (README "Mutation testing"): cargo-mutants with the repo's
+# Mutation testing (docs/mutation-testing.md): cargo-mutants with the repo's
 # .cargo/mutants.toml. This installs the pinned cargo-mutants and
 # cargo-nextest when missing, leaves out the validator kernels this CPU
 # cannot run (their every mutant would read "missed"), builds a copied tree

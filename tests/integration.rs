@@ -1,12 +1,13 @@
 //! The package's integration tests as one test binary: one link per build
 //! instead of one per file (a mutant of the library relinks every test
-//! binary: README "Mutation testing"). Each file stays a module of its own.
+//! binary: docs/mutation-testing.md). Each file stays a module of its own.
 //! `bounded`, `bench` and `stdout` (slow: nextest's `mutants` profile runs
 //! them last) stay binaries of their own.
 
 mod cli;
 mod conform;
 mod corpus;
+mod docs;
 mod evidence;
 mod folders;
 mod html;

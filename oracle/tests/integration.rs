@@ -1,6 +1,6 @@
 //! The package's integration tests as one test binary: one link per build
 //! instead of one per file (a mutant of the library relinks every test
-//! binary: README "Mutation testing"). Each file stays a module of its own.
+//! binary: docs/mutation-testing.md). Each file stays a module of its own.
 
 mod common;
 

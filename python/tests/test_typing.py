@@ -1,5 +1,5 @@
 """The package is typed (py.typed, stubs of the native module): mypy --strict
-passes on it and on code using it as the README shows. Skipped without mypy."""
+passes on it and on code using it as docs/python.md shows. Skipped without mypy."""
 
 from __future__ import annotations
 
