@@ -59,12 +59,35 @@ fn browse(chromium: &Path, page: &Path, extra: &[String]) -> Output {
         .expect("runs chromium")
 }
 
+/// The DOM Chromium built from `page`; the page wrote nothing to the console
+/// (with `--enable-logging=stderr` Chromium echoes each console message as an
+/// `INFO:CONSOLE` line: a script error, a blocked load, a CSP violation).
 fn dom(chromium: &Path, page: &Path) -> String {
-    let o = browse(chromium, page, &["--dump-dom".to_string()]);
-    assert!(o.status.success(), "chromium: {:?}\n{}", o.status, String::from_utf8_lossy(&o.stderr));
-    let dom = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(dom.contains("</html>"), "no DOM dumped: {dom}\n{}", String::from_utf8_lossy(&o.stderr));
+    let (dom, console) = dom_and_console(chromium, page);
+    assert!(console.is_empty(), "{} wrote to the console:\n{}", page.display(), console.join("\n"));
     dom
+}
+
+fn dom_and_console(chromium: &Path, page: &Path) -> (String, Vec<String>) {
+    let o = browse(chromium, page, &["--dump-dom".to_string(), "--enable-logging=stderr".to_string(), "--v=0".to_string()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "chromium: {:?}\n{stderr}", o.status);
+    let dom = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(dom.contains("</html>"), "no DOM dumped: {dom}\n{stderr}");
+    (dom, stderr.lines().filter(|l| l.contains(":CONSOLE")).map(str::to_string).collect())
+}
+
+/// The console check sees what a page writes there (so its silence on ours means something).
+#[test]
+fn the_console_check_sees_a_script_error() {
+    let Some(chromium) = chromium() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let page = tmp.path().join("noisy.html");
+    std::fs::write(&page, "<!DOCTYPE html><html><body><script>console.error('noisy'); undefinedFunction();</script></body></html>")
+        .expect("write page");
+    let (_, console) = dom_and_console(&chromium, &page);
+    assert!(console.iter().any(|l| l.contains("noisy")), "console.error not seen: {console:?}");
+    assert!(console.iter().any(|l| l.contains("Uncaught ReferenceError")), "script error not seen: {console:?}");
 }
 
 /// A container whose stream member, engine key and compiler build all carry [`EVIL`].
