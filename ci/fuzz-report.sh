@@ -122,6 +122,7 @@ render() {
   m_commit="$(sed -n 's/^commit=//p' "$runs/meta")"
   m_before="$(sed -n 's/^before=//p' "$runs/meta")"
   cpu="$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)"
+  cpu="$cpu (family $(sed -n 's/^cpu family[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1), model $(sed -n 's/^model[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1))"
   echo "# Fuzzing throughput and coverage"
   echo
   echo "Written by \`ci/fuzz-report.sh --secs $m_secs --long $m_long\`; do not edit by hand. Each"
@@ -142,6 +143,7 @@ render() {
   echo "- date: $(date -u -r "$runs/rows" +%Y-%m-%dT%H:%MZ)"
   echo "- commit: $m_commit"
   echo "- CPU: ${cpu:-unknown}, $(nproc) cores"
+  echo "- load average (1 min) at the end of each run: $(awk -F'|' '{ l = $11 + 0; if (NR == 1 || l < lo) lo = l; if (l > hi) hi = l } END { printf "%.2f to %.2f", lo, hi }' "$runs/rows")"
   echo
   echo "| target | max_len | seeds | build | time | exec/s | cov | ft | corp | load | funcs |"
   echo "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
