@@ -9,12 +9,14 @@
 # only a label for the row (e.g. `none`, `ASan`). The binaries are whatever
 # BIN_DIR holds, so a build from an older commit can be measured against a
 # new one (ci/fuzz-report.sh measures the current build through this too).
+# FUZZ_MEASURE_KEEP=DIR keeps each run's new inputs in DIR/<target> (emptied
+# first), for ci/fuzz-coverage.sh to replay with the seeds.
 #   usage: ci/fuzz-measure.sh BIN_DIR BUILD SECONDS TARGET...
 #   exit:  0 measured, 2 usage or run error
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-[ $# -ge 4 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
+[ $# -ge 4 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 bin="$1" build="$2" secs="$3"
 shift 3
 
@@ -27,6 +29,10 @@ trap 'rm -rf "$tmp"' EXIT
 for t in "$@"; do
   [ -x "$bin/$t" ] || { echo "fuzz-measure: no fuzzer $bin/$t" >&2; exit 2; }
   log="$tmp/$t.log" out="$tmp/new-$t"
+  if [ -n "${FUZZ_MEASURE_KEEP:-}" ]; then
+    out="$FUZZ_MEASURE_KEEP/$t"
+    rm -rf "$out"
+  fi
   mkdir -p "$out"
   seeds=("$PWD/corpus/$t")
   [ -d "corpus/regressions/$t" ] && seeds+=("$PWD/corpus/regressions/$t")
