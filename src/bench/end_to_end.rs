@@ -103,3 +103,22 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
         ),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_real_file_is_whole_v2_bundles_of_the_size_asked() -> Result<(), String> {
+        let Some((_, files)) = super::super::folder::folder() else { return Err("no NEFF programs, not even corpus/neff/real".into()) };
+        let scratch = super::Scratch::new()?;
+        let out = scratch.0.join("real.bin");
+        let bundles = super::real_file(&files, 1, &out)?;
+        let bytes = std::fs::read(&out).map_err(|e| e.to_string())?;
+        assert_eq!((bytes.len(), bundles), (1 << 20, (1 << 20) / 64));
+        assert!(tpb_isa::bundle::stream(&bytes).is_ok());
+        // Real v2 programs are valid by default.
+        let mut invalid = 0;
+        tpb_isa::validate::judge_stream(&bytes, tpb_isa::Generation::V2, tpb_isa::Profile::Amended, |_, valid| invalid += usize::from(!valid));
+        assert_eq!(invalid, 0);
+        Ok(())
+    }
+}

@@ -82,6 +82,30 @@ fn amend_where(
     findings.append(&mut extra);
 }
 
+/// Whether, on a bundle whose header and slots are clean ([`super::fast::Verdict::BandUnknown`]),
+/// the byte rules' findings would all be amended (so the bundle is valid under the errata):
+/// decided from the bytes and the placed errata, with no finding made. `false` also where
+/// the band is not one of byte rules, or a finding would be left as it is (then the reporting
+/// checks decide).
+pub(super) fn band_amended(raw: &[u8; crate::bundle::BUNDLE_BYTES], g: Generation) -> bool {
+    use super::band::{kind_of, placed_rules, BandKind, BYTE_RULES};
+    let Some(op) = opcode::lookup(raw[0]) else { return false };
+    if kind_of(op) != BandKind::Bytes {
+        return false;
+    }
+    // The body kind as decoding chooses it, as the reporting checks read it.
+    let kind = opcode::body_kind(raw[0]);
+    let layout = kind.layout();
+    let placed = placed::on(g, raw[0]);
+    placed_rules(kind).iter().all(|p| {
+        let (Some(r), Some(&v)) = (BYTE_RULES.get(p.rule), raw.get(p.at)) else { return true };
+        // A rule that holds reports nothing; one that fails must be amended, as `amend_where` decides.
+        !r.on.contains(&g)
+            || (r.allows)(v)
+            || placed.iter().any(|e| e.covers_field(r.check.code, r.field, raw, layout).is_some_and(|own| e.accepts_values(raw, own)))
+    })
+}
+
 /// Reads a field of the body layout as an unsigned little-endian value.
 fn read(bytes: &[u8], layout: &Layout, field: &str) -> Option<u64> {
     let (off, size) = layout.resolve(field)?;

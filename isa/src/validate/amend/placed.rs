@@ -104,14 +104,35 @@ impl Placed<'_> {
     /// `Some(the value of the finding's field)` when the erratum amends the
     /// finding's check and field (its opcode and generation are the table's).
     pub(super) fn covers(&self, f: &Finding, bytes: &[u8], layout: &Layout) -> Option<Option<u64>> {
-        if self.erratum.amends.check.code != f.code {
+        self.covers_field(f.code, &f.field, bytes, layout)
+    }
+
+    /// [`Placed::covers`] of a finding of check `code` on `field`.
+    pub(super) fn covers_field(&self, code: &str, field: &str, bytes: &[u8], layout: &Layout) -> Option<Option<u64>> {
+        if self.erratum.amends.check.code != code {
             return None;
         }
         if self.erratum.amends.fields.is_every() {
-            return Some(super::read(bytes, layout, &f.field));
+            return Some(super::read(bytes, layout, field));
         }
-        let (_, at) = self.fields.iter().find(|(name, _)| *name == f.field)?;
+        let (_, at) = self.fields.iter().find(|(name, _)| *name == field)?;
         Some(at.and_then(|at| at.read(bytes)))
+    }
+
+    /// Whether the erratum accepts by values alone ([`Accepts::Values`]), its
+    /// own field holding `own`: what a byte rule's finding needs.
+    pub(super) fn accepts_values(&self, bytes: &[u8], own: Option<u64>) -> bool {
+        matches!(self.erratum.accepts, Accepts::Values { .. }) && self.values_hold(bytes, own)
+    }
+
+    fn values_hold(&self, bytes: &[u8], own: Option<u64>) -> bool {
+        self.conds.iter().all(|(of, values)| {
+            let v = match of {
+                Of::Own => own,
+                Of::Field(at) => at.and_then(|at| at.read(bytes)),
+            };
+            v.is_some_and(|v| values.contains(&v))
+        })
     }
 
     /// Whether the erratum accepts the encoding the finding refused; `own`
@@ -119,13 +140,7 @@ impl Placed<'_> {
     pub(super) fn accepts(&self, bytes: &[u8], g: Generation, f: &Finding, own: Option<u64>) -> bool {
         let tag_ok = |t: u64| u8::try_from(t).ok().and_then(dtype::info).is_some_and(|d| d.since <= g);
         match self.erratum.accepts {
-            Accepts::Values { .. } => self.conds.iter().all(|(of, values)| {
-                let v = match of {
-                    Of::Own => own,
-                    Of::Field(at) => at.and_then(|at| at.read(bytes)),
-                };
-                v.is_some_and(|v| values.contains(&v))
-            }),
+            Accepts::Values { .. } => self.values_hold(bytes, own),
             Accepts::Opcode => true,
             Accepts::NotMatmulDst => {
                 let slot = f.field.strip_suffix(".addr");
