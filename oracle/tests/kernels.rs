@@ -2,11 +2,15 @@
 //! the scalar reference finds: real programs (`corpus/neff/real/`, and
 //! `../shared/neff/` when present) are the streams users validate. Each
 //! real stream is also judged with every byte of its bundles' bodies set to
-//! a few telling values, so the comparison sees failing bundles too.
+//! a few telling values, so the comparison sees failing bundles too. The
+//! stream functions that amend (`decode_stream_as`, `judge_stream`) are
+//! compared the same way with `validate_as`, under both profiles: the errata
+//! decide the same on every real bundle whichever path runs.
 
 use crate::common;
 
 use common::R;
+use tpb_isa::errata::Profile;
 use tpb_isa::validate::{self, Finding, Kernel};
 use tpb_isa::{Bundle, Generation, Raw};
 
@@ -30,7 +34,32 @@ fn compare(what: &str, raws: &[Raw], g: Generation) -> usize {
         let got = findings(kernel, &stream, g);
         assert!(got == want, "{what}, {g}: the {} kernel found {} findings, the reference {}", kernel.label(), got.len(), want.len());
     }
+    for profile in [Profile::Spec, Profile::Amended] {
+        compare_as(what, &stream, g, profile);
+    }
     want.len()
+}
+
+/// The amending stream functions against `validate_as` on each bundle alone.
+fn compare_as(what: &str, stream: &[u8], g: Generation, profile: Profile) {
+    let alone: Vec<Vec<Finding>> = stream.chunks_exact(64).filter_map(Bundle::decode_slice).map(|b| validate::validate_as(&b, g, profile)).collect();
+    let mut got: Vec<Vec<Finding>> = Vec::new();
+    validate::decode_stream_as(stream, g, profile, |i, _, fs| {
+        assert_eq!(i, got.len(), "{what}: in stream order");
+        got.push(fs.to_vec());
+    });
+    assert!(got == alone, "{what}, {g}, {}: decode_stream_as differs from validate_as", profile.as_str());
+    let mut judged: Vec<bool> = Vec::new();
+    validate::judge_stream(stream, g, profile, |i, valid| {
+        assert_eq!(i, judged.len(), "{what}: in stream order");
+        judged.push(valid);
+    });
+    let want: Vec<bool> = alone.iter().map(|f| validate::is_valid(f)).collect();
+    assert!(judged == want, "{what}, {g}, {}: judge_stream differs from validate_as", profile.as_str());
+    if profile == Profile::Amended {
+        // Real programs carry findings the errata amend: the comparison covers the errata's decisions.
+        assert!(alone.iter().flatten().any(|f| f.erratum.is_some()) || what.starts_with("corrupted"), "{what}, {g}: no amended finding");
+    }
 }
 
 fn check(files: &[std::path::PathBuf]) -> R<()> {

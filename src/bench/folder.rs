@@ -31,7 +31,7 @@ fn neffs_under(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The team's real programs (`../shared/neff/`, every build), else the committed ones.
-fn folder() -> Option<(PathBuf, Vec<PathBuf>)> {
+pub fn folder() -> Option<(PathBuf, Vec<PathBuf>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     [root.join("../shared/neff"), root.join("corpus/neff/real")].into_iter().find_map(|d| {
         let mut v = Vec::new();

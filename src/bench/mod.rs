@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod codec;
+pub mod end_to_end;
 pub mod external;
 pub mod folder;
 pub mod fuzz;

@@ -81,6 +81,8 @@ pub fn run(a: Args) -> u8 {
     rows.extend(check::run(&check::Options { elf: a.elf.clone(), rounds }, &scratch, &mut notes));
     eprintln!("tpb bench: NEFF ingest vs gzip -dc | tar t");
     rows.extend(neff::run(&neff::Options { neff: a.neff.clone(), rounds }, &scratch, &mut notes));
+    eprintln!("tpb bench: tpb validate end to end on real v2 bundles vs cat");
+    rows.extend(crate::bench::end_to_end::run(rounds, &scratch, &mut notes));
     eprintln!("tpb bench: a folder of NEFFs on every core vs gzip -dc of their payloads");
     rows.extend(crate::bench::folder::run(rounds, &scratch, &mut notes));
     if a.no_fuzz {

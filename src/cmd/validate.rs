@@ -8,6 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use tpb_isa::bundle::BUNDLE_BYTES;
 use tpb_isa::{validate, Bundle, Generation, Profile};
+use tpb_oracle::neff::choice::GenerationFrom;
 use tpb_oracle::neff::{choice, Choice};
 
 #[derive(clap::Args)]
@@ -160,61 +161,54 @@ impl Verdicts {
             return Ok(());
         }
         let (g, profile, recovered, json, verbose, quiet) = (at.choice.generation, self.profile, self.recovered, self.json, self.verbose, self.quiet);
-        let Verdicts { out, findings: amended, any_invalid, unreadable, total, invalid, .. } = self;
+        let Verdicts { out, findings: with_claims, any_invalid, unreadable, total, invalid, .. } = self;
+        if quiet {
+            // Only the verdicts: no finding is given a message (the recovered layer adds `info` only,
+            // which never changes one).
+            validate::judge_stream(bytes, g, profile, |_, valid| count(total, invalid, any_invalid, valid));
+            return Ok(());
+        }
         let mut lost = None;
-        // The stream validator judges a batch at a time and gives the spec's findings, exactly
-        // those of `validate_into_as(.., Profile::Spec, ..)`. A bundle the spec finds nothing in
-        // has nothing to amend; the others are judged again under the errata.
-        validate::decode_stream(bytes, g, |i, b, spec| {
+        // Each bundle is judged once, its findings amended in place unless `--spec`.
+        validate::decode_stream_as(bytes, g, profile, |i, b, found| {
             if lost.is_some() {
                 return;
             }
             let findings = if recovered {
                 // The recovered layer is never part of the stream validator's findings: it is added here.
-                amended.clear();
-                if spec.is_empty() || profile == Profile::Spec {
-                    amended.extend_from_slice(spec);
-                } else {
-                    validate::validate_into_as(b, g, profile, amended);
-                }
-                validate::recovered_claims(b, g, amended);
-                amended.as_slice()
-            } else if spec.is_empty() || profile == Profile::Spec {
-                spec
+                with_claims.clear();
+                with_claims.extend_from_slice(found);
+                validate::recovered_claims(b, g, with_claims);
+                with_claims.as_slice()
             } else {
-                amended.clear();
-                validate::validate_into_as(b, g, profile, amended);
-                amended.as_slice()
+                found
             };
             let ok = validate::is_valid(findings);
-            *total += 1;
-            if !ok {
-                *invalid += 1;
-                *any_invalid = true;
-            }
-            if quiet || (!json && !verbose && findings.is_empty()) {
+            count(total, invalid, any_invalid, ok);
+            if !json && !verbose && findings.is_empty() {
                 return;
             }
             let off = base + (i * BUNDLE_BYTES) as u64;
             let index = off / BUNDLE_BYTES as u64;
             let written = out.write((*unreadable).max(u8::from(*any_invalid)), |out| {
                 if json {
-                    let v = serde_json::json!({
-                        "file": at.file,
-                        "member": at.member,
-                        "offset": off,
-                        "index": index,
-                        "arch": g,
-                        "target": at.choice.target,
-                        "generation_from": at.choice.from,
-                        "build": at.build,
-                        "profile": profile,
-                        "opcode": tpb_isa::opcode::hex(b.opcode()),
-                        "name": tpb_isa::opcode::name(b.opcode()),
-                        "valid": ok,
-                        "findings": findings,
-                    });
-                    writeln!(out, "{v}")
+                    let line = Line {
+                        file: &at.file,
+                        member: at.member,
+                        offset: off,
+                        index,
+                        arch: g,
+                        target: at.choice.target.as_deref(),
+                        generation_from: &at.choice.from,
+                        build: at.build,
+                        profile,
+                        opcode: tpb_isa::opcode::hex(b.opcode()),
+                        name: tpb_isa::opcode::name(b.opcode()),
+                        valid: ok,
+                        findings,
+                    };
+                    serde_json::to_writer(&mut *out, &line)?;
+                    out.write_all(b"\n")
                 } else {
                     // Container streams also carry the bundle index (member = subgraph/engine).
                     let place = if at.member.is_empty() { format!("+{off:#x}") } else { format!("+{off:#x} [{index}]") };
@@ -225,6 +219,33 @@ impl Verdicts {
         });
         lost.map_or(Ok(()), Err)
     }
+}
+
+/// Counts one bundle's verdict.
+fn count(total: &mut u64, invalid: &mut u64, any_invalid: &mut bool, ok: bool) {
+    *total += 1;
+    if !ok {
+        *invalid += 1;
+        *any_invalid = true;
+    }
+}
+
+/// One `--json` line, written straight to the output.
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    file: &'a str,
+    member: &'a str,
+    offset: u64,
+    index: u64,
+    arch: Generation,
+    target: Option<&'a str>,
+    generation_from: &'a GenerationFrom,
+    build: Option<&'a str>,
+    profile: Profile,
+    opcode: String,
+    name: &'static str,
+    valid: bool,
+    findings: &'a [validate::Finding],
 }
 
 fn print_text(

@@ -5,11 +5,12 @@
 //! placement), the slot's rules are checked again that way and whatever they
 //! find is reported as usual, no surer than the erratum.
 
+mod placed;
+
 use super::{slots, Ctx, Finding};
-use crate::addr4::Addr4;
 use crate::bundle::Bundle;
 use crate::dtype;
-use crate::errata::{Accepts, Cond, Erratum, ERRATA};
+use crate::errata::{Accepts, Erratum};
 use crate::generation::Generation;
 use crate::layout::Layout;
 use crate::opcode;
@@ -18,7 +19,7 @@ use crate::provenance::Severity;
 
 /// Applies the errata to the spec's findings on `bundle` (appending what a corrected reading finds).
 pub fn amend(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>) {
-    amend_from(bundle, g, findings, 0);
+    amend_from(bundle, g, findings, 0, true);
 }
 
 /// [`amend`] with only the errata `keep` admits, given each the value of
@@ -26,7 +27,7 @@ pub fn amend(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>) {
 /// say (the held-out-build evaluation drops what only the held-out build
 /// supports).
 pub fn amend_with(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>, keep: &dyn Fn(&Erratum, Option<u64>) -> bool) {
-    amend_where(bundle, g, findings, 0, keep);
+    amend_where(bundle, g, findings, 0, keep, true);
 }
 
 /// The value of a finding's field in the bundle (little-endian, up to 8
@@ -37,80 +38,87 @@ pub fn finding_value(bundle: &Bundle, f: &Finding) -> Option<u64> {
 
 /// [`amend`] of the findings from index `first` on (those of `bundle`, after
 /// others'); none is no work and no allocation.
-pub(super) fn amend_from(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>, first: usize) {
-    amend_where(bundle, g, findings, first, &|_, _| true);
+/// With `messages`, the findings a corrected reading adds get their message.
+pub(super) fn amend_from(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>, first: usize, messages: bool) {
+    amend_where(bundle, g, findings, first, &|_, _| true, messages);
 }
 
-fn amend_where(bundle: &Bundle, g: Generation, findings: &mut Vec<Finding>, first: usize, keep: &dyn Fn(&Erratum, Option<u64>) -> bool) {
-    let op = bundle.opcode();
+fn amend_where(
+    bundle: &Bundle,
+    g: Generation,
+    findings: &mut Vec<Finding>,
+    first: usize,
+    keep: &dyn Fn(&Erratum, Option<u64>) -> bool,
+    messages: bool,
+) {
+    let first = first.min(findings.len());
+    if first == findings.len() {
+        return;
+    }
     let bytes = bundle.as_bytes();
     let layout = bundle.layout();
+    let placed = placed::on(g, bundle.opcode());
     let mut rechecked: Vec<&'static str> = Vec::new();
     let mut extra = Vec::new();
-    let first = first.min(findings.len());
     for f in findings[first..].iter_mut() {
-        let Some(e) =
-            ERRATA.iter().find(|e| e.covers(f.code, op, &f.field, g) && keep(e, read(bytes, layout, &f.field)) && accepts(e, bytes, layout, g, f))
-        else {
+        let Some(e) = placed.iter().find_map(|p| {
+            let own = p.covers(f, bytes, layout)?;
+            (keep(p.erratum, own) && p.accepts(bytes, g, f, own)).then_some(p.erratum)
+        }) else {
             continue;
         };
         f.severity = Severity::Note;
         f.erratum = Some(e.id);
         if !rechecked.contains(&e.id) {
             rechecked.push(e.id);
-            recheck(bundle, g, e, &mut extra);
+            recheck(bundle, g, e, &mut extra, messages);
         }
+    }
+    if extra.is_empty() {
+        return;
     }
     // A slot checked again repeats what does not depend on the correction (its nums, say): keep only what is new.
     extra.retain(|x| !findings[first..].iter().any(|f| (f.code, &f.field, f.offset) == (x.code, &x.field, x.offset)));
     findings.append(&mut extra);
 }
 
+/// Whether, on a bundle whose header and slots are clean ([`super::fast::Verdict::BandUnknown`]),
+/// the byte rules' findings would all be amended (so the bundle is valid under the errata):
+/// decided from the bytes and the placed errata, with no finding made. `false` also where
+/// the band is not one of byte rules, or a finding would be left as it is (then the reporting
+/// checks decide).
+pub(super) fn band_amended(raw: &[u8; crate::bundle::BUNDLE_BYTES], g: Generation) -> bool {
+    use super::band::{kind_of, placed_rules, BandKind, BYTE_RULES};
+    let Some(op) = opcode::lookup(raw[0]) else { return false };
+    if kind_of(op) != BandKind::Bytes {
+        return false;
+    }
+    // The body kind as decoding chooses it, as the reporting checks read it.
+    let kind = opcode::body_kind(raw[0]);
+    let layout = kind.layout();
+    let placed = placed::on(g, raw[0]);
+    placed_rules(kind).iter().all(|p| {
+        let (Some(r), Some(&v)) = (BYTE_RULES.get(p.rule), raw.get(p.at)) else { return true };
+        // A rule that holds reports nothing; one that fails must be amended, as `amend_where` decides.
+        !r.on.contains(&g)
+            || (r.allows)(v)
+            || placed.iter().any(|e| e.covers_field(r.check.code, r.field, raw, layout).is_some_and(|own| e.accepts_values(raw, own)))
+    })
+}
+
 /// Reads a field of the body layout as an unsigned little-endian value.
 fn read(bytes: &[u8], layout: &Layout, field: &str) -> Option<u64> {
     let (off, size) = layout.resolve(field)?;
-    let b = bytes.get(off..off + size.min(8))?;
-    Some(crate::layout::le_u64(b))
-}
-
-fn holds(c: &Cond, bytes: &[u8], layout: &Layout, finding: &Finding) -> bool {
-    let field = if c.field.is_empty() { finding.field.as_str() } else { c.field };
-    read(bytes, layout, field).is_some_and(|v| c.values.contains(&v))
-}
-
-/// Whether the erratum accepts the encoding the finding refused.
-fn accepts(e: &Erratum, bytes: &[u8], layout: &Layout, g: Generation, f: &Finding) -> bool {
-    let tag_ok = |t: u64| u8::try_from(t).ok().and_then(dtype::info).is_some_and(|d| d.since <= g);
-    match e.accepts {
-        Accepts::Values { all } => all.iter().all(|c| holds(c, bytes, layout, f)),
-        Accepts::Opcode => true,
-        Accepts::NotMatmulDst => {
-            let slot = f.field.strip_suffix(".addr");
-            let op = bytes.first().and_then(|&b| opcode::lookup(b));
-            op.is_some_and(|op| operands::live_slots(op).any(|s| Some(s.name) == slot && s.role == operands::Role::Dst { matmul: false }))
-        }
-        Accepts::NibbleDtypes { .. } => read(bytes, layout, &f.field).is_some_and(|b| tag_ok(b & 0x0F) && tag_ok(b >> 4)),
-        Accepts::TypedBy { value, .. } => read(bytes, layout, &f.field) == Some(value),
-        Accepts::AlignedTo { by } => {
-            let word = bytes.get(f.offset..f.offset + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map(|w| Addr4::new(u32::from_le_bytes(w)));
-            let class = read(bytes, layout, by).and_then(|t| u8::try_from(t).ok()).and_then(dtype::info);
-            matches!((word, class), (Some(a), Some(d)) if !slots::misaligned(a.addr29(), d.align))
-        }
-        Accepts::SlotAt { slot, dims, offset } => {
-            let Some(spec_at) = layout.field_offset(slot) else { return false };
-            let gap_zero = bytes.get(spec_at..offset).is_some_and(|b| b.iter().all(|&x| x == 0));
-            gap_zero && offset + crate::descriptor::pattern_size(dims) <= bytes.len()
-        }
-    }
+    placed::At { off, size }.read(bytes)
 }
 
 /// Checks again the slot an erratum reads differently; its findings are no surer than the erratum.
-fn recheck(bundle: &Bundle, g: Generation, e: &Erratum, out: &mut Vec<Finding>) {
+fn recheck(bundle: &Bundle, g: Generation, e: &Erratum, out: &mut Vec<Finding>, messages: bool) {
     let Some(op) = opcode::lookup(bundle.opcode()) else { return };
     let bytes = bundle.as_bytes();
     let layout = bundle.layout();
     let live = |name: &str| operands::live_slots(op).find(|s| s.name == name).copied();
-    let mut cx = Ctx { layout, body_conf: op.body_prov.confidence.max(e.confidence), generation: g, out };
+    let mut cx = Ctx { layout, body_conf: op.body_prov.confidence.max(e.confidence), generation: g, out, messages };
     match e.accepts {
         Accepts::NibbleDtypes { slot } => {
             let Some(s) = live(slot) else { return };
@@ -174,7 +182,8 @@ mod tests {
             let accepts = Accepts::SlotAt { slot, dims, offset };
             let e = crate::errata::Erratum { accepts, amends: real.amends, ..*real };
             let g = crate::generation::Generation::V2;
-            assert_eq!(super::accepts(&e, &bytes, layout, g, &f), fits, "{slot} at {offset:#x}");
+            let own = super::read(&bytes, layout, &f.field);
+            assert_eq!(super::placed::place(&e, layout).accepts(&bytes, g, &f, own), fits, "{slot} at {offset:#x}");
         }
     }
 

@@ -155,7 +155,7 @@ pub(super) fn band(cx: &mut Ctx<'_>, bundle: &Bundle, op: &OpcodeInfo) {
             for p in placed_rules(bundle.kind()) {
                 let (Some(r), Some(&v)) = (BYTE_RULES.get(p.rule), bytes.get(p.at)) else { continue };
                 if r.on.contains(&cx.generation) && !(r.allows)(v) {
-                    cx.report(r.check, r.field, (r.says)(v));
+                    cx.report(r.check, r.field, || (r.says)(v));
                 }
             }
         }
@@ -190,16 +190,16 @@ pub(super) fn pool_ok(func: u8, scale: u32, mode: u8) -> bool {
 fn pool(cx: &mut Ctx<'_>, b: &PoolCopyBundle) {
     let scale = b.scale_or_fill.get();
     match (en::POOL_FUNC.name_of(b.func), pool_scale_ok(b.func, scale)) {
-        (None, _) => cx.report(&POOL_FUNC, "func", format!("Pool func {} is neither 1 (max) nor 2 (avg)", b.func)),
-        (Some("max"), Some(false)) => cx.report(&POOL_SCALE, "scale_or_fill", format!("max pool scale is {scale:#010x}, not 1.0")),
+        (None, _) => cx.report(&POOL_FUNC, "func", || format!("Pool func {} is neither 1 (max) nor 2 (avg)", b.func)),
+        (Some("max"), Some(false)) => cx.report(&POOL_SCALE, "scale_or_fill", || format!("max pool scale is {scale:#010x}, not 1.0")),
         (Some(_), Some(false)) => {
             let s = f32::from_bits(scale);
-            cx.report(&POOL_SCALE, "scale_or_fill", format!("avg pool scale {s} is not a reciprocal in (0, 1]"));
+            cx.report(&POOL_SCALE, "scale_or_fill", || format!("avg pool scale {s} is not a reciprocal in (0, 1]"));
         }
         _ => {}
     }
     if b.mode != POOL_SUB_MODE {
-        cx.report(&POOL_MODE, "mode", format!("Pool mode is {}, not 3", b.mode));
+        cx.report(&POOL_MODE, "mode", || format!("Pool mode is {}, not 3", b.mode));
     }
 }
 
@@ -214,13 +214,13 @@ pub(super) fn branch_ok(comp_op: u8, lhs_dtype_valid: bool, ap_kind: u8) -> bool
 
 fn branch(cx: &mut Ctx<'_>, b: &BranchBundle) {
     if !en::BRANCH_COMP_OP.contains(b.comp_op) {
-        cx.report(&BRANCH_COMP_OP, "comp_op", format!("comp_op {} is not 0, 1..6 or 9..14", b.comp_op));
+        cx.report(&BRANCH_COMP_OP, "comp_op", || format!("comp_op {} is not 0, 1..6 or 9..14", b.comp_op));
         return;
     }
     if b.comp_op != 0 {
         cx.dtype("lhs_dtype", b.lhs_dtype);
         if b.ap_kind != BRANCH_AP_KIND_SCALAR {
-            cx.report(&BRANCH_AP_KIND, "ap_kind", format!("conditional branch ap_kind is {}, not 3", b.ap_kind));
+            cx.report(&BRANCH_AP_KIND, "ap_kind", || format!("conditional branch ap_kind is {}, not 3", b.ap_kind));
         }
     }
 }

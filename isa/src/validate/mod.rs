@@ -72,7 +72,7 @@ pub fn validate_into_as(bundle: &Bundle, generation: Generation, profile: Profil
     let first = out.len();
     validate_with(bundle, generation, out, true);
     if profile == Profile::Amended {
-        amend::amend_from(bundle, generation, out, first);
+        amend::amend_from(bundle, generation, out, first, true);
     }
 }
 
@@ -87,7 +87,7 @@ pub fn validate_stream(bytes: &[u8], generation: Generation, mut found: impl FnM
     let mut scratch = Vec::new();
     judged(Kernel::Auto, bytes, generation, |i, raw, verdict| {
         if verdict != fast::Verdict::Clean {
-            report(&Bundle::decode(raw), generation, &mut scratch, verdict);
+            report(&Bundle::decode(raw), generation, &mut scratch, verdict, true);
             scratch.drain(..).for_each(|f| found(i, f));
         }
     })
@@ -111,8 +111,53 @@ pub fn decode_stream_with(kernel: Kernel, bytes: &[u8], generation: Generation, 
         if verdict == fast::Verdict::Clean {
             each(i, &bundle, &[]);
         } else {
-            report(&bundle, generation, &mut findings, verdict);
+            report(&bundle, generation, &mut findings, verdict, true);
             each(i, &bundle, &findings);
+            findings.clear();
+        }
+    })
+}
+
+/// [`decode_stream`] under a [`Profile`]: each bundle's findings are those
+/// of [`validate_into_as`]. A bundle the fast path does not prove clean is
+/// judged once by the reporting checks and its findings amended in place.
+pub fn decode_stream_as(bytes: &[u8], generation: Generation, profile: Profile, mut each: impl FnMut(usize, &Bundle, &[Finding])) -> usize {
+    let mut findings = Vec::new();
+    judged(Kernel::Auto, bytes, generation, |i, raw, verdict| {
+        let bundle = Bundle::decode(raw);
+        if verdict == fast::Verdict::Clean {
+            each(i, &bundle, &[]);
+        } else {
+            report(&bundle, generation, &mut findings, verdict, true);
+            if profile == Profile::Amended {
+                amend::amend_from(&bundle, generation, &mut findings, 0, true);
+            }
+            each(i, &bundle, &findings);
+            findings.clear();
+        }
+    })
+}
+
+/// [`decode_stream_as`] when only the verdicts are wanted: calls
+/// `each(index, valid)` for every whole bundle, in stream order, with
+/// [`is_valid`] of the findings [`validate_into_as`] gives; returns how
+/// many bundles it read. The findings are made without their messages, so
+/// a bundle costs no formatting and, when clean, no allocation.
+pub fn judge_stream(bytes: &[u8], generation: Generation, profile: Profile, mut each: impl FnMut(usize, bool)) -> usize {
+    let mut findings = Vec::new();
+    judged(Kernel::Auto, bytes, generation, |i, raw, verdict| {
+        if verdict == fast::Verdict::Clean {
+            each(i, true);
+        } else if profile == Profile::Amended && verdict == fast::Verdict::BandUnknown && amend::band_amended(raw, generation) {
+            // Only band findings, each one an erratum amends (LoadStationary's group selectors, say).
+            each(i, true);
+        } else {
+            let bundle = Bundle::decode(raw);
+            report(&bundle, generation, &mut findings, verdict, false);
+            if profile == Profile::Amended {
+                amend::amend_from(&bundle, generation, &mut findings, 0, false);
+            }
+            each(i, is_valid(&findings));
             findings.clear();
         }
     })
@@ -157,16 +202,16 @@ pub fn fast_path_decides(bundle: &Bundle, generation: Generation) -> bool {
 pub(crate) fn validate_with(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>, fast: bool) {
     let verdict = if fast { fast::verdict(bundle, generation) } else { fast::Verdict::Unknown };
     if verdict != fast::Verdict::Clean {
-        report(bundle, generation, out, verdict);
+        report(bundle, generation, out, verdict, true);
     }
 }
 
 /// The reporting checks, for what the fast path did not prove clean.
 #[inline(never)]
-fn report(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>, verdict: fast::Verdict) {
+fn report(bundle: &Bundle, generation: Generation, out: &mut Vec<Finding>, verdict: fast::Verdict, messages: bool) {
     let layout = bundle.layout();
     let op = opcode::lookup(bundle.opcode());
-    let mut cx = Ctx { layout, body_conf: Confidence::Confirmed, generation, out };
+    let mut cx = Ctx { layout, body_conf: Confidence::Confirmed, generation, out, messages };
     if let (fast::Verdict::BandUnknown, Some(op)) = (verdict, op) {
         cx.body_conf = op.body_prov.confidence;
         band::band(&mut cx, bundle, op);
@@ -185,25 +230,36 @@ pub(crate) struct Ctx<'a> {
     body_conf: Confidence,
     pub(crate) generation: Generation,
     out: &'a mut Vec<Finding>,
+    /// Whether findings get their message; a verdict needs none (see [`judge_stream`]).
+    messages: bool,
 }
 
 impl Ctx<'_> {
     /// Reports `check` on a field of the body layout.
     #[cold]
-    pub(crate) fn report(&mut self, check: &'static Check, field: &str, message: String) {
+    pub(crate) fn report(&mut self, check: &'static Check, field: &str, message: impl FnOnce() -> String) {
         let (offset, conf) = resolve(self.layout, field).unwrap_or((0, Confidence::Inferred));
         self.push(check, field.to_string(), offset, conf, message);
     }
 
     /// Reports `check` on a field of a view (an indirect reading of a slot).
     #[cold]
-    pub(crate) fn report_view(&mut self, check: &'static Check, slot: &str, base: usize, view: &Layout, leaf: &str, message: String) {
+    pub(crate) fn report_view(
+        &mut self,
+        check: &'static Check,
+        slot: &str,
+        base: usize,
+        view: &Layout,
+        leaf: &str,
+        message: impl FnOnce() -> String,
+    ) {
         let (offset, conf) = resolve(view, leaf).unwrap_or((0, Confidence::Inferred));
         self.push(check, format!("{slot}.{leaf}"), base + offset, conf, message);
     }
 
-    fn push(&mut self, check: &'static Check, field: String, offset: usize, field_conf: Confidence, message: String) {
+    fn push(&mut self, check: &'static Check, field: String, offset: usize, field_conf: Confidence, message: impl FnOnce() -> String) {
         let confidence = check.prov.confidence.max(field_conf).max(self.body_conf);
+        let message = if self.messages { message() } else { String::new() };
         self.out.push(Finding {
             code: check.code,
             field,
@@ -221,11 +277,11 @@ impl Ctx<'_> {
     pub(crate) fn dtype(&mut self, field: &str, tag: u8) -> Option<&'static DtypeInfo> {
         match dtype::info(tag) {
             None => {
-                self.report(&checks::INVALID_DTYPE, field, format!("dtype tag {tag:#04x} is not a wire tag 1..=16"));
+                self.report(&checks::INVALID_DTYPE, field, || format!("dtype tag {tag:#04x} is not a wire tag 1..=16"));
                 None
             }
             Some(d) if d.since > self.generation => {
-                self.report(&checks::DTYPE_UNAVAILABLE, field, format!("dtype {} (tag {}) does not exist before {}", d.name, d.tag, d.since));
+                self.report(&checks::DTYPE_UNAVAILABLE, field, || format!("dtype {} (tag {}) does not exist before {}", d.name, d.tag, d.since));
                 None
             }
             Some(d) => Some(d),
@@ -236,15 +292,16 @@ impl Ctx<'_> {
         let h = bundle.header();
         let saturate_ok = h.opcode == opcode::QUANTIZE_MX && h.inst_word_len == crate::bundle::header::INST_WORD_LEN_SATURATE;
         if h.inst_word_len != crate::bundle::INST_WORD_LEN && !saturate_ok {
-            self.report(&checks::INST_WORD_LEN, "inst_word_len", format!("inst_word_len is {:#04x}, not 0x10", h.inst_word_len));
+            self.report(&checks::INST_WORD_LEN, "inst_word_len", || format!("inst_word_len is {:#04x}, not 0x10", h.inst_word_len));
         }
         if h.reserved.get() != 0 {
-            self.report(&checks::HEADER_RESERVED, "reserved", format!("reserved half-word is {:#06x}", h.reserved.get()));
+            self.report(&checks::HEADER_RESERVED, "reserved", || format!("reserved half-word is {:#06x}", h.reserved.get()));
         }
         match op {
-            None => self.report(&checks::UNKNOWN_OPCODE, "opcode", format!("opcode {:#04x} is not in the opcode table", h.opcode)),
+            None => self.report(&checks::UNKNOWN_OPCODE, "opcode", || format!("opcode {:#04x} is not in the opcode table", h.opcode)),
             Some(o) if !o.available(self.generation) => {
-                self.report(&checks::OPCODE_UNAVAILABLE, "opcode", format!("{} ({:#04x}) is not encoded on {}", o.name, o.byte, self.generation))
+                let g = self.generation;
+                self.report(&checks::OPCODE_UNAVAILABLE, "opcode", || format!("{} ({:#04x}) is not encoded on {g}", o.name, o.byte))
             }
             Some(_) => {}
         }

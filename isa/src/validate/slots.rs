@@ -66,16 +66,16 @@ fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt:
         let view = &MxIndirect16b::LAYOUT;
         // The index vector is read from memory, as a pattern gather's is.
         if v.index.region() == Region::Outside {
-            let msg = format!("address {:#x} is outside SBUF and the PSUM window", v.index.addr29());
+            let msg = || format!("address {:#x} is outside SBUF and the PSUM window", v.index.addr29());
             cx.report_view(&ADDRESS_OUTSIDE_MEMORY, slot, base, view, "index", msg);
         }
         addr_basic(cx, slot, base, view, "data", v.data);
         mx_scale(cx, slot, base, view, "scale", v.scale);
         if v.k_extent.get() == 0 {
-            cx.report_view(&MX_ZERO_K_EXTENT, slot, base, view, "k_extent", "k_extent is 0".into());
+            cx.report_view(&MX_ZERO_K_EXTENT, slot, base, view, "k_extent", || "k_extent is 0".into());
         }
         if v.scale_base_part >= MX_SCALE_PARTS {
-            let msg = format!("scale_base_part {} is not below {MX_SCALE_PARTS}", v.scale_base_part);
+            let msg = || format!("scale_base_part {} is not below {MX_SCALE_PARTS}", v.scale_base_part);
             cx.report_view(&MX_SCALE_PART_RANGE, slot, base, view, "scale_base_part", msg);
         }
         return;
@@ -84,35 +84,33 @@ fn mx_operand(cx: &mut Ctx<'_>, slot: &str, base: usize, m: &MxMemPattern1d, dt:
     if addr_basic(cx, slot, base, view, "data", m.data) {
         let region = m.data.region();
         if region == Region::Outside {
-            cx.report(
-                &ADDRESS_OUTSIDE_MEMORY,
-                &format!("{slot}.data"),
-                format!("address {:#x} is outside SBUF and the PSUM window", m.data.addr29()),
-            );
+            cx.report(&ADDRESS_OUTSIDE_MEMORY, &format!("{slot}.data"), || {
+                format!("address {:#x} is outside SBUF and the PSUM window", m.data.addr29())
+            });
         }
         if let Some(d) = dt {
             if misaligned(m.data.addr29(), d.align) {
-                let msg = format!("address {:#x} is not {}-byte aligned for {}", m.data.addr29(), d.align, d.name);
+                let msg = || format!("address {:#x} is not {}-byte aligned for {}", m.data.addr29(), d.align, d.name);
                 cx.report(&MISALIGNED_ADDRESS, &format!("{slot}.data"), msg);
             }
         }
     }
     mx_scale(cx, slot, base, view, "scale", m.scale);
     if !MX_STEP_DIRS.contains(&m.step_dir) {
-        cx.report(&MX_STEP_DIR, &format!("{slot}.step_dir"), format!("step_dir is {:#04x}", m.step_dir));
+        cx.report(&MX_STEP_DIR, &format!("{slot}.step_dir"), || format!("step_dir is {:#04x}", m.step_dir));
     }
     if m.k_extent.get() == 0 {
-        cx.report(&MX_ZERO_K_EXTENT, &format!("{slot}.k_extent"), "k_extent is 0".into());
+        cx.report(&MX_ZERO_K_EXTENT, &format!("{slot}.k_extent"), || "k_extent is 0".into());
     }
     if m.scale_base_part >= MX_SCALE_PARTS {
-        let msg = format!("scale_base_part {} is not below {MX_SCALE_PARTS}", m.scale_base_part);
+        let msg = || format!("scale_base_part {} is not below {MX_SCALE_PARTS}", m.scale_base_part);
         cx.report(&MX_SCALE_PART_RANGE, &format!("{slot}.scale_base_part"), msg);
     }
 }
 
 fn mx_scale(cx: &mut Ctx<'_>, slot: &str, base: usize, view: &Layout, leaf: &str, a: Addr4) {
     if addr_basic(cx, slot, base, view, leaf, a) && a.region() != Region::Sbuf {
-        let msg = format!("MX scale address {:#x} is not in SBUF", a.addr29());
+        let msg = || format!("MX scale address {:#x} is not in SBUF", a.addr29());
         cx.report_view(&MX_SCALE_NOT_SBUF, slot, base, view, leaf, msg);
     }
 }
@@ -123,16 +121,16 @@ fn mx_scale(cx: &mut Ctx<'_>, slot: &str, base: usize, view: &Layout, leaf: &str
 fn addr_basic(cx: &mut Ctx<'_>, slot: &str, base: usize, view: &Layout, leaf: &str, a: Addr4) -> bool {
     if a.is_register() {
         if u32::from(a.regid()) >= addr4::REGID_LIMIT {
-            cx.report_view(&REGISTER_ID, slot, base, view, leaf, format!("register id {:#04x} is not below 0x40", a.regid()));
+            cx.report_view(&REGISTER_ID, slot, base, view, leaf, || format!("register id {:#04x} is not below 0x40", a.regid()));
         }
         if a.word() & addr4::REGISTER_RESERVED_MASK != 0 {
-            let msg = format!("register-mode word {:#010x} has bits 8..30 set", a.word());
+            let msg = || format!("register-mode word {:#010x} has bits 8..30 set", a.word());
             cx.report_view(&REGISTER_RESERVED_BITS, slot, base, view, leaf, msg);
         }
         return false;
     }
     if a.word() & addr4::MODE_MASK == addr4::MODE_DEAD {
-        cx.report_view(&DEAD_ADDR_MODE, slot, base, view, leaf, format!("ADDR4 {:#010x} has the dead mode nibble 0x60", a.word()));
+        cx.report_view(&DEAD_ADDR_MODE, slot, base, view, leaf, || format!("ADDR4 {:#010x} has the dead mode nibble 0x60", a.word()));
         return false;
     }
     true
@@ -177,7 +175,7 @@ fn pattern(cx: &mut Ctx<'_>, slot: &str, base: usize, p: &impl Pattern, dt: Opti
         // stride/num region is inert (§2.7).
         let view = gather_view(p.nums().len());
         if a.region() == Region::Outside {
-            cx.report(&ADDRESS_OUTSIDE_MEMORY, &format!("{slot}.addr"), format!("address {:#x} is outside SBUF and the PSUM window", a.addr29()));
+            cx.report(&ADDRESS_OUTSIDE_MEMORY, &format!("{slot}.addr"), || format!("address {:#x} is outside SBUF and the PSUM window", a.addr29()));
         }
         if let Ok((g, _)) = Indirect16b::read_from_prefix(p.as_bytes()) {
             addr_basic(cx, slot, base, view, "data", g.data);
@@ -188,25 +186,25 @@ fn pattern(cx: &mut Ctx<'_>, slot: &str, base: usize, p: &impl Pattern, dt: Opti
         let region = a.region();
         let matmul_dst = role == (Role::Dst { matmul: true });
         if matmul_dst && region != Region::Psum {
-            cx.report(&MATMUL_DST_NOT_PSUM, &format!("{slot}.addr"), format!("matmul destination {:#x} is not in the PSUM window", a.addr29()));
+            cx.report(&MATMUL_DST_NOT_PSUM, &format!("{slot}.addr"), || format!("matmul destination {:#x} is not in the PSUM window", a.addr29()));
         } else if region == Region::Outside {
-            cx.report(&ADDRESS_OUTSIDE_MEMORY, &format!("{slot}.addr"), format!("address {:#x} is outside SBUF and the PSUM window", a.addr29()));
+            cx.report(&ADDRESS_OUTSIDE_MEMORY, &format!("{slot}.addr"), || format!("address {:#x} is outside SBUF and the PSUM window", a.addr29()));
         }
         if let Some(d) = dt {
             if misaligned(a.addr29(), d.align) {
-                let msg = format!("address {:#x} is not {}-byte aligned for {}", a.addr29(), d.align, d.name);
+                let msg = || format!("address {:#x} is not {}-byte aligned for {}", a.addr29(), d.align, d.name);
                 cx.report(&MISALIGNED_ADDRESS, &format!("{slot}.addr"), msg);
             }
             if let Role::Dst { matmul } = role {
                 if region == Region::Psum && !d.psum_write && !(matmul && d.tag == BF16) {
-                    cx.report(&PSUM_WRITE_DTYPE, &format!("{slot}.addr"), format!("PSUM write with {}-byte class dtype {}", d.align, d.name));
+                    cx.report(&PSUM_WRITE_DTYPE, &format!("{slot}.addr"), || format!("PSUM write with {}-byte class dtype {}", d.align, d.name));
                 }
             }
         }
     }
     for (i, n) in p.nums().iter().enumerate() {
         if n.get() == 0 {
-            cx.report(&ZERO_NUM, &format!("{slot}.num[{i}]"), format!("num[{i}] is 0"));
+            cx.report(&ZERO_NUM, &format!("{slot}.num[{i}]"), || format!("num[{i}] is 0"));
         }
     }
 }

@@ -1,0 +1,124 @@
+//! `tpb validate` end to end on a raw file of real v2 bundles, against `cat`
+//! of the same file (page cache warm): the engine streams of the folder's
+//! v2 programs, repeated to the size asked for. `-q` is the verdict alone,
+//! the default text mode also prints every bundle with a finding (real
+//! programs carry notes the errata amend). Both run as child processes,
+//! interleaved with `cat`.
+
+use super::external::{timed, which, Scratch};
+use super::report::{Row, Target};
+use super::timing::ms;
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+use tpb_isa::Generation;
+use tpb_oracle::neff;
+
+/// `tpb validate -q` may take at most this many times `cat` of the file.
+pub const TARGET: Target = Target::AtMost(3.0);
+/// The file's size unless `TPB_BENCH_E2E_MIB` says otherwise.
+pub const DEFAULT_MIB: usize = 256;
+/// Environment variable that sets the file's size in MiB.
+pub const ENV_MIB: &str = "TPB_BENCH_E2E_MIB";
+const AREA: &str = "validate";
+
+/// Writes `mib` MiB of the v2 engine streams of `files`, repeated, to `out`; the bundles written.
+fn real_file(files: &[std::path::PathBuf], mib: usize, out: &Path) -> Result<usize, String> {
+    let mut streams = Vec::new();
+    for f in files {
+        let n = neff::read_file(f).map_err(|e| e.to_string())?;
+        if n.generation() == Some(Generation::V2) {
+            streams.extend(n.streams.into_iter().map(|s| s.bytes).filter(|b| tpb_isa::bundle::stream(b).is_ok()));
+        }
+    }
+    let pool: Vec<u8> = streams.concat();
+    if pool.is_empty() {
+        return Err("no v2 engine stream in the folder".into());
+    }
+    let len = mib << 20;
+    let file = std::fs::File::create(out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    let mut left = len;
+    while left > 0 {
+        let take = left.min(pool.len());
+        w.write_all(&pool[..take]).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+        left -= take;
+    }
+    w.flush().map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+    Ok(len / tpb_isa::BUNDLE_BYTES)
+}
+
+pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> {
+    let mib = std::env::var(ENV_MIB).ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|m| *m > 0).unwrap_or(DEFAULT_MIB);
+    let quiet = format!("tpb validate -q, {mib} MiB of real v2 bundles, vs cat");
+    let text = format!("tpb validate (text to /dev/null), {mib} MiB of real v2 bundles, vs cat");
+    let skip = |why: String| vec![Row::skipped(AREA, quiet.clone(), Some(TARGET), why.clone()), Row::skipped(AREA, text.clone(), None, why)];
+    let Some((dir, files)) = super::folder::folder() else { return skip("no NEFF programs in ../shared/neff or corpus/neff/real".into()) };
+    let Some(cat) = which("cat") else { return skip("cat is not installed".into()) };
+    let tpb = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => return skip(format!("cannot locate the tpb executable: {e}")),
+    };
+    let path = scratch.0.join("real-v2.bin");
+    let bundles = match real_file(&files, mib, &path) {
+        Ok(n) => n,
+        Err(e) => return skip(e),
+    };
+    let file = path.display().to_string();
+    // Best of each, interleaved round by round; the first `cat` also warms the page cache.
+    let mut best = [Duration::MAX; 3];
+    for _ in 0..rounds.max(1) {
+        let round = [timed(&cat, &[&file], &[0]), timed(&tpb, &["validate", "-q", &file], &[0, 1]), timed(&tpb, &["validate", &file], &[0, 1])];
+        for (b, r) in best.iter_mut().zip(round) {
+            match r {
+                Ok(d) => *b = (*b).min(d),
+                Err(e) => return skip(e),
+            }
+        }
+    }
+    notes.push(format!(
+        "validate end to end: {mib} MiB ({bundles} bundles) of the v2 engine streams of {} repeated, in the page cache; `cat FILE >/dev/null` is the baseline",
+        dir.display()
+    ));
+    let [base, q, t] = best.map(|d| d.as_secs_f64().max(f64::MIN_POSITIVE));
+    let rate = |secs: f64| format!("{:.1} M bundles/s", bundles as f64 / secs / 1e6);
+    vec![
+        Row::measured(
+            AREA,
+            quiet,
+            format!("{} ({})", ms(Duration::from_secs_f64(q)), rate(q)),
+            format!("cat {}", ms(Duration::from_secs_f64(base))),
+            "time / baseline time",
+            q / base,
+            Some(TARGET),
+        ),
+        Row::measured(
+            AREA,
+            text,
+            format!("{} ({})", ms(Duration::from_secs_f64(t)), rate(t)),
+            format!("cat {}", ms(Duration::from_secs_f64(base))),
+            "time / baseline time",
+            t / base,
+            None,
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_real_file_is_whole_v2_bundles_of_the_size_asked() -> Result<(), String> {
+        let Some((_, files)) = super::super::folder::folder() else { return Err("no NEFF programs, not even corpus/neff/real".into()) };
+        let scratch = super::Scratch::new()?;
+        let out = scratch.0.join("real.bin");
+        let bundles = super::real_file(&files, 1, &out)?;
+        let bytes = std::fs::read(&out).map_err(|e| e.to_string())?;
+        assert_eq!((bytes.len(), bundles), (1 << 20, (1 << 20) / 64));
+        assert!(tpb_isa::bundle::stream(&bytes).is_ok());
+        // Real v2 programs are valid by default.
+        let mut invalid = 0;
+        tpb_isa::validate::judge_stream(&bytes, tpb_isa::Generation::V2, tpb_isa::Profile::Amended, |_, valid| invalid += usize::from(!valid));
+        assert_eq!(invalid, 0);
+        Ok(())
+    }
+}
