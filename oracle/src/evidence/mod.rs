@@ -11,14 +11,18 @@ pub mod detection;
 pub mod diff;
 pub mod draft;
 mod fields;
+pub mod harness;
 mod hist;
 pub mod holdout;
+mod merge;
 mod render;
 #[cfg(test)]
 mod tests;
 
 pub use fields::{fields, finding_bytes, FieldSpec};
+pub use harness::Harness;
 pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
+pub use merge::Shards;
 
 use crate::neff::GenerationFrom;
 use std::collections::{BTreeMap, BTreeSet};
@@ -181,8 +185,12 @@ impl std::fmt::Display for Contradiction {
 }
 
 /// The evidence of some streams of real bundles.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Evidence {
+    /// What counted (version, tables, `--arch`): evidence merges only with its own kind.
+    harness: Harness,
+    /// Which shards of a split run this holds, unless the whole run.
+    shards: Option<Shards>,
     /// (file, build, generation) → bundles.
     inputs: BTreeMap<(String, String, Generation), u64>,
     /// File → its target and how its generation was chosen (see [`Evidence::set_source`]).
@@ -198,9 +206,36 @@ pub struct Evidence {
     invalid_amended: u64,
 }
 
+impl Default for Evidence {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Evidence {
+    /// Evidence with each container's generation its own (no `--arch`).
     pub fn new() -> Self {
-        Self::default()
+        Self::with_arch(None)
+    }
+
+    /// Evidence of streams all judged under `arch` when given (`--arch`), as its JSON says.
+    pub fn with_arch(arch: Option<Generation>) -> Self {
+        Evidence {
+            harness: Harness::current(arch),
+            shards: None,
+            inputs: BTreeMap::new(),
+            sources: BTreeMap::new(),
+            groups: BTreeMap::new(),
+            support: BTreeMap::new(),
+            bundles: 0,
+            invalid_spec: 0,
+            invalid_amended: 0,
+        }
+    }
+
+    /// What counted this evidence.
+    pub fn harness(&self) -> &Harness {
+        &self.harness
     }
 
     /// Adds one stream's whole bundles (a trailing partial bundle is not one):
@@ -244,8 +279,20 @@ impl Evidence {
 
     /// Records, for the output, a file's target (a container's, as it names
     /// it) and how the generation its streams are added under was chosen.
+    /// Two files the output names alike (one name under two folders given)
+    /// keep the smaller source, so the result depends on no order.
     pub fn set_source(&mut self, file: &str, target: Option<&str>, from: GenerationFrom) {
-        self.sources.insert(file.to_string(), (target.map(str::to_string), from));
+        self.note_source(file.to_string(), (target.map(str::to_string), from));
+    }
+
+    fn note_source(&mut self, file: String, source: (Option<String>, GenerationFrom)) {
+        match self.sources.get_mut(&file) {
+            Some(s) if source < *s => *s = source,
+            Some(_) => {}
+            None => {
+                self.sources.insert(file, source);
+            }
+        }
     }
 
     /// Whole bundles added.
@@ -287,6 +334,11 @@ impl Evidence {
 
     fn group(&self, g: Generation, build: &str, opcode: u8) -> Option<&Group> {
         self.groups.get(&(g, build.to_string()))?.get(&opcode)
+    }
+
+    /// The values behind one contradiction.
+    fn refused_values(&self, c: &Contradiction) -> Option<&Hist> {
+        self.group(c.generation, &c.build, c.opcode)?.refused.get(&(c.check, c.field.clone()))
     }
 
     /// Spec disagreements no erratum accepts, sorted by generation, build, opcode, check and field.
