@@ -14,16 +14,8 @@ use tpb_oracle::neff::Choice;
 /// [`Program::generation`]'s: `arch`, else the container's target's, else the
 /// best fit of its bundles (said once per container), v2 for a raw file.
 pub fn each_program(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64, mut each: impl FnMut(&str, &Program, &Choice)) -> u8 {
-    let mut code = 0u8;
-    let mut inputs = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            walk(p, p, &mut inputs, &mut code);
-        } else {
-            inputs.push((p.clone(), name(p)));
-        }
-    }
-    for (path, shown) in &inputs {
+    let (inputs, mut code) = find(paths);
+    for Found { path, shown, .. } in &inputs {
         let program = match input::load(path, max_bytes) {
             Ok(p) => p,
             Err(e) => {
@@ -35,6 +27,34 @@ pub fn each_program(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64,
         each(shown, &program, &choice);
     }
     code
+}
+
+/// One program file found under the paths given.
+pub struct Found {
+    pub path: PathBuf,
+    /// Its name in the output: relative to the folder given, or the file as given.
+    pub shown: String,
+    /// Its path relative to the argument it was found under (a file given
+    /// itself: its file name): what a shard is chosen by, the same on any machine.
+    pub relative: String,
+}
+
+/// Every program under `paths` in a stable order (folders walked for
+/// `*.neff`), and the usage/I-O code if a folder could not be read.
+pub fn find(paths: &[PathBuf]) -> (Vec<Found>, u8) {
+    let mut code = 0u8;
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, p, &mut found, &mut code);
+            out.extend(found.into_iter().map(|(path, shown)| Found { path, relative: shown.clone(), shown }));
+        } else {
+            let relative = p.file_name().map_or_else(|| name(p), |f| f.to_string_lossy().into_owned());
+            out.push(Found { path: p.clone(), shown: name(p), relative });
+        }
+    }
+    (out, code)
 }
 
 /// Every `*.neff` file under `dir`, depth first in name order, named relative
