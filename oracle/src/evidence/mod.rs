@@ -27,6 +27,7 @@ pub use merge::Shards;
 use crate::neff::GenerationFrom;
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_isa::bundle::claims::{claims, Claim};
+use tpb_isa::checks::Check;
 use tpb_isa::errata::{Erratum, ERRATA};
 use tpb_isa::validate::{self, Finding};
 use tpb_isa::{smith, BodyKind, Bundle, Generation, Raw, BUNDLE_BYTES};
@@ -77,7 +78,7 @@ impl Group {
 
     /// Counts one bundle: `spec` its findings under the spec, `amended` the same
     /// findings after [`validate::amend`] (same order, then any it appended).
-    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, engine: &str, spec: &[Finding], amended: &[Finding]) {
+    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, engine: &str, spec: &[Finding], amended: &[Finding], applicable: &[&'static Check]) {
         self.bundles += 1;
         if !engine.is_empty() {
             crate::hist::bump(&mut self.engines, engine);
@@ -109,7 +110,7 @@ impl Group {
                 c.refused += 1;
             }
         }
-        for check in smith::applicable(raw, g) {
+        for check in applicable {
             if !fired.contains(&check.code) {
                 self.checks.entry(check.code).or_default().agree += 1;
             }
@@ -128,6 +129,32 @@ impl Group {
             let h = self.refused.entry((f.code, f.field.clone())).or_default();
             h.add(finding_bytes(raw, bundle.layout(), f));
         }
+    }
+}
+
+/// [`smith::applicable`] remembered for the last bundles seen (a fixed
+/// number of slots, by a hash of the bundle): programs repeat bundles, and
+/// working the checks out builds every mutation of the bundle.
+struct Applicable {
+    slots: Vec<Option<(Raw, Vec<&'static Check>)>>,
+}
+
+impl Default for Applicable {
+    fn default() -> Self {
+        Applicable { slots: vec![None; Self::SLOTS] }
+    }
+}
+
+impl Applicable {
+    const SLOTS: usize = 1024;
+
+    fn of(&mut self, raw: &Raw, g: Generation) -> &[&'static Check] {
+        let h = raw.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let slot = &mut self.slots[(h as usize) % Self::SLOTS];
+        if !slot.as_ref().is_some_and(|(r, _)| r == raw) {
+            *slot = Some((*raw, smith::applicable(raw, g)));
+        }
+        slot.as_ref().map_or(&[], |(_, v)| v.as_slice())
     }
 }
 
@@ -248,6 +275,7 @@ impl Evidence {
         let mut accepted: BTreeMap<&'static str, u64> = BTreeMap::new();
         let (mut invalid_spec, mut invalid_amended) = (0u64, 0u64);
         let mut amended: Vec<Finding> = Vec::new();
+        let mut applicable = Applicable::default();
         let n = validate::decode_stream(bytes, g, |i, bundle, spec| {
             let Some(raw) = bytes.get(i * BUNDLE_BYTES..(i + 1) * BUNDLE_BYTES).and_then(|c| <&Raw>::try_from(c).ok()) else { return };
             amended.clear();
@@ -257,7 +285,7 @@ impl Evidence {
             }
             invalid_spec += u64::from(!validate::is_valid(spec));
             invalid_amended += u64::from(!validate::is_valid(&amended));
-            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(raw, bundle, g, engine, spec, &amended);
+            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(raw, bundle, g, engine, spec, &amended, applicable.of(raw, g));
             let mut ids: Vec<&'static str> = amended.iter().filter_map(|f| f.erratum).collect();
             ids.sort_unstable();
             ids.dedup();
