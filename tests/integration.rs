@@ -8,6 +8,7 @@ mod cli;
 mod conform;
 mod corpus;
 mod evidence;
+mod fleet;
 mod html;
 mod infer;
 mod neff_cmd;
