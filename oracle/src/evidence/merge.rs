@@ -175,11 +175,12 @@ fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
                 _ => Some(format!("{at}.{k}")),
             })
         }
-        (Value::Array(x), Value::Array(y)) => {
-            x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_difference(p, q, &format!("{at}[{i}]"))).or_else(|| {
-                (x.len() != y.len()).then(|| format!("{at}[{}]", x.len().min(y.len())))
-            })
-        }
+        (Value::Array(x), Value::Array(y)) => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (p, q))| first_difference(p, q, &format!("{at}[{i}]")))
+            .or_else(|| (x.len() != y.len()).then(|| format!("{at}[{}]", x.len().min(y.len())))),
         _ => (a != b).then(|| if at.is_empty() { "the document".to_string() } else { at.to_string() }),
     }
 }
@@ -254,7 +255,11 @@ fn read(v: &Value) -> R<Evidence> {
     let mut ev = Evidence::new();
     ev.harness = Harness::from_json(get(v, "harness", "")?)?;
     if let Some(s) = v.get("shards") {
-        let have: BTreeSet<u32> = arr(s, "have", ".shards")?.iter().map(|k| k.as_u64().and_then(|k| u32::try_from(k).ok())).collect::<Option<_>>().ok_or(".shards.have: not shard numbers")?;
+        let have: BTreeSet<u32> = arr(s, "have", ".shards")?
+            .iter()
+            .map(|k| k.as_u64().and_then(|k| u32::try_from(k).ok()))
+            .collect::<Option<_>>()
+            .ok_or(".shards.have: not shard numbers")?;
         let count = u32::try_from(count(s, "count", ".shards")?).map_err(|_| ".shards.count: too large")?;
         ev.shards = Some(Shards { count, have });
     }
@@ -296,7 +301,8 @@ fn read(v: &Value) -> R<Evidence> {
             for (id, n) in obj(c, "accepted", &at)? {
                 accepted.insert(erratum_id(id, &at)?, n.as_u64().ok_or_else(|| format!("{at}.accepted: not a count"))?);
             }
-            let cc = CheckCount { agree: count(c, "agree", &at)?, disagree: count(c, "disagree", &at)?, accepted, refused: count(c, "refused", &at)? };
+            let cc =
+                CheckCount { agree: count(c, "agree", &at)?, disagree: count(c, "disagree", &at)?, accepted, refused: count(c, "refused", &at)? };
             group.checks.insert(code, cc);
         }
         let claims = arr(g, "claims", &at)?;

@@ -76,9 +76,11 @@ impl Group {
         }
     }
 
-    /// Counts one bundle: `spec` its findings under the spec, `amended` the same
-    /// findings after [`validate::amend`] (same order, then any it appended).
-    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, engine: &str, spec: &[Finding], amended: &[Finding], applicable: &[&'static Check]) {
+    /// Counts one bundle: `findings` its findings under the spec, and the
+    /// same after [`validate::amend`] (same order, then any it appended);
+    /// `applicable` the checks [`smith::applicable`] gives it.
+    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, engine: &str, findings: (&[Finding], &[Finding]), applicable: &[&'static Check]) {
+        let (spec, amended) = findings;
         self.bundles += 1;
         if !engine.is_empty() {
             crate::hist::bump(&mut self.engines, engine);
@@ -151,7 +153,7 @@ impl Applicable {
     fn of(&mut self, raw: &Raw, g: Generation) -> &[&'static Check] {
         let h = raw.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
         let slot = &mut self.slots[(h as usize) % Self::SLOTS];
-        if !slot.as_ref().is_some_and(|(r, _)| r == raw) {
+        if slot.as_ref().is_none_or(|(r, _)| r != raw) {
             *slot = Some((*raw, smith::applicable(raw, g)));
         }
         slot.as_ref().map_or(&[], |(_, v)| v.as_slice())
@@ -285,7 +287,14 @@ impl Evidence {
             }
             invalid_spec += u64::from(!validate::is_valid(spec));
             invalid_amended += u64::from(!validate::is_valid(&amended));
-            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(raw, bundle, g, engine, spec, &amended, applicable.of(raw, g));
+            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(
+                raw,
+                bundle,
+                g,
+                engine,
+                (spec, &amended),
+                applicable.of(raw, g),
+            );
             let mut ids: Vec<&'static str> = amended.iter().filter_map(|f| f.erratum).collect();
             ids.sort_unstable();
             ids.dedup();
