@@ -14,6 +14,7 @@ mod html;
 pub mod input;
 mod out;
 pub mod programs;
+pub mod shard;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;

@@ -14,6 +14,9 @@ use tpb_oracle::neff::Choice;
 pub struct Found {
     pub path: PathBuf,
     pub shown: String,
+    /// Its path relative to the argument it was found under (a file given
+    /// itself: its file name): what a shard is chosen by, the same on any machine.
+    pub relative: String,
 }
 
 /// The program files `paths` name, in a stable order: a file as given, a
@@ -26,7 +29,8 @@ pub fn expand(paths: &[PathBuf], verbose: bool) -> (Vec<Found>, u8) {
     let mut found = Vec::new();
     for p in paths {
         if !p.is_dir() {
-            found.push(Found { path: p.clone(), shown: name(p) });
+            let relative = p.file_name().map_or_else(|| name(p), |f| f.to_string_lossy().into_owned());
+            found.push(Found { path: p.clone(), shown: name(p), relative });
             continue;
         }
         let (before, mut walked) = (found.len(), 0u8);
@@ -54,7 +58,7 @@ pub fn expand(paths: &[PathBuf], verbose: bool) -> (Vec<Found>, u8) {
 /// best fit of its bundles (said once per container), v2 for a raw file.
 pub fn each_program(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64, mut each: impl FnMut(&str, &Program, &Choice)) -> u8 {
     let (inputs, mut code) = expand(paths, false);
-    for Found { path, shown } in &inputs {
+    for Found { path, shown, .. } in &inputs {
         let program = match input::load(path, max_bytes) {
             Ok(p) => p,
             Err(e) => {
@@ -85,7 +89,7 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<Found>, code: &mut u8) {
             Ok(t) if t.is_dir() => walk(root, &path, out, code),
             Ok(t) if t.is_file() && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("neff")) => {
                 let shown = name(path.strip_prefix(root).unwrap_or(&path));
-                out.push(Found { path, shown });
+                out.push(Found { path, relative: shown.clone(), shown });
             }
             Ok(_) => {}
             Err(e) => *code = crate::out::fail(format!("{}: {e}", input::shown(&path))),

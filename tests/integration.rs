@@ -9,6 +9,7 @@ mod conform;
 mod corpus;
 mod docs;
 mod evidence;
+mod fleet;
 mod folders;
 mod html;
 mod infer;

@@ -3,15 +3,19 @@
 //! (a byte, half-word or word of a body; ASCII names).
 //!
 //! It counts at most `CAP` distinct values exactly ([`MAX_TRACKED`] unless
-//! said): a new value past the cap only counts into "other", so a huge
-//! input cannot grow memory without bound. `distinct` is then a lower bound
-//! ([`Bounded::capped`]), and which values got tracked depends on the order
-//! they arrived in.
+//! said), so a huge input cannot grow memory without bound: the `CAP`
+//! smallest values (by `K`'s order) seen. A value larger than all of them
+//! arrives when the histogram is full: it only counts into "other"; a
+//! smaller one takes the place of the largest, whose count moves to "other".
+//! Which values are tracked, and their counts, thus depend only on the
+//! values counted, never on their order or on how the input was split:
+//! merging histograms of any split gives the histogram of the whole (see
+//! [`Bounded::merge`]). `distinct` is a lower bound once capped
+//! ([`Bounded::capped`]).
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
-use std::hash::Hash;
+use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
 /// Values listed per histogram; the rest are summed as "other".
@@ -19,61 +23,84 @@ pub const TOP_VALUES: usize = 8;
 /// Distinct values counted exactly per histogram.
 pub const MAX_TRACKED: usize = 4096;
 
-/// Occurrences of values of type `K`, at most `CAP` distinct ones counted exactly.
-#[derive(Clone, Debug)]
+/// Occurrences of values of type `K`, the `CAP` smallest distinct ones counted exactly.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bounded<K, const CAP: usize = MAX_TRACKED> {
-    counts: HashMap<K, u64>,
-    /// Occurrences of values that arrived after the cap.
+    /// Ordered, so the largest tracked value is the one a smaller newcomer evicts.
+    counts: BTreeMap<K, u64>,
+    /// Occurrences of values larger than every tracked one once the cap was reached.
     untracked: u64,
 }
 
 impl<K, const CAP: usize> Default for Bounded<K, CAP> {
     fn default() -> Self {
-        Bounded { counts: HashMap::new(), untracked: 0 }
+        Bounded { counts: BTreeMap::new(), untracked: 0 }
     }
 }
 
-impl<K: Hash + Eq, const CAP: usize> Bounded<K, CAP> {
+impl<K: Ord, const CAP: usize> Bounded<K, CAP> {
     /// Counts `n` occurrences of `value` (allocating its key only when it is new and tracked).
     pub fn add<Q>(&mut self, value: &Q, n: u64)
     where
         K: Borrow<Q>,
-        Q: Hash + Eq + ToOwned + ?Sized,
-        Q::Owned: Into<K>,
-    {
-        self.add_within(value, n, CAP);
-    }
-
-    /// [`Bounded::add`] with room for `room` distinct values rather than
-    /// `CAP`: for histograms that share one cap between them.
-    pub(crate) fn add_within<Q>(&mut self, value: &Q, n: u64, room: usize)
-    where
-        K: Borrow<Q>,
-        Q: Hash + Eq + ToOwned + ?Sized,
+        Q: Ord + ToOwned + ?Sized,
         Q::Owned: Into<K>,
     {
         if let Some(c) = self.counts.get_mut(value) {
             *c += n;
-        } else if self.counts.len() < room {
+        } else if self.counts.len() < CAP {
+            self.counts.insert(value.to_owned().into(), n);
+        } else if self.counts.last_key_value().is_some_and(|(max, _)| value < max.borrow()) {
+            self.evict_largest();
             self.counts.insert(value.to_owned().into(), n);
         } else {
             self.untracked += n;
         }
     }
 
-    /// Adds another histogram's counts: its tracked values as if added here
-    /// (new ones past the cap go to "other"), and its untracked occurrences.
+    /// Counts `n` occurrences of an owned value (as [`Bounded::add`]).
+    fn add_owned(&mut self, value: K, n: u64) {
+        if let Some(c) = self.counts.get_mut(&value) {
+            *c += n;
+        } else if self.counts.len() < CAP {
+            self.counts.insert(value, n);
+        } else if self.counts.last_key_value().is_some_and(|(max, _)| value < *max) {
+            self.evict_largest();
+            self.counts.insert(value, n);
+        } else {
+            self.untracked += n;
+        }
+    }
+
+    fn evict_largest(&mut self) {
+        if let Some((_, n)) = self.counts.pop_last() {
+            self.untracked += n;
+        }
+    }
+
+    /// Adds another histogram's counts. The result is the histogram of both
+    /// inputs together, whatever the split: a value among the `CAP` smallest
+    /// of the union is among the `CAP` smallest of each part that saw it, so
+    /// each part counted it exactly; every other occurrence is "other" on
+    /// both sides. So merging is associative and commutative.
     pub fn merge(&mut self, other: Bounded<K, CAP>) {
         for (k, n) in other.counts {
-            if let Some(c) = self.counts.get_mut(&k) {
-                *c += n;
-            } else if self.counts.len() < CAP {
-                self.counts.insert(k, n);
-            } else {
-                self.untracked += n;
-            }
+            self.add_owned(k, n);
         }
         self.untracked += other.untracked;
+    }
+
+    /// A histogram read back from its tracked counts and untracked
+    /// occurrences; `None` when they cannot come from one (more values than
+    /// the cap, or values untracked while there was room).
+    pub fn from_parts(counts: impl IntoIterator<Item = (K, u64)>, untracked: u64) -> Option<Self> {
+        let mut h = Bounded::default();
+        for (k, n) in counts {
+            if n == 0 || h.counts.insert(k, n).is_some() {
+                return None;
+            }
+        }
+        (h.counts.len() <= CAP && (untracked == 0 || h.counts.len() == CAP)).then_some(Bounded { untracked, ..h })
     }
 
     /// Every occurrence counted, tracked or not.
@@ -96,7 +123,7 @@ impl<K: Hash + Eq, const CAP: usize> Bounded<K, CAP> {
         self.untracked
     }
 
-    /// Every tracked value with its count, in no order.
+    /// Every tracked value with its count, smallest value first.
     pub fn iter(&self) -> impl Iterator<Item = (&K, u64)> + '_ {
         self.counts.iter().map(|(k, &c)| (k, c))
     }
@@ -107,10 +134,7 @@ impl<K: Hash + Eq, const CAP: usize> Bounded<K, CAP> {
     }
 
     /// The `n` most frequent values (by count, then by value) and the count of all others.
-    pub fn top(&self, n: usize) -> (Vec<(&K, u64)>, u64)
-    where
-        K: Ord,
-    {
+    pub fn top(&self, n: usize) -> (Vec<(&K, u64)>, u64) {
         self.top_by(n, K::cmp)
     }
 }
@@ -167,9 +191,10 @@ mod tests {
     }
 
     #[test]
-    fn past_the_cap_new_values_are_only_counted_and_known_ones_still_are() {
+    fn past_the_cap_the_smallest_values_are_kept_and_the_rest_counted_as_other() {
         let mut h: Bounded<String> = Bounded::default();
-        for v in 0..MAX_TRACKED + 10 {
+        // Largest first: each newcomer past the cap is smaller, so it evicts the largest tracked.
+        for v in (0..MAX_TRACKED + 10).rev() {
             h.add(format!("v{v:05}").as_str(), 1);
         }
         h.add("v00000", 1);
@@ -177,32 +202,80 @@ mod tests {
         let (top, other) = h.top(TOP_VALUES);
         assert_eq!((top[0].0.as_str(), top[0].1), ("v00000", 2));
         assert_eq!(top.iter().map(|x| x.1).sum::<u64>() + other, h.total());
-        // A smaller cap, as a type parameter.
+        assert_eq!(h.iter().last().map(|(k, _)| k.as_str()), Some(format!("v{:05}", MAX_TRACKED - 1).as_str()));
+        // A smaller cap, as a type parameter: "c" arrives last and is the largest, so it is other.
         let mut small: Bounded<Box<[u8]>, 2> = Bounded::default();
-        for s in [&b"a"[..], b"b", b"c", b"a"] {
+        for s in [&b"b"[..], b"c", b"a", b"a"] {
             small.add(s, 1);
         }
-        assert_eq!((small.distinct(), small.untracked(), small.total()), (2, 1, 4));
+        let kept: Vec<(&[u8], u64)> = small.iter().map(|(k, n)| (&k[..], n)).collect();
+        assert_eq!((kept, small.untracked(), small.total()), (vec![(&b"a"[..], 2), (&b"b"[..], 1)], 1, 4));
     }
 
     #[test]
-    fn merged_histograms_add_their_counts_and_what_they_no_longer_track() {
-        let with = |values: &[u32], untracked: usize| {
+    fn merged_histograms_keep_the_smallest_values_of_both() {
+        let with = |values: &[u32]| {
             let mut h: Bounded<u32, 3> = Bounded::default();
             for v in values {
                 h.add(v, 1);
             }
-            for v in 0..untracked {
-                h.add(&(100 + v as u32), 1);
-            }
             h
         };
-        let mut a = with(&[1, 2, 3], 2);
-        a.merge(with(&[1, 4], 0));
-        // 1 is known (counted), 4 is new past the cap (other), and a's two untracked stay.
-        assert_eq!((a.top(1).0, a.distinct(), a.untracked(), a.total()), (vec![(&1, 2)], 3, 3, 7));
-        let mut b = with(&[], 0);
-        b.merge(with(&[7], 5));
-        assert_eq!((b.distinct(), b.untracked(), b.total()), (3, 3, 6));
+        let mut a = with(&[1, 2, 3, 100, 101]);
+        a.merge(with(&[1, 0]));
+        // 0 is new and smallest: it evicts 3; 1 is counted; 100 and 101 stayed other.
+        let kept: Vec<(u32, u64)> = a.iter().map(|(k, n)| (*k, n)).collect();
+        assert_eq!((kept, a.untracked(), a.total()), (vec![(0, 1), (1, 2), (2, 1)], 3, 7));
+        assert_eq!(a, with(&[1, 2, 3, 100, 101, 1, 0]));
+    }
+
+    #[test]
+    fn parts_read_back_only_when_one_histogram_could_hold_them() {
+        type H = Bounded<u32, 2>;
+        assert_eq!(H::from_parts([(1, 2), (5, 1)], 4).map(|h| h.total()), Some(7));
+        assert!(H::from_parts([(1, 2)], 4).is_none(), "untracked with room left");
+        assert!(H::from_parts([(1, 2), (2, 1), (3, 1)], 0).is_none(), "over the cap");
+        assert!(H::from_parts([(1, 2), (1, 1)], 0).is_none(), "a value twice");
+        assert!(H::from_parts([(1, 0)], 0).is_none(), "a value never seen");
+    }
+
+    /// Values split into parts by `part`, counted part by part and merged in
+    /// the order `order` gives, equal the values counted in one pass; merged
+    /// as a tree (left half, right half) too.
+    fn split_merges_exactly(values: Vec<u8>, part: Vec<u8>, order: Vec<u8>) -> bool {
+        type H = Bounded<u8, 5>;
+        let mut whole = H::default();
+        for v in &values {
+            whole.add(v, 1);
+        }
+        let parts_n = 1 + usize::from(part.first().copied().unwrap_or(0) % 6);
+        let mut parts = vec![H::default(); parts_n];
+        for (i, v) in values.iter().enumerate() {
+            let k = usize::from(part.get(i % part.len().max(1)).copied().unwrap_or(0)) % parts_n;
+            parts[k].add(v, 1);
+        }
+        let mut shuffled = parts.clone();
+        for (i, o) in order.iter().enumerate() {
+            let n = shuffled.len();
+            shuffled.swap(i % n, usize::from(*o) % n);
+        }
+        let mut folded = H::default();
+        for p in shuffled.clone() {
+            folded.merge(p);
+        }
+        let (left, right) = shuffled.split_at(shuffled.len() / 2);
+        let half = |ps: &[H]| {
+            let mut h = H::default();
+            ps.iter().cloned().for_each(|p| h.merge(p));
+            h
+        };
+        let mut tree = half(right);
+        tree.merge(half(left));
+        folded == whole && tree == whole
+    }
+
+    #[test]
+    fn any_split_merged_in_any_order_is_the_whole() {
+        quickcheck::QuickCheck::new().tests(2000).quickcheck(split_merges_exactly as fn(Vec<u8>, Vec<u8>, Vec<u8>) -> bool);
     }
 }

@@ -3,7 +3,9 @@
 //! payloads (the physical floor of NEFF work is decompression) split over
 //! as many processes. The baseline's own speedup on all cores is what
 //! this machine allows for such work; the validator's must reach a share
-//! of it. Everything runs as child processes, interleaved.
+//! of it. `tpb evidence` over the same files is timed too: on one thread
+//! against `gzip -dc` in one process, and its speedup on every core.
+//! Everything runs as child processes, interleaved.
 
 use super::codec::SCALING_EFFICIENCY;
 use super::external::{timed, timed_env, which, Scratch};
@@ -15,6 +17,8 @@ use tpb_oracle::neff::{self, NeffHeader};
 
 /// Validating a folder may take at most this many times the decompression of its payloads.
 pub const TARGET: Target = Target::AtMost(1.5);
+/// `tpb evidence` on one core may take at most this many times `gzip -dc` of the payloads on one.
+pub const EVIDENCE_TARGET: Target = Target::AtMost(2.0);
 const AREA: &str = "neff";
 
 /// Every `.neff` under `dir`, sorted.
@@ -73,7 +77,16 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let name = format!("validate a folder of NEFFs, {cores} thread(s), vs gzip -dc of the payloads");
     let scaling = format!("validate a folder of NEFFs, {cores} vs 1 thread(s)");
-    let skip = |why: String| vec![Row::skipped(AREA, name.clone(), Some(TARGET), why.clone()), Row::skipped(AREA, scaling.clone(), None, why)];
+    let evidence = "evidence over a folder of NEFFs, 1 thread, vs gzip -dc of the payloads in 1 process".to_string();
+    let evidence_scaling = format!("evidence over a folder of NEFFs, {cores} vs 1 thread(s)");
+    let skip = |why: String| {
+        vec![
+            Row::skipped(AREA, name.clone(), Some(TARGET), why.clone()),
+            Row::skipped(AREA, scaling.clone(), None, why.clone()),
+            Row::skipped(AREA, evidence.clone(), Some(EVIDENCE_TARGET), why.clone()),
+            Row::skipped(AREA, evidence_scaling.clone(), None, why),
+        ]
+    };
     let Some((dir, files)) = folder() else { return skip("no NEFF programs in ../shared/neff or corpus/neff/real".into()) };
     let (Some(sh), Some(_)) = (which("sh"), which("gzip")) else { return skip("sh or gzip is not installed".into()) };
     let tpb = match std::env::current_exe() {
@@ -89,14 +102,21 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
     args.extend(paths.iter().map(String::as_str));
     let (script_all, script_one) = (gzip_script(&gz, cores), gzip_script(&gz, 1));
     let threads = cores.to_string();
-    // Best of each, the four commands interleaved round by round.
-    let mut best = [Duration::MAX; 4];
+    // `tpb evidence` on every core and on one, over the same files.
+    let mut ev_all = vec!["evidence", "--json", "-q", "--jobs", threads.as_str()];
+    ev_all.extend(paths.iter().map(String::as_str));
+    let mut ev_one = ev_all.clone();
+    ev_one[4] = "1";
+    // Best of each, the six commands interleaved round by round.
+    let mut best = [Duration::MAX; 6];
     for _ in 0..rounds.max(1) {
         let round = [
             timed_env(&tpb, &args, &[(crate::ahead::ENV_THREADS, threads.as_str())], &[0, 1]),
             timed_env(&tpb, &args, &[(crate::ahead::ENV_THREADS, "1")], &[0, 1]),
             timed(&sh, &["-c", &script_all], &[0]),
             timed(&sh, &["-c", &script_one], &[0]),
+            timed_env(&tpb, &ev_all, &[], &[0]),
+            timed_env(&tpb, &ev_one, &[], &[0]),
         ];
         for (b, r) in best.iter_mut().zip(round) {
             match r {
@@ -105,7 +125,7 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
             }
         }
     }
-    let [ours, ours_one, base, base_one] = best.map(|d| d.as_secs_f64().max(f64::MIN_POSITIVE));
+    let [ours, ours_one, base, base_one, ev, ev_one] = best.map(|d| d.as_secs_f64().max(f64::MIN_POSITIVE));
     notes.push(format!(
         "NEFF folder: {} ({} files, {bundles} bundles), validated by `tpb validate -q`; the baseline runs `gzip -dc` on their payloads \
          (extracted to files), split over {cores} process(es) or one",
@@ -141,6 +161,24 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
             "speedup over 1 thread",
             ours_one / ours,
             (cores > 1).then(|| Target::AtLeast(((SCALING_EFFICIENCY * limit) * 100.0).round() / 100.0)),
+        ),
+        Row::measured(
+            AREA,
+            evidence,
+            format!("{} ({})", ms(Duration::from_secs_f64(ev_one)), rate(ev_one)),
+            format!("gzip -dc {}", ms(Duration::from_secs_f64(base_one))),
+            "time / baseline time",
+            ev_one / base_one,
+            Some(EVIDENCE_TARGET),
+        ),
+        Row::measured(
+            AREA,
+            evidence_scaling,
+            format!("{} ({})", ms(Duration::from_secs_f64(ev)), rate(ev)),
+            format!("1 thread {}", ms(Duration::from_secs_f64(ev_one))),
+            "speedup over 1 thread",
+            ev_one / ev,
+            None,
         ),
     ]
 }

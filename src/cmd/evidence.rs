@@ -14,12 +14,15 @@
 
 mod check;
 mod diff;
+mod gather;
+mod merge;
 
 use crate::programs;
-use std::path::PathBuf;
+use crate::shard::Shard;
+use std::path::{Path, PathBuf};
 use tpb_isa::Generation;
 use tpb_oracle::evidence::holdout::{self, Labelled};
-use tpb_oracle::evidence::{draft, Evidence};
+use tpb_oracle::evidence::{draft, Evidence, Harness};
 
 #[derive(clap::Args)]
 #[command(
@@ -54,7 +57,19 @@ pub struct Args {
     /// Refuse a file larger than this many bytes (pipes and devices included).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
-    /// NEFF containers or raw bundle files; a folder is searched for `*.neff` (symlinks not followed). A file named diff is given as ./diff.
+    /// Count only shard K of N (1 <= K <= N) of the files: chosen by a stable hash of each file's path relative to the
+    /// argument it was found under (a file given itself: its name). `tpb evidence merge` joins the shards' JSON into
+    /// exactly what one run writes.
+    #[arg(long, value_name = "K/N", conflicts_with = "holdout")]
+    shard: Option<Shard>,
+    /// Threads counting files at once (default: every core this process may use); the output is the same for any.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
+    /// No progress bar (it is drawn only when stderr is a terminal).
+    #[arg(short, long)]
+    quiet: bool,
+    /// NEFF containers or raw bundle files; a folder is searched for `*.neff` (symlinks not followed); evidence JSON
+    /// (`*.json`, as --json or `tpb evidence merge` wrote it) is read back and joined. A file named diff or merge is given as ./diff.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
@@ -71,27 +86,72 @@ enum Action {
     /// cannot be written (nothing is compared); 2 usage; 4 something certainly moved (a value only possibly seen sets
     /// none); 8 NEW has a contradiction, a check it refuses, or a broken recovered claim that OLD did not have (so 12).
     Diff(diff::Args),
+    /// Join evidence JSON (shards of one run, or runs over different files) into exactly what one run over all their
+    /// files writes; refused across tpb versions, tables or --arch, for overlapping shards or files. Written atomically.
+    Merge(merge::Args),
+}
+
+/// Evidence JSON is told apart by name, as `evidence diff` does; a folder is programs.
+fn is_json(path: &Path) -> bool {
+    !path.is_dir() && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("json"))
 }
 
 pub fn run(a: Args) -> u8 {
-    if let Some(Action::Diff(d)) = a.action {
-        return diff::run(d);
+    match a.action {
+        Some(Action::Diff(d)) => return diff::run(d),
+        Some(Action::Merge(m)) => return merge::run(m),
+        None => {}
     }
-    let mut ev = Evidence::new();
+    let (json, paths): (Vec<PathBuf>, Vec<PathBuf>) = a.paths.iter().cloned().partition(|p| is_json(p));
+    if a.holdout && !json.is_empty() {
+        return super::fail("evidence: --holdout judges the bundles again: give programs, not evidence JSON");
+    }
     // Held out, every stream is kept (two passes); otherwise each is counted and dropped.
     let mut kept: Vec<(String, Generation, Vec<u8>)> = Vec::new();
-    // The usage/I-O code once any input could not be read; it outranks the verdict.
-    let code = programs::each_program(&a.paths, a.arch, a.max_bytes, |shown, p, c| {
-        ev.set_source(shown, c.target.as_deref(), c.from);
-        for s in &p.streams {
-            ev.add_stream(shown, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
-            if a.holdout {
+    let (mut ev, mut code) = if a.holdout {
+        let mut ev = Evidence::with_arch(a.arch);
+        let code = programs::each_program(&paths, a.arch, a.max_bytes, |shown, p, c| {
+            ev.set_source(shown, c.target.as_deref(), c.from);
+            for s in &p.streams {
+                ev.add_stream(shown, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
                 kept.push((s.build.clone().unwrap_or_else(|| tpb_oracle::evidence::UNKNOWN_BUILD.to_string()), c.generation, s.bytes.clone()));
             }
+        });
+        (ev, code)
+    } else {
+        let (mut files, code) = programs::expand(&paths, false);
+        if let Some(s) = a.shard {
+            files.retain(|f| s.takes(&f.relative));
         }
-    });
-    if ev.bundles() == 0 {
-        return super::fail("evidence: no bundles in the inputs");
+        let jobs = a.jobs.map_or_else(crate::ahead::threads, usize::from);
+        let (mut ev, c) = gather::gather(&files, a.arch, a.max_bytes, jobs, a.quiet);
+        if let Some(s) = a.shard {
+            ev.set_shard(s.k, s.n);
+        }
+        (ev, code.max(c))
+    };
+    if !json.is_empty() {
+        let here = Harness::current(a.arch);
+        let mut joined = (ev.bundles() > 0 || ev.shards().is_some()).then_some(ev);
+        for p in &json {
+            let read = merge::load(p, a.max_bytes).and_then(|e| match e.harness().mismatch(&here) {
+                Some(why) => Err(format!("{}: evidence of another harness than this run's: {why}", crate::input::shown(p))),
+                None => Ok(e),
+            });
+            match read.and_then(|e| merge::join(joined.take(), e, p)) {
+                Ok(e) => joined = Some(e),
+                Err(e) => {
+                    code = super::fail(format!("evidence: {e}"));
+                    break;
+                }
+            }
+        }
+        ev = joined.unwrap_or_else(|| Evidence::with_arch(a.arch));
+    }
+    // A shard may hold no file (more shards than files): its evidence is still one to merge.
+    if ev.bundles() == 0 && ev.shards().is_none() {
+        // Each input that gave nothing has been named already; one line says why when none was.
+        return if code == 0 { super::fail("evidence: no bundles in the inputs") } else { code };
     }
     if a.holdout {
         let streams: Vec<Labelled> = kept.iter().map(|(b, g, bytes)| Labelled { build: b, generation: *g, bytes }).collect();
@@ -116,7 +176,12 @@ pub fn run(a: Args) -> u8 {
     } else {
         ev.to_text()
     };
-    let gate = if a.check { check::judge(&ev, a.check_support) } else { check::Verdict::default() };
+    let mut gate = if a.check { check::judge(&ev, a.check_support) } else { check::Verdict::default() };
+    if a.check {
+        if let Some(s) = ev.shards() {
+            gate.failures.insert(0, format!("shards {} only: checked evidence must be of the whole run", s.describe()));
+        }
+    }
     let verdict = code.max(u8::from(!gate.failures.is_empty()));
     let code = crate::out::print(&text, verdict);
     for r in &gate.failures {

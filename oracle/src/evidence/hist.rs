@@ -10,8 +10,10 @@ use std::fmt::Write as _;
 pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
 
 /// A field's values, bounded as every histogram is ([`crate::hist`]): at
-/// most [`MAX_TRACKED`] distinct values over its two maps together.
-#[derive(Clone, Debug, Default)]
+/// most [`MAX_TRACKED`] distinct values of each width class (a field has
+/// one width, so one class), the smallest ones, so histograms of any split
+/// of the bundles merge into the histogram of all of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Hist {
     /// Values of at most 8 bytes, keyed by number (most fields; far cheaper than hashing slices).
     narrow: Bounded<(u64, u8)>,
@@ -26,15 +28,40 @@ impl Hist {
 
     pub fn add_n(&mut self, le: &[u8], n: u64) {
         match u8::try_from(le.len()) {
-            Ok(width) if le.len() <= 8 => {
-                let room = MAX_TRACKED.saturating_sub(self.wide.distinct());
-                self.narrow.add_within(&(tpb_isa::layout::le_u64(le), width), n, room);
-            }
-            _ => {
-                let room = MAX_TRACKED.saturating_sub(self.narrow.distinct());
-                self.wide.add_within(le, n, room);
-            }
+            Ok(width) if le.len() <= 8 => self.narrow.add(&(tpb_isa::layout::le_u64(le), width), n),
+            _ => self.wide.add(le, n),
         }
+    }
+
+    /// Adds another histogram's counts (exact for any split: [`Bounded::merge`]).
+    pub fn merge(&mut self, other: Hist) {
+        self.narrow.merge(other.narrow);
+        self.wide.merge(other.wide);
+    }
+
+    /// Every tracked value (little-endian bytes) with its count: narrow ones
+    /// by number, then wide ones by bytes.
+    pub fn tracked(&self) -> impl Iterator<Item = (Vec<u8>, u64)> + '_ {
+        let narrow = self.narrow.iter().map(|(&(v, w), c)| (v.to_le_bytes().into_iter().take(usize::from(w)).collect(), c));
+        narrow.chain(self.wide.iter().map(|(k, c)| (k.to_vec(), c)))
+    }
+
+    /// Occurrences of values past the cap.
+    pub fn untracked(&self) -> u64 {
+        self.narrow.untracked() + self.wide.untracked()
+    }
+
+    /// A histogram read back from its tracked values (little-endian bytes)
+    /// and the occurrences past the cap; `None` when no histogram could hold
+    /// them. A field has one width, so the untracked occurrences are of the
+    /// class that is full (the narrow one, should both be).
+    pub fn from_parts(tracked: Vec<(Vec<u8>, u64)>, untracked: u64) -> Option<Hist> {
+        let (narrow, wide): (Vec<_>, Vec<_>) = tracked.into_iter().partition(|(v, _)| v.len() <= 8);
+        let narrow_full = narrow.len() >= MAX_TRACKED;
+        let narrow = narrow.into_iter().map(|(v, n)| ((tpb_isa::layout::le_u64(&v), v.len() as u8), n));
+        let wide = wide.into_iter().map(|(v, n)| (v.into_boxed_slice(), n));
+        let (a, b) = if narrow_full { (untracked, 0) } else { (0, untracked) };
+        Some(Hist { narrow: Bounded::from_parts(narrow, a)?, wide: Bounded::from_parts(wide, b)? })
     }
 
     /// Every occurrence counted, tracked or not.
@@ -54,11 +81,9 @@ impl Hist {
 
     /// The [`TOP_VALUES`] most frequent values (by count, then by value) and the count of all others.
     pub fn top(&self) -> (Vec<(String, u64)>, u64) {
-        let narrow = self.narrow.iter().map(|(&(v, w), c)| (v.to_le_bytes().into_iter().take(usize::from(w)).collect(), c));
-        let v: Vec<(Vec<u8>, u64)> = narrow.chain(self.wide.iter().map(|(k, c)| (k.to_vec(), c))).collect();
+        let v: Vec<(Vec<u8>, u64)> = self.tracked().collect();
         // Values of one histogram share a width, so comparing the bytes from the most significant is numeric order.
-        let untracked = self.narrow.untracked() + self.wide.untracked();
-        let (top, other) = hist::top(v, TOP_VALUES, |a: &Vec<u8>, b: &Vec<u8>| a.iter().rev().cmp(b.iter().rev()), untracked);
+        let (top, other) = hist::top(v, TOP_VALUES, |a: &Vec<u8>, b: &Vec<u8>| a.iter().rev().cmp(b.iter().rev()), self.untracked());
         (top.into_iter().map(|(k, c)| (hex(&k), c)).collect(), other)
     }
 }

@@ -11,18 +11,23 @@ pub mod detection;
 pub mod diff;
 pub mod draft;
 mod fields;
+pub mod harness;
 mod hist;
 pub mod holdout;
+mod merge;
 mod render;
 #[cfg(test)]
 mod tests;
 
 pub use fields::{fields, finding_bytes, FieldSpec};
+pub use harness::Harness;
 pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
+pub use merge::Shards;
 
 use crate::neff::GenerationFrom;
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_isa::bundle::claims::{claims, Claim};
+use tpb_isa::checks::Check;
 use tpb_isa::errata::{Erratum, ERRATA};
 use tpb_isa::validate::{self, Finding};
 use tpb_isa::{smith, BodyKind, Bundle, Generation, Raw, BUNDLE_BYTES};
@@ -71,9 +76,11 @@ impl Group {
         }
     }
 
-    /// Counts one bundle: `spec` its findings under the spec, `amended` the same
-    /// findings after [`validate::amend`] (same order, then any it appended).
-    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, engine: &str, spec: &[Finding], amended: &[Finding]) {
+    /// Counts one bundle: `findings` its findings under the spec, and the
+    /// same after [`validate::amend`] (same order, then any it appended);
+    /// `applicable` the checks [`smith::applicable`] gives it.
+    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, engine: &str, findings: (&[Finding], &[Finding]), applicable: &[&'static Check]) {
+        let (spec, amended) = findings;
         self.bundles += 1;
         if !engine.is_empty() {
             crate::hist::bump(&mut self.engines, engine);
@@ -105,7 +112,7 @@ impl Group {
                 c.refused += 1;
             }
         }
-        for check in smith::applicable(raw, g) {
+        for check in applicable {
             if !fired.contains(&check.code) {
                 self.checks.entry(check.code).or_default().agree += 1;
             }
@@ -124,6 +131,32 @@ impl Group {
             let h = self.refused.entry((f.code, f.field.clone())).or_default();
             h.add(finding_bytes(raw, bundle.layout(), f));
         }
+    }
+}
+
+/// [`smith::applicable`] remembered for the last bundles seen (a fixed
+/// number of slots, by a hash of the bundle): programs repeat bundles, and
+/// working the checks out builds every mutation of the bundle.
+struct Applicable {
+    slots: Vec<Option<(Raw, Vec<&'static Check>)>>,
+}
+
+impl Default for Applicable {
+    fn default() -> Self {
+        Applicable { slots: vec![None; Self::SLOTS] }
+    }
+}
+
+impl Applicable {
+    const SLOTS: usize = 1024;
+
+    fn of(&mut self, raw: &Raw, g: Generation) -> &[&'static Check] {
+        let h = raw.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        let slot = &mut self.slots[(h as usize) % Self::SLOTS];
+        if slot.as_ref().is_none_or(|(r, _)| r != raw) {
+            *slot = Some((*raw, smith::applicable(raw, g)));
+        }
+        slot.as_ref().map_or(&[], |(_, v)| v.as_slice())
     }
 }
 
@@ -181,8 +214,12 @@ impl std::fmt::Display for Contradiction {
 }
 
 /// The evidence of some streams of real bundles.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Evidence {
+    /// What counted (version, tables, `--arch`): evidence merges only with its own kind.
+    harness: Harness,
+    /// Which shards of a split run this holds, unless the whole run.
+    shards: Option<Shards>,
     /// (file, build, generation) → bundles.
     inputs: BTreeMap<(String, String, Generation), u64>,
     /// File → its target and how its generation was chosen (see [`Evidence::set_source`]).
@@ -198,9 +235,36 @@ pub struct Evidence {
     invalid_amended: u64,
 }
 
+impl Default for Evidence {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Evidence {
+    /// Evidence with each container's generation its own (no `--arch`).
     pub fn new() -> Self {
-        Self::default()
+        Self::with_arch(None)
+    }
+
+    /// Evidence of streams all judged under `arch` when given (`--arch`), as its JSON says.
+    pub fn with_arch(arch: Option<Generation>) -> Self {
+        Evidence {
+            harness: Harness::current(arch),
+            shards: None,
+            inputs: BTreeMap::new(),
+            sources: BTreeMap::new(),
+            groups: BTreeMap::new(),
+            support: BTreeMap::new(),
+            bundles: 0,
+            invalid_spec: 0,
+            invalid_amended: 0,
+        }
+    }
+
+    /// What counted this evidence.
+    pub fn harness(&self) -> &Harness {
+        &self.harness
     }
 
     /// Adds one stream's whole bundles (a trailing partial bundle is not one):
@@ -213,6 +277,7 @@ impl Evidence {
         let mut accepted: BTreeMap<&'static str, u64> = BTreeMap::new();
         let (mut invalid_spec, mut invalid_amended) = (0u64, 0u64);
         let mut amended: Vec<Finding> = Vec::new();
+        let mut applicable = Applicable::default();
         let n = validate::decode_stream(bytes, g, |i, bundle, spec| {
             let Some(raw) = bytes.get(i * BUNDLE_BYTES..(i + 1) * BUNDLE_BYTES).and_then(|c| <&Raw>::try_from(c).ok()) else { return };
             amended.clear();
@@ -222,7 +287,14 @@ impl Evidence {
             }
             invalid_spec += u64::from(!validate::is_valid(spec));
             invalid_amended += u64::from(!validate::is_valid(&amended));
-            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(raw, bundle, g, engine, spec, &amended);
+            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(
+                raw,
+                bundle,
+                g,
+                engine,
+                (spec, &amended),
+                applicable.of(raw, g),
+            );
             let mut ids: Vec<&'static str> = amended.iter().filter_map(|f| f.erratum).collect();
             ids.sort_unstable();
             ids.dedup();
@@ -244,8 +316,20 @@ impl Evidence {
 
     /// Records, for the output, a file's target (a container's, as it names
     /// it) and how the generation its streams are added under was chosen.
+    /// Two files the output names alike (one name under two folders given)
+    /// keep the smaller source, so the result depends on no order.
     pub fn set_source(&mut self, file: &str, target: Option<&str>, from: GenerationFrom) {
-        self.sources.insert(file.to_string(), (target.map(str::to_string), from));
+        self.note_source(file.to_string(), (target.map(str::to_string), from));
+    }
+
+    fn note_source(&mut self, file: String, source: (Option<String>, GenerationFrom)) {
+        match self.sources.get_mut(&file) {
+            Some(s) if source < *s => *s = source,
+            Some(_) => {}
+            None => {
+                self.sources.insert(file, source);
+            }
+        }
     }
 
     /// Whole bundles added.
@@ -287,6 +371,11 @@ impl Evidence {
 
     fn group(&self, g: Generation, build: &str, opcode: u8) -> Option<&Group> {
         self.groups.get(&(g, build.to_string()))?.get(&opcode)
+    }
+
+    /// The values behind one contradiction.
+    fn refused_values(&self, c: &Contradiction) -> Option<&Hist> {
+        self.group(c.generation, &c.build, c.opcode)?.refused.get(&(c.check, c.field.clone()))
     }
 
     /// Spec disagreements no erratum accepts, sorted by generation, build, opcode, check and field.

@@ -1,7 +1,7 @@
 //! The evidence as JSON (to commit and diff) and as text (to read). Both are
 //! deterministic: every map is sorted, names are as the caller gave them.
 
-use super::{Evidence, Group, Hist};
+use super::{hex, Evidence, Group, Hist};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -27,13 +27,18 @@ fn hist_json(h: &Hist) -> (Value, u64) {
     (top.into_iter().map(|(v, c)| json!([v, c])).collect(), other)
 }
 
+/// Every tracked value with its count, by value: what merging needs (the top alone does not merge).
+fn counts_json(h: &Hist) -> Value {
+    Value::Object(h.tracked().map(|(v, c)| (hex(&v), json!(c))).collect())
+}
+
 fn group_json(g: tpb_isa::Generation, build: &str, op: u8, s: &Group) -> Value {
     let fields: Vec<Value> = s
         .fields
         .iter()
         .map(|(f, h)| {
             let (values, other) = hist_json(h);
-            json!({"field": f.path, "offset": f.offset, "values": values, "other": other, "distinct": h.distinct(), "distinct_capped": h.capped()})
+            json!({"field": f.path, "offset": f.offset, "values": values, "other": other, "distinct": h.distinct(), "distinct_capped": h.capped(), "counts": counts_json(h)})
         })
         .collect();
     let checks: Vec<Value> = s
@@ -94,6 +99,7 @@ impl Evidence {
             .contradictions()
             .iter()
             .map(|c| {
+                let counts = self.refused_values(c).map_or(Value::Null, counts_json);
                 json!({
                     "generation": c.generation,
                     "build": c.build,
@@ -104,16 +110,22 @@ impl Evidence {
                     "count": c.count,
                     "values": c.values.iter().map(|(v, n)| json!([v, n])).collect::<Vec<_>>(),
                     "other": c.other,
+                    "counts": counts,
                 })
             })
             .collect();
-        json!({
+        let mut doc = json!({
+            "harness": self.harness.to_json(),
             "inputs": inputs,
             "groups": groups,
             "errata": errata,
             "contradictions": contradictions,
             "totals": {"bundles": self.bundles, "invalid_spec": self.invalid_spec, "invalid_amended": self.invalid_amended},
-        })
+        });
+        if let (Some(s), Some(m)) = (&self.shards, doc.as_object_mut()) {
+            m.insert("shards".into(), json!({"count": s.count, "have": s.have}));
+        }
+        doc
     }
 
     /// The evidence as text: inputs, one block per group, errata with their support, contradictions.

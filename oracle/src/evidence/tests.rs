@@ -230,3 +230,48 @@ fn counts_the_bundles_that_break_a_recovered_claim() -> R<()> {
     assert_eq!(claims, &serde_json::json!([{"field": "zero_0c", "claim": "zeros", "broken": 1}]), "{json}");
     Ok(())
 }
+
+/// Streams cut from arbitrary bytes (each its own file, build and engine
+/// from a few choices), counted whole and counted as random parts merged in
+/// a random order: the same evidence, to the byte of its JSON, which reads
+/// back into evidence that renders the same again.
+/// One stream: file, build, engine, bytes.
+type Stream<'a> = (String, Option<&'a str>, &'a str, &'a [u8]);
+
+fn merged_parts_are_the_whole(bytes: Vec<u8>, cuts: Vec<u8>, order: Vec<u8>) -> bool {
+    let streams: Vec<Stream> = bytes
+        .chunks(64 * 3)
+        .enumerate()
+        .map(|(i, c)| {
+            let whole = &c[..c.len() - c.len() % 64];
+            (format!("f{}.neff", i % 5), [None, Some("b1"), Some("b2")][i % 3], ["PE", "ACT", ""][i % 3], whole)
+        })
+        .collect();
+    let count = |parts: &[&Stream]| {
+        let mut ev = Evidence::new();
+        for (file, build, engine, b) in parts {
+            ev.add_stream(file, *build, V2, engine, b);
+        }
+        ev
+    };
+    let whole = count(&streams.iter().collect::<Vec<_>>());
+    let n = 1 + usize::from(cuts.first().copied().unwrap_or(0) % 4);
+    let mut parts: Vec<Vec<&Stream>> = vec![Vec::new(); n];
+    for (i, s) in streams.iter().enumerate() {
+        parts[usize::from(cuts.get(i).copied().unwrap_or(0)) % n].push(s);
+    }
+    for (i, o) in order.iter().enumerate() {
+        parts.swap(i % n, usize::from(*o) % n);
+    }
+    let mut merged = Evidence::new();
+    for p in &parts {
+        merged.merge(count(p));
+    }
+    let (a, b) = (whole.to_json(), merged.to_json());
+    a == b && Evidence::from_json(&a).is_ok_and(|e| e.to_json() == a)
+}
+
+#[test]
+fn evidence_of_any_split_merges_into_the_evidence_of_the_whole() {
+    quickcheck::QuickCheck::new().tests(300).quickcheck(merged_parts_are_the_whole as fn(Vec<u8>, Vec<u8>, Vec<u8>) -> bool);
+}

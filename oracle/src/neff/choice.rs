@@ -13,7 +13,7 @@ use serde::Serialize;
 use tpb_isa::{validate, Generation, Profile};
 
 /// How the generation was chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GenerationFrom {
     /// `--arch` given by the user.
@@ -27,6 +27,11 @@ pub enum GenerationFrom {
 }
 
 impl GenerationFrom {
+    /// The one [`GenerationFrom::as_str`] names `name`.
+    pub fn from_name(name: &str) -> Option<GenerationFrom> {
+        [GenerationFrom::Arch, GenerationFrom::Target, GenerationFrom::Guessed, GenerationFrom::Default].into_iter().find(|f| f.as_str() == name)
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             GenerationFrom::Arch => "arch",

@@ -1,0 +1,343 @@
+//! Evidence joined: the evidence of two sets of streams merged is the
+//! evidence of both (every count summed, every histogram merged exactly:
+//! [`crate::hist::Bounded::merge`]), so merging is associative and
+//! commutative and any split of the inputs, merged, renders byte for byte
+//! as one run over all of them. The JSON `tpb evidence --json` writes holds
+//! every count (each histogram's tracked values, not only its top), so it
+//! reads back into the same evidence ([`Evidence::from_json`]) and merges.
+
+use super::harness::Harness;
+use super::{CheckCount, Evidence, Group, Hist, Support};
+use crate::neff::GenerationFrom;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use tpb_isa::errata::ERRATA;
+use tpb_isa::{checks, opcode, Generation};
+
+/// Which shards of a split run an evidence holds: `have` of `count`. Absent
+/// from evidence of a whole run, and from a merge of every shard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shards {
+    pub count: u32,
+    pub have: BTreeSet<u32>,
+}
+
+impl Shards {
+    /// Shard `k` (1-based) of `count`.
+    pub fn one(k: u32, count: u32) -> Shards {
+        Shards { count, have: BTreeSet::from([k]) }
+    }
+
+    /// Every shard is there: the evidence of the whole run.
+    pub fn complete(&self) -> bool {
+        self.have.len() as u64 == u64::from(self.count)
+    }
+
+    /// `1, 3 of 4`.
+    pub fn describe(&self) -> String {
+        let have: Vec<String> = self.have.iter().map(u32::to_string).collect();
+        format!("{} of {}", have.join(", "), self.count)
+    }
+}
+
+/// Sums `b` into `a`, saturating: counts read from a file may be anything.
+fn add(a: &mut u64, b: u64) {
+    *a = a.saturating_add(b);
+}
+
+impl Group {
+    fn merge(&mut self, o: Group) {
+        add(&mut self.bundles, o.bundles);
+        for (e, n) in o.engines {
+            add(self.engines.entry(e).or_insert(0), n);
+        }
+        // Both groups are of one opcode, so their fields and claims list alike.
+        for ((_, mine), (_, theirs)) in self.fields.iter_mut().zip(o.fields) {
+            mine.merge(theirs);
+        }
+        for (code, c) in o.checks {
+            let m = self.checks.entry(code).or_default();
+            add(&mut m.agree, c.agree);
+            add(&mut m.disagree, c.disagree);
+            add(&mut m.refused, c.refused);
+            for (id, n) in c.accepted {
+                add(m.accepted.entry(id).or_insert(0), n);
+            }
+        }
+        for (k, h) in o.refused {
+            self.refused.entry(k).or_default().merge(h);
+        }
+        for (mine, theirs) in self.claims.iter_mut().zip(o.claims) {
+            add(&mut mine.2, theirs.2);
+        }
+    }
+}
+
+impl Evidence {
+    /// Adds the evidence of other streams, as if they had been added here.
+    /// Exact for any split and order (see the module). The harness is not
+    /// compared: [`Evidence::merge_checked`] refuses what should not be merged.
+    pub fn merge(&mut self, o: Evidence) {
+        for (k, n) in o.inputs {
+            add(self.inputs.entry(k).or_insert(0), n);
+        }
+        for (file, s) in o.sources {
+            self.note_source(file, s);
+        }
+        for (k, ops) in o.groups {
+            let mine = self.groups.entry(k).or_default();
+            for (op, g) in ops {
+                match mine.get_mut(&op) {
+                    Some(m) => m.merge(g),
+                    None => {
+                        mine.insert(op, g);
+                    }
+                }
+            }
+        }
+        for (id, builds) in o.support {
+            let mine = self.support.entry(id).or_default();
+            for (build, s) in builds {
+                let m = mine.entry(build).or_default();
+                m.files.extend(s.files);
+                add(&mut m.bundles, s.bundles);
+            }
+        }
+        add(&mut self.bundles, o.bundles);
+        add(&mut self.invalid_spec, o.invalid_spec);
+        add(&mut self.invalid_amended, o.invalid_amended);
+        self.shards = match (self.shards.take(), o.shards) {
+            (Some(mut a), Some(b)) => {
+                a.have.extend(b.have);
+                Some(a).filter(|s| !s.complete())
+            }
+            (a, b) => a.or(b),
+        };
+    }
+
+    /// [`Evidence::merge`], refusing evidence that no single run could write
+    /// together: another harness (version, tables, `--arch`), shards of
+    /// different splits or one shard twice, a shard with a whole run, or a
+    /// file counted on both sides (a shard given twice).
+    pub fn merge_checked(&mut self, o: Evidence) -> Result<(), String> {
+        if let Some(why) = self.harness.mismatch(&o.harness) {
+            return Err(format!("different harness: {why}"));
+        }
+        match (&self.shards, &o.shards) {
+            (Some(a), Some(b)) if a.count != b.count => return Err(format!("shards of different splits: of {} and of {}", a.count, b.count)),
+            (Some(a), Some(b)) => {
+                if let Some(k) = a.have.intersection(&b.have).next() {
+                    return Err(format!("shard {k}/{} is on both sides", a.count));
+                }
+            }
+            (Some(s), None) | (None, Some(s)) => return Err(format!("a shard ({}) with the evidence of a whole run", s.describe())),
+            (None, None) => {}
+        }
+        let files: BTreeSet<&str> = self.inputs.keys().map(|(f, _, _)| f.as_str()).collect();
+        if let Some((f, _, _)) = o.inputs.keys().find(|(f, _, _)| files.contains(f.as_str())) {
+            return Err(format!("file {} is counted on both sides (a shard given twice?)", super::render::escape(f)));
+        }
+        self.merge(o);
+        Ok(())
+    }
+
+    /// Which shards this evidence holds (none: a whole run, or every shard merged).
+    pub fn shards(&self) -> Option<&Shards> {
+        self.shards.as_ref()
+    }
+
+    /// Marks this evidence as shard `k` of `count` (nothing when `count` is 1: that is the whole run).
+    pub fn set_shard(&mut self, k: u32, count: u32) {
+        self.shards = Some(Shards::one(k, count)).filter(|s| !s.complete());
+    }
+
+    /// The evidence a `tpb evidence --json` wrote, read back. Whatever does
+    /// not render back to exactly `v` is refused (a file edited by hand, cut,
+    /// or written by another version): the reading names the first place
+    /// that differs.
+    pub fn from_json(v: &Value) -> Result<Evidence, String> {
+        let ev = read(v)?;
+        let again = ev.to_json();
+        match first_difference(v, &again, "") {
+            None => Ok(ev),
+            Some(at) => Err(format!("{at}: does not read back as evidence this tpb writes (edited, or another version)")),
+        }
+    }
+}
+
+/// The first JSON path at which `a` and `b` differ.
+fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| match (x.get(k), y.get(k)) {
+                (Some(p), Some(q)) => first_difference(p, q, &format!("{at}.{k}")),
+                _ => Some(format!("{at}.{k}")),
+            })
+        }
+        (Value::Array(x), Value::Array(y)) => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (p, q))| first_difference(p, q, &format!("{at}[{i}]")))
+            .or_else(|| (x.len() != y.len()).then(|| format!("{at}[{}]", x.len().min(y.len())))),
+        _ => (a != b).then(|| if at.is_empty() { "the document".to_string() } else { at.to_string() }),
+    }
+}
+
+type R<T> = Result<T, String>;
+
+fn get<'a>(v: &'a Value, k: &str, at: &str) -> R<&'a Value> {
+    v.get(k).ok_or_else(|| format!("{at}.{k}: missing"))
+}
+
+fn arr<'a>(v: &'a Value, k: &str, at: &str) -> R<&'a Vec<Value>> {
+    get(v, k, at)?.as_array().ok_or_else(|| format!("{at}.{k}: not an array"))
+}
+
+fn obj<'a>(v: &'a Value, k: &str, at: &str) -> R<&'a Map<String, Value>> {
+    get(v, k, at)?.as_object().ok_or_else(|| format!("{at}.{k}: not an object"))
+}
+
+fn text<'a>(v: &'a Value, k: &str, at: &str) -> R<&'a str> {
+    get(v, k, at)?.as_str().ok_or_else(|| format!("{at}.{k}: not a string"))
+}
+
+fn count(v: &Value, k: &str, at: &str) -> R<u64> {
+    get(v, k, at)?.as_u64().ok_or_else(|| format!("{at}.{k}: not a count"))
+}
+
+fn generation(v: &Value, at: &str) -> R<Generation> {
+    let s = text(v, "generation", at)?;
+    s.parse().map_err(|_| format!("{at}.generation: not a generation: {}", super::render::escape(s)))
+}
+
+fn opcode_byte(v: &Value, at: &str) -> R<u8> {
+    let s = text(v, "opcode", at)?;
+    s.strip_prefix("0x").and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| format!("{at}.opcode: not an opcode byte"))
+}
+
+fn check_code(code: &str, at: &str) -> R<&'static str> {
+    checks::by_code(code).map(|c| c.code).ok_or_else(|| format!("{at}: check {} is not one this tpb knows", super::render::escape(code)))
+}
+
+fn erratum_id(id: &str, at: &str) -> R<&'static str> {
+    ERRATA.iter().find(|e| e.id == id).map(|e| e.id).ok_or_else(|| format!("{at}: erratum {} is not one this tpb knows", super::render::escape(id)))
+}
+
+/// `0x0a0b` → little-endian bytes `[0x0b, 0x0a]`.
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    let h = s.strip_prefix("0x")?;
+    if h.is_empty() || !h.len().is_multiple_of(2) {
+        return None;
+    }
+    let mut v: Vec<u8> = (0..h.len()).step_by(2).map(|i| h.get(i..i + 2).and_then(|b| u8::from_str_radix(b, 16).ok())).collect::<Option<_>>()?;
+    v.reverse();
+    Some(v)
+}
+
+/// A histogram from its JSON: `counts` (every tracked value) and `other`
+/// (the values past the top, tracked or not): what is past the cap is
+/// `other` less the tracked values past the top.
+fn hist(v: &Value, at: &str) -> R<Hist> {
+    let mut tracked = Vec::new();
+    for (k, n) in obj(v, "counts", at)? {
+        let bytes = unhex(k).ok_or_else(|| format!("{at}.counts: {} is not a value", super::render::escape(k)))?;
+        tracked.push((bytes, n.as_u64().ok_or_else(|| format!("{at}.counts.{k}: not a count"))?));
+    }
+    let listed: u64 = arr(v, "values", at)?.iter().filter_map(|p| p.get(1).and_then(Value::as_u64)).sum();
+    let sum: u64 = tracked.iter().map(|t| t.1).sum();
+    let untracked = (count(v, "other", at)? + listed).checked_sub(sum).ok_or_else(|| format!("{at}: counts exceed the values and other"))?;
+    Hist::from_parts(tracked, untracked).ok_or_else(|| format!("{at}.counts: no histogram holds these counts"))
+}
+
+fn read(v: &Value) -> R<Evidence> {
+    let mut ev = Evidence::new();
+    ev.harness = Harness::from_json(get(v, "harness", "")?)?;
+    if let Some(s) = v.get("shards") {
+        let have: BTreeSet<u32> = arr(s, "have", ".shards")?
+            .iter()
+            .map(|k| k.as_u64().and_then(|k| u32::try_from(k).ok()))
+            .collect::<Option<_>>()
+            .ok_or(".shards.have: not shard numbers")?;
+        let count = u32::try_from(count(s, "count", ".shards")?).map_err(|_| ".shards.count: too large")?;
+        ev.shards = Some(Shards { count, have });
+    }
+    for (i, input) in arr(v, "inputs", "")?.iter().enumerate() {
+        let at = format!(".inputs[{i}]");
+        let file = text(input, "file", &at)?.to_string();
+        let key = (file.clone(), text(input, "build", &at)?.to_string(), generation(input, &at)?);
+        ev.inputs.insert(key, count(input, "bundles", &at)?);
+        let target = get(input, "target", &at)?.as_str().map(str::to_string);
+        let from = get(input, "generation_from", &at)?;
+        if let Some(from) = from.as_str() {
+            let from = GenerationFrom::from_name(from).ok_or_else(|| format!("{at}.generation_from: unknown"))?;
+            ev.note_source(file, (target, from));
+        }
+    }
+    for (i, g) in arr(v, "groups", "")?.iter().enumerate() {
+        let at = format!(".groups[{i}]");
+        let op = opcode_byte(g, &at)?;
+        let mut group = Group::new(opcode::body_kind(op), op);
+        group.bundles = count(g, "bundles", &at)?;
+        for (e, n) in obj(g, "engines", &at)? {
+            group.engines.insert(e.clone(), n.as_u64().ok_or_else(|| format!("{at}.engines: not a count"))?);
+        }
+        let fields = arr(g, "fields", &at)?;
+        if fields.len() != group.fields.len() {
+            return Err(format!("{at}.fields: {} fields, this tpb counts {}", fields.len(), group.fields.len()));
+        }
+        for (j, (f, (spec, h))) in fields.iter().zip(group.fields.iter_mut()).enumerate() {
+            let at = format!("{at}.fields[{j}]");
+            if text(f, "field", &at)? != spec.path {
+                return Err(format!("{at}.field: this tpb counts {} there", spec.path));
+            }
+            *h = hist(f, &at)?;
+        }
+        for (j, c) in arr(g, "checks", &at)?.iter().enumerate() {
+            let at = format!("{at}.checks[{j}]");
+            let code = check_code(text(c, "code", &at)?, &at)?;
+            let mut accepted = BTreeMap::new();
+            for (id, n) in obj(c, "accepted", &at)? {
+                accepted.insert(erratum_id(id, &at)?, n.as_u64().ok_or_else(|| format!("{at}.accepted: not a count"))?);
+            }
+            let cc =
+                CheckCount { agree: count(c, "agree", &at)?, disagree: count(c, "disagree", &at)?, accepted, refused: count(c, "refused", &at)? };
+            group.checks.insert(code, cc);
+        }
+        let claims = arr(g, "claims", &at)?;
+        if claims.len() != group.claims.len() {
+            return Err(format!("{at}.claims: {} claims, this tpb has {}", claims.len(), group.claims.len()));
+        }
+        for (j, (c, mine)) in claims.iter().zip(group.claims.iter_mut()).enumerate() {
+            mine.2 = count(c, "broken", &format!("{at}.claims[{j}]"))?;
+        }
+        let key = (generation(g, &at)?, text(g, "build", &at)?.to_string());
+        if ev.groups.entry(key).or_default().insert(op, group).is_some() {
+            return Err(format!("{at}: a group listed twice"));
+        }
+    }
+    for (i, c) in arr(v, "contradictions", "")?.iter().enumerate() {
+        let at = format!(".contradictions[{i}]");
+        let key = (generation(c, &at)?, text(c, "build", &at)?.to_string());
+        let op = opcode_byte(c, &at)?;
+        let group = ev.groups.get_mut(&key).and_then(|ops| ops.get_mut(&op)).ok_or_else(|| format!("{at}: no group of its opcode"))?;
+        let check = check_code(text(c, "check", &at)?, &at)?;
+        group.refused.insert((check, text(c, "field", &at)?.to_string()), hist(c, &at)?);
+    }
+    for (i, e) in arr(v, "errata", "")?.iter().enumerate() {
+        let at = format!(".errata[{i}]");
+        let id = erratum_id(text(e, "id", &at)?, &at)?;
+        for (build, s) in obj(e, "evidence", &at)? {
+            let at = format!("{at}.evidence");
+            let files = arr(s, "files", &at)?.iter().map(|f| f.as_str().map(str::to_string)).collect::<Option<BTreeSet<_>>>();
+            let files = files.ok_or_else(|| format!("{at}.files: not file names"))?;
+            ev.support.entry(id).or_default().insert(build.clone(), Support { files, bundles: count(s, "bundles", &at)? });
+        }
+    }
+    let totals = get(v, "totals", "")?;
+    ev.bundles = count(totals, "bundles", ".totals")?;
+    ev.invalid_spec = count(totals, "invalid_spec", ".totals")?;
+    ev.invalid_amended = count(totals, "invalid_amended", ".totals")?;
+    Ok(ev)
+}

@@ -1,0 +1,71 @@
+//! The evidence of many programs on every core: each file is one unit of
+//! work, taken by the next free thread and counted into that thread's own
+//! evidence; the threads' evidence is then merged with the merge shards use
+//! (exact for any split), so the output is the same for any `--jobs`.
+//! Memory: one program per thread at a time, and per thread one evidence,
+//! bounded by its histograms' caps (plus one line per input file name).
+
+use crate::input;
+use crate::programs::Found;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal as _;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use tpb_isa::Generation;
+use tpb_oracle::evidence::Evidence;
+
+/// The evidence of `files` on `jobs` threads, and the usage/I-O code if
+/// any could not be read (each is reported, the others still counted).
+/// A progress bar is drawn on stderr when it is a terminal and not `quiet`.
+pub fn gather(files: &[Found], arch: Option<Generation>, max_bytes: u64, jobs: usize, quiet: bool) -> (Evidence, u8) {
+    let bar = progress(files.len() as u64, quiet);
+    let next = AtomicUsize::new(0);
+    let code = AtomicU8::new(0);
+    let done: Mutex<Vec<Evidence>> = Mutex::new(Vec::new());
+    let work = || {
+        let mut ev = Evidence::with_arch(arch);
+        while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let mut warn = |m: String| bar.suspend(|| input::print_warning(m));
+            match input::load_with(&f.path, max_bytes, &mut warn) {
+                Ok(p) => {
+                    let c = bar.suspend(|| p.generation(arch));
+                    ev.set_source(&f.shown, c.target.as_deref(), c.from);
+                    for s in &p.streams {
+                        ev.add_stream(&f.shown, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
+                    }
+                }
+                Err(e) => {
+                    code.fetch_max(bar.suspend(|| crate::out::fail(e)), Ordering::Relaxed);
+                }
+            }
+            bar.inc(1);
+        }
+        done.lock().unwrap_or_else(|p| p.into_inner()).push(ev);
+    };
+    let jobs = jobs.clamp(1, files.len().max(1));
+    if jobs == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..jobs {
+                s.spawn(work);
+            }
+        });
+    }
+    bar.finish_and_clear();
+    let mut all = Evidence::with_arch(arch);
+    for ev in done.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        all.merge(ev);
+    }
+    (all, code.into_inner())
+}
+
+fn progress(len: u64, quiet: bool) -> ProgressBar {
+    let target = if !quiet && std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+    let bar = ProgressBar::with_draw_target(Some(len), target);
+    let style = ProgressStyle::with_template("evidence [{bar:30}] {pos}/{len} files {elapsed} (eta {eta})")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar
+}
