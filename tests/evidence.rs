@@ -132,11 +132,13 @@ fn a_malformed_input_is_named_and_the_others_still_read() {
     assert_eq!(files, ["sub/good.neff"]);
     assert_eq!(j["totals"]["bundles"], 13);
 
-    // No bundles at all is an error, not an empty report.
+    // No bundles at all is an error, not an empty report: one line, naming the folder.
     let empty = tempfile::tempdir().expect("tempdir");
     let o = tpb(&["evidence", &empty.path().display().to_string()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("no bundles"), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("no *.neff file in this folder"), "{err}");
+    assert_eq!(err.lines().filter(|l| l.starts_with("tpb: error:")).count(), 1, "{err}");
     assert!(o.stdout.is_empty());
 }
 
