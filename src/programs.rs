@@ -28,26 +28,45 @@ pub fn expand(paths: &[PathBuf], verbose: bool) -> (Vec<Found>, u8) {
     let mut code = 0u8;
     let mut found = Vec::new();
     for p in paths {
-        if !p.is_dir() {
-            let relative = p.file_name().map_or_else(|| name(p), |f| f.to_string_lossy().into_owned());
-            found.push(Found { path: p.clone(), shown: name(p), relative });
-            continue;
+        let (here, errors) = list_one(p);
+        for e in &errors {
+            code = crate::out::fail(e);
         }
-        let (before, mut walked) = (found.len(), 0u8);
-        walk(p, p, &mut found, &mut walked);
-        code = code.max(walked);
-        let here = &found[before..];
-        // An unreadable folder has been named already.
-        if here.is_empty() && walked == 0 {
-            code = crate::out::fail(format!("{}: no *.neff file in this folder (searched with its subfolders)", input::shown(p)));
-        } else if verbose {
+        if verbose && p.is_dir() && !here.is_empty() {
             eprintln!("tpb: {}: {} *.neff file(s) found:", input::shown(p), here.len());
-            for f in here {
+            for f in &here {
                 eprintln!("tpb:   {}", input::shown(&f.path));
             }
         }
+        found.extend(here);
     }
     (found, code)
+}
+
+/// What [`expand`] finds, with its error messages instead of printing them
+/// (for callers that raise rather than print, as the Python API does).
+pub fn list(paths: &[PathBuf]) -> (Vec<Found>, Vec<String>) {
+    let (mut found, mut errors) = (Vec::new(), Vec::new());
+    for p in paths {
+        let (here, e) = list_one(p);
+        found.extend(here);
+        errors.extend(e);
+    }
+    (found, errors)
+}
+
+fn list_one(p: &Path) -> (Vec<Found>, Vec<String>) {
+    if !p.is_dir() {
+        let relative = p.file_name().map_or_else(|| name(p), |f| f.to_string_lossy().into_owned());
+        return (vec![Found { path: p.to_path_buf(), shown: name(p), relative }], Vec::new());
+    }
+    let (mut found, mut errors) = (Vec::new(), Vec::new());
+    walk(p, p, &mut found, &mut errors);
+    // An unreadable folder has been named already.
+    if found.is_empty() && errors.is_empty() {
+        errors.push(format!("{}: no *.neff file in this folder (searched with its subfolders)", input::shown(p)));
+    }
+    (found, errors)
 }
 
 /// Calls `each(shown name, program, generation)` for every program under
@@ -74,11 +93,11 @@ pub fn each_program(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64,
 
 /// Every `*.neff` file under `dir`, depth first in name order, named relative
 /// to `root`; symlinks are not followed. An unreadable folder is reported.
-fn walk(root: &Path, dir: &Path, out: &mut Vec<Found>, code: &mut u8) {
+fn walk(root: &Path, dir: &Path, out: &mut Vec<Found>, errors: &mut Vec<String>) {
     let entries = match std::fs::read_dir(dir).and_then(|d| d.collect::<Result<Vec<_>, _>>()) {
         Ok(e) => e,
         Err(e) => {
-            *code = crate::out::fail(format!("{}: cannot read folder: {e}", input::shown(dir)));
+            errors.push(format!("{}: cannot read folder: {e}", input::shown(dir)));
             return;
         }
     };
@@ -86,13 +105,13 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<Found>, code: &mut u8) {
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, path, kind) in entries {
         match kind {
-            Ok(t) if t.is_dir() => walk(root, &path, out, code),
+            Ok(t) if t.is_dir() => walk(root, &path, out, errors),
             Ok(t) if t.is_file() && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("neff")) => {
                 let shown = name(path.strip_prefix(root).unwrap_or(&path));
                 out.push(Found { path, relative: shown.clone(), shown });
             }
             Ok(_) => {}
-            Err(e) => *code = crate::out::fail(format!("{}: {e}", input::shown(&path))),
+            Err(e) => errors.push(format!("{}: {e}", input::shown(&path))),
         }
     }
 }

@@ -19,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use serde_json::{json, Value};
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use tpb_isa::bundle::{Raw, BUNDLE_BYTES};
 use tpb_isa::layout::{Leaf, Prim};
 use tpb_isa::validate::{self, Finding};
@@ -537,38 +537,6 @@ fn read_neff<'py>(py: Python<'py>, path: PathBuf, generation: Option<&str>, max_
     Ok((summary, streams, warnings))
 }
 
-/// Every input under `paths` as `tpb evidence` takes them (src/programs.rs):
-/// files as given, folders searched for `*.neff` in name order (symlinks not
-/// followed), each with the name the evidence gives it.
-fn inputs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, String> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<(), String> {
-        let entries = std::fs::read_dir(dir)
-            .and_then(|d| d.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| format!("{}: cannot read folder: {e}", dir.display()))?;
-        let mut entries: Vec<_> = entries.into_iter().map(|e| (e.file_name(), e.path(), e.file_type())).collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        for (_, path, kind) in entries {
-            let kind = kind.map_err(|e| format!("{}: {e}", path.display()))?;
-            if kind.is_dir() {
-                walk(root, &path, out)?;
-            } else if kind.is_file() && path.extension().is_some_and(|x| x.eq_ignore_ascii_case("neff")) {
-                let shown = tpb::programs::name(path.strip_prefix(root).unwrap_or(&path));
-                out.push((path, shown));
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            walk(p, p, &mut out)?;
-        } else {
-            out.push((p.clone(), tpb::programs::name(p)));
-        }
-    }
-    Ok(out)
-}
-
 /// The evidence of `paths` (files, or folders searched for `*.neff`) as
 /// `tpb evidence --json` gives it, and warnings.
 #[pyfunction]
@@ -576,9 +544,13 @@ fn inputs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, String> {
 fn evidence(py: Python<'_>, paths: Vec<PathBuf>, generation: Option<&str>, max_bytes: u64) -> PyResult<(String, Vec<String>)> {
     let arch = self::arch(generation)?;
     py.detach(|| -> Result<_, String> {
-        let mut ev = tpb_oracle::evidence::Evidence::new();
+        let mut ev = tpb_oracle::evidence::Evidence::with_arch(arch);
         let mut warnings = Vec::new();
-        for (path, shown) in inputs(&paths)? {
+        let (found, errors) = tpb::programs::list(&paths);
+        if let Some(e) = errors.into_iter().next() {
+            return Err(e);
+        }
+        for tpb::programs::Found { path, shown, .. } in found {
             let program = tpb::input::load_with(&path, max_bytes, &mut |w| warnings.push(w))?;
             let c = choose(&program, arch, &mut warnings);
             ev.set_source(&shown, c.target.as_deref(), c.from);
