@@ -176,8 +176,10 @@ mod tests {
         };
         let valid = |op: u8, g: Generation| validate::is_valid(&validate::validate_as(&Bundle::decode(&bundle(op)), g, Profile::Amended));
         // A header-only bundle that v2 refuses and v3 accepts (an opcode new in v3, say).
-        let op = (0..=u8::MAX).find(|&op| !valid(op, Generation::V2) && valid(op, Generation::V3)).expect("an opcode v3 has and v2 refuses");
-        let both = (0..=u8::MAX).find(|&op| Generation::ALL.iter().all(|&g| valid(op, g))).expect("an opcode valid everywhere");
+        let Some(op) = (0..=u8::MAX).find(|&op| !valid(op, Generation::V2) && valid(op, Generation::V3)) else {
+            panic!("no opcode v3 has and v2 refuses")
+        };
+        let Some(both) = (0..=u8::MAX).find(|&op| Generation::ALL.iter().all(|&g| valid(op, g))) else { panic!("no opcode valid everywhere") };
         let stream = [bundle(op), bundle(both), bundle(op)].concat();
         let fit = Fit::of(&[&stream, &bundle(both)]);
         assert_eq!(fit.bundles, 4);
@@ -186,7 +188,7 @@ mod tests {
         assert_eq!(fit.best(), Generation::V3);
         let c = for_container(Some("newchip"), None, &[&stream]);
         assert_eq!((c.generation, c.from), (Generation::V3, GenerationFrom::Guessed));
-        let w = c.warning().expect("a guess is said");
+        let Some(w) = c.warning() else { panic!("a guess is not said") };
         assert!(w.starts_with("target `newchip` maps to no known generation; judged as v3, the generation under which the fewest of its 3 bundles are invalid (v2: 2, v3: 0, v4: "), "{w}");
     }
 }
