@@ -26,7 +26,7 @@
 //!    finding under either profile, and its mutation gets exactly the check
 //!    the mutation names.
 
-use super::{chunks, codes, hex, names_real_field, only, Outcome};
+use super::{chunks, codes, hex, names_real_field, Outcome};
 use crate::bundle::{Bundle, Raw, BUNDLE_BYTES};
 use crate::errata::{Accepts, Profile, ERRATA};
 use crate::generation::Generation;
@@ -314,17 +314,7 @@ pub fn generated_step(choices: &[u8]) -> Result<Vec<u8>, String> {
         }
         stream.extend_from_slice(&b.encode());
         let Some(m) = m else { continue };
-        let f = validate::validate(&m.bundle, g);
-        if !only(&f, m.expect.code) {
-            return Err(format!(
-                "{g}: mutation `{}` expected only {}, got {:?}\nbefore: {}\nafter:  {}",
-                m.what,
-                m.expect.code,
-                codes(&f),
-                text::disasm(&b),
-                text::disasm(&m.bundle)
-            ));
-        }
+        super::mutation_holds(g, &b, &m)?;
         stream.extend_from_slice(&m.bundle.encode());
     }
     Ok(stream)
