@@ -147,18 +147,17 @@ pub fn c_step(raw: &Raw, c_view: &mut dyn FnMut(&Raw) -> Result<String, String>)
 ///   validator found on the same bundle of `bundles` (so a round trip
 ///   between them left the verdict alone).
 pub fn validator_step(bundles: &[Bundle], stream: &[u8], profiles: &[Profile]) -> Outcome {
-    validator_step_streaming(bundles, stream, profiles, &Generation::ALL)
+    validator_step_on(bundles, stream, profiles, &Generation::ALL)
 }
 
-/// [`validator_step`] with the stream runs on the generations `streams_on`
-/// only (the per-bundle checks run on every generation).
-pub fn validator_step_streaming(bundles: &[Bundle], stream: &[u8], profiles: &[Profile], streams_on: &[Generation]) -> Outcome {
+/// [`validator_step`] on the generations `generations` only.
+pub fn validator_step_on(bundles: &[Bundle], stream: &[u8], profiles: &[Profile], generations: &[Generation]) -> Outcome {
     let whole = stream.len() / BUNDLE_BYTES;
     if whole > bundles.len() {
         return Err(format!("the stream has {whole} bundles, the per-bundle run {}", bundles.len()));
     }
     let amended = profiles.contains(&Profile::Amended);
-    for g in Generation::ALL {
+    for &g in generations {
         // The spec's findings on each bundle of the stream, in stream order: what every kernel must find.
         let mut one_by_one: Vec<(usize, Finding)> = Vec::new();
         for (i, b) in bundles.iter().enumerate() {
@@ -180,9 +179,6 @@ pub fn validator_step_streaming(bundles: &[Bundle], stream: &[u8], profiles: &[P
             if i < whole {
                 one_by_one.extend(fast.into_iter().map(|f| (i, f)));
             }
-        }
-        if !streams_on.contains(&g) {
-            continue;
         }
         let mut streamed = Vec::new();
         validate::validate_stream(stream, g, |i, f| streamed.push((i, f)));
