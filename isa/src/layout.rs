@@ -243,7 +243,7 @@ impl Leaf {
 
 /// Entries of the [`Layout::locate`] memo, per thread (direct-mapped: a
 /// collision only costs a walk).
-const MEMO_SLOTS: usize = 256;
+const MEMO_SLOTS: usize = 4096;
 
 /// One remembered walk: the field table's address and length, the path, and
 /// what the walk found.
