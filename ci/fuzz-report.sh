@@ -20,29 +20,33 @@
 # The runs are kept in fuzz/report-runs/ (git-ignored); --render writes the
 # report again from them without running anything. reports/fuzz-notes.md is
 # appended.
-#   usage: ci/fuzz-report.sh [--secs N] [--long N] [--before DIR] [--render] [TARGET...]
+#   usage: ci/fuzz-report.sh [--secs N] [--long N] [--jobs N] [--before DIR] [--render] [TARGET...]
 #          --secs: seconds per target and build (default 120)
 #          --long: seconds for the coverage targets in the ASan build (default --secs)
+#          --jobs: targets run at once, each on its own core (default 1; at most the cores)
 #   exit:  0 written, 2 build, run or usage error
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-secs=120 long="" before="" render_only=""
+secs=120 long="" jobs=1 before="" render_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --secs) secs="${2:?--secs needs seconds}"; shift 2 ;;
     --long) long="${2:?--long needs seconds}"; shift 2 ;;
+    --jobs) jobs="${2:?--jobs needs a number}"; shift 2 ;;
     --before) before="${2:?--before needs a folder}"; shift 2 ;;
     --render) render_only=1; shift ;;
-    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
     -*) echo "ci/fuzz-report.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
 long="${long:-$secs}"
-for n in "$secs" "$long"; do
-  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "ci/fuzz-report.sh: seconds must be a positive whole number, not '$n'" >&2; exit 2; }
+for n in "$secs" "$long" "$jobs"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "ci/fuzz-report.sh: --secs, --long and --jobs take a positive whole number, not '$n'" >&2; exit 2; }
 done
+# One libFuzzer job per core: more at once would measure the scheduler, not the target.
+[ "$jobs" -le "$(nproc)" ] || { echo "ci/fuzz-report.sh: --jobs $jobs is more than this machine's $(nproc) cores" >&2; exit 2; }
 runs="fuzz/report-runs"
 # roundtrip against the union of the parts it chains.
 chain=roundtrip
@@ -63,6 +67,7 @@ measure() {
   {
     echo "secs=$secs"
     echo "long=$long"
+    echo "jobs=$jobs"
     echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- isa oracle fuzz corpus || echo ' (with local changes)')"
   } >"$runs/meta"
   : >"$runs/rows"
@@ -79,17 +84,35 @@ measure() {
     else
       cargo fuzz build -s none >&2 || return 2
     fi
-    for t in "${targets[@]}"; do
-      s="$secs"
-      [ "$build" = ASan ] && [[ " $chain ${parts[*]} " == *" $t "* ]] && s="$long"
-      run_one "$bin" "$build" "$s" "$t" || return 2
-    done
+    run_all "$bin" "$build" "${targets[@]}" || return 2
   done
 }
 
+# Every target's run in one build, --jobs at a time; rows kept in target order.
+run_all() {
+  local bin="$1" build="$2" t s i=0 n=0
+  shift 2
+  rm -rf "$runs/parts"
+  mkdir -p "$runs/parts"
+  for t in "$@"; do
+    s="$secs"
+    [ "$build" = ASan ] && [[ " $chain ${parts[*]} " == *" $t "* ]] && s="$long"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    i=$((i + 1))
+    run_one "$bin" "$build" "$s" "$t" "$runs/parts/$(printf %03d "$i")" &
+  done
+  wait
+  # A run that failed left no row (run_one said why on stderr).
+  n="$(find "$runs/parts" -type f | wc -l)"
+  [ "$n" -eq "$i" ] || { echo "ci/fuzz-report.sh: $((i - n)) of $i runs in the $build build failed" >&2; return 2; }
+  cat "$runs"/parts/* >>"$runs/rows"
+  rm -rf "$runs/parts"
+}
+
 # One measured run; in the ASan builds, the coverage of the seeds plus what it found.
+# Its row goes to OUT (default: appended to the rows).
 run_one() {
-  local bin="$1" build="$2" s="$3" t="$4" tag row seeds n kb max
+  local bin="$1" build="$2" s="$3" t="$4" out="${5:-$runs/rows}" tag row seeds n kb max
   tag="$(tr -c 'A-Za-z0-9\n' '-' <<<"$build")-$t"
   echo "== $t ($build): ${s}s seeded" >&2
   row="$(FUZZ_MEASURE_KEEP="$PWD/$runs/grown/$tag" ci/fuzz-measure.sh "$bin" "$build" "$s" "$t")" || return 2
@@ -106,7 +129,7 @@ run_one() {
   else
     row="$row – |"
   fi
-  echo "$row" >>"$runs/rows"
+  echo "$row" >>"$out"
 }
 
 # Markdown code span of a name (a `|` would end the table cell).
@@ -116,17 +139,18 @@ code() {
 
 render() {
   [ -f "$runs/rows" ] && [ -f "$runs/meta" ] || { echo "ci/fuzz-report.sh: no runs in $runs/ (run without --render)" >&2; return 2; }
-  local m_secs m_long m_commit m_before cpu
+  local m_secs m_long m_jobs m_commit m_before cpu
   m_secs="$(sed -n 's/^secs=//p' "$runs/meta")"
   m_long="$(sed -n 's/^long=//p' "$runs/meta")"
+  m_jobs="$(sed -n 's/^jobs=//p' "$runs/meta")"
   m_commit="$(sed -n 's/^commit=//p' "$runs/meta")"
   m_before="$(sed -n 's/^before=//p' "$runs/meta")"
   cpu="$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)"
   cpu="$cpu (family $(sed -n 's/^cpu family[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1), model $(sed -n 's/^model[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1))"
   echo "# Fuzzing throughput and coverage"
   echo
-  echo "Written by \`ci/fuzz-report.sh --secs $m_secs --long $m_long\`; do not edit by hand. Each"
-  echo "target ran on one core (one libFuzzer job, \`-seed=1\`) for the time in its row"
+  echo "Written by \`ci/fuzz-report.sh --secs $m_secs --long $m_long --jobs ${m_jobs:-1}\`; do not edit by hand. Each"
+  echo "target ran on one core (one libFuzzer job, \`-seed=1\`; ${m_jobs:-1} target(s) at a time) for the time in its row"
   echo "(${m_secs} s; ${m_long} s for \`$chain\`, $(printf '`%s` ' "${parts[@]}" | sed 's/ $//; s/` `/`, `/g') in the ASan build) with its"
   echo "\`fuzz/options/<target>.options\` (max_len, dictionary), from its committed seeds"
   echo "(\`corpus/<target>\` + \`corpus/regressions/<target>\`, what \`cargo fuzz run <target>\` and"
