@@ -15,8 +15,8 @@ pub use control::{BranchBundle, OpaqueBundle, SemaphoreBundle};
 pub use family_a::{ActivationBundle, MatmulBundle, MatmulMxBundle, TensorScalarBundle};
 pub use family_b::TensorTensorBundle;
 pub use family_c::{BnStatsBundle, PoolCopyBundle};
-pub use kind::BodyKind;
 pub use header::{header_only, header_only_stream, Header, BUNDLE_BYTES, INST_WORD_LEN};
+pub use kind::BodyKind;
 pub use recovered_bodies::{
     BnBackpropBundle, BnBackpropParamLoadBundle, BnGradientsBundle, CollectiveCoarseBundle, CustomOpArgBundle, CustomOpHeaderBundle, DmaBundle,
     DmaTriggerBundle, IndirectDmaBundle, IndirectDmaCheckedBundle, LoadActFuncSetBundle, MatchReplace8Bundle, MaxIndexValuesBundle, NoOpBundle,
