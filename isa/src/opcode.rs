@@ -4,7 +4,7 @@
 //! the spec's op → family map (§2.1, §2.8). Decoding, validation, the text
 //! format and the C header's opcode enum all read this one table.
 
-use crate::bundle::BodyKind;
+use crate::bundle::kind::BodyKind;
 use crate::engine::{Engine, Engines};
 use crate::generation::Generation;
 use crate::provenance::{Confidence, Provenance};

@@ -61,6 +61,19 @@ fn format_leaf(s: &mut String, leaf: &Leaf, at: &[u8]) {
     }
 }
 
+/// Some bytes of one field as the disassembly prints that field: a scalar
+/// leaf's bytes, one element of an array leaf, or bytes of a byte array
+/// (the evidence histograms arrays by element and opaque bodies by word).
+pub fn format_value(leaf: &Leaf, bytes: &[u8]) -> String {
+    let mut s = String::new();
+    if leaf.len.is_some() && leaf.prim == Prim::U8 {
+        bytes.iter().for_each(|b| push_digits(&mut s, u64::from(*b), 2));
+    } else {
+        format_scalar(&mut s, leaf.prim, leaf.fmt, bytes);
+    }
+    s
+}
+
 /// `0x` and the low `digits` hex digits of `v` (the width of its type).
 fn push_hex(s: &mut String, v: u64, digits: usize) {
     s.push_str("0x");

@@ -116,3 +116,31 @@ fn an_unknown_name_is_refused_with_the_names_the_field_takes() {
     let names: Vec<&str> = tpb_isa::enums::ALU_OP.entries.iter().map(|e| e.1).collect();
     assert!(e.contains(&format!("`frobnicate` is not a number or a name of alu_op (one of {})", names.join(", "))), "{e}");
 }
+
+#[test]
+fn a_field_value_reads_as_the_disassembly_prints_that_field() {
+    use tpb_isa::text::{format_value, leaves};
+    use tpb_isa::{props, smith, Generation};
+    let mut checked = 0;
+    for seed in 0..200u64 {
+        let bytes = props::seeded_bytes(seed, 512);
+        let Ok(b) = smith::bundle(&mut arbitrary::Unstructured::new(&bytes), Generation::V4) else { continue };
+        let line = disasm(&b);
+        let tokens: std::collections::BTreeMap<&str, &str> = line.split_whitespace().filter_map(|t| t.split_once('=')).collect();
+        for leaf in leaves(b.kind()).iter().filter(|l| l.path != "opcode") {
+            let Some(&printed) = tokens.get(leaf.path.as_str()) else { panic!("{line}: no `{}`", leaf.path) };
+            let whole = &b.as_bytes()[leaf.offset..leaf.offset + leaf.size()];
+            let value = match leaf.len {
+                // A number array prints its elements, each as a scalar of its own.
+                Some(n) if printed.starts_with('[') => {
+                    let each: Vec<String> = (0..n).map(|i| format_value(leaf, &whole[i * leaf.prim.size()..][..leaf.prim.size()])).collect();
+                    format!("[{}]", each.join(","))
+                }
+                _ => format_value(leaf, whole),
+            };
+            assert_eq!(value, printed, "{line}: `{}`", leaf.path);
+            checked += 1;
+        }
+    }
+    assert!(checked > 500, "{checked} fields");
+}

@@ -43,17 +43,17 @@ fn samples(json: &Value) -> (Vec<String>, Vec<String>) {
                 .collect()
         })
         .unwrap_or_default();
-    let mut dis: Vec<String> = json["spec_disagreements"]["findings"]
+    let mut dis: Vec<String> = json["spec_disagreements"]["checks"]
         .as_array()
         .map(|v| {
             v.iter()
                 .map(|c| {
                     format!(
-                        "`{}` (§{}, worst severity under the spec: {}): {} findings",
+                        "`{}` (§{}): {} bundles under the spec alone, {} of them refused by the errata",
                         c["code"].as_str().unwrap_or("?"),
                         c["section"].as_str().unwrap_or("?"),
-                        c["severity"].as_str().unwrap_or("?"),
-                        c["count"]
+                        c["bundles"],
+                        c["refused"]
                     )
                 })
                 .collect()
@@ -103,10 +103,8 @@ fn bound(n: &mut neff::Neff, max: usize) -> usize {
 pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
     let mut s = Section::new("neff", "NEFF conformance");
     let mut artifacts = Vec::new();
-    // Every container's bundles together, for the errata and the verdicts under both profiles.
+    // Every container's bundles together: the errata, the verdicts under both profiles, and report.html's evidence.
     let mut all = tpb_oracle::conformance::NeffConformance::default();
-    // The same bundles as evidence, for report.html's per-opcode histograms.
-    let mut ev = tpb_oracle::evidence::Evidence::new();
     if files.is_empty() {
         s.cases.push(Case::skip("NEFF files", "no --neff given: pass compiled programs with --neff FILE (CI uses ../shared/neff/*.neff)"));
         return (s, artifacts);
@@ -133,10 +131,6 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
             Ok((n, total, c, unread, choice)) => {
                 if unread.is_none() {
                     crate::input::say(f, &choice);
-                }
-                ev.set_source(&name, choice.target.as_deref(), choice.from);
-                for st in &n.streams {
-                    ev.add_stream(&name, n.tool_version.as_deref(), choice.generation, st.engine.stem(), &st.bytes);
                 }
                 let json = c.to_json();
                 let base = format!("neff/{}", stem(f, i));
@@ -183,7 +177,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
     if all.bundles() > 0 {
         s.appendix = Some(("Errata", all.errata_markdown()));
         s.data = Some(all.errata_json());
-        s.page = Some(ev.to_json());
+        s.page = Some(all.evidence().to_json());
     }
     (s, artifacts)
 }

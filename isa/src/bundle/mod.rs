@@ -8,6 +8,7 @@ pub mod family_a;
 pub mod family_b;
 pub mod family_c;
 pub mod header;
+pub mod kind;
 pub mod recovered_bodies;
 
 pub use control::{BranchBundle, OpaqueBundle, SemaphoreBundle};
@@ -15,6 +16,7 @@ pub use family_a::{ActivationBundle, MatmulBundle, MatmulMxBundle, TensorScalarB
 pub use family_b::TensorTensorBundle;
 pub use family_c::{BnStatsBundle, PoolCopyBundle};
 pub use header::{header_only, header_only_stream, Header, BUNDLE_BYTES, INST_WORD_LEN};
+pub use kind::BodyKind;
 pub use recovered_bodies::{
     BnBackpropBundle, BnBackpropParamLoadBundle, BnGradientsBundle, CollectiveCoarseBundle, CustomOpArgBundle, CustomOpHeaderBundle, DmaBundle,
     DmaTriggerBundle, IndirectDmaBundle, IndirectDmaCheckedBundle, LoadActFuncSetBundle, MatchReplace8Bundle, MaxIndexValuesBundle, NoOpBundle,
@@ -23,21 +25,14 @@ pub use recovered_bodies::{
 };
 
 use crate::layout::Layout;
-use serde::Serialize;
 use zerocopy::{FromBytes, IntoBytes};
 
 /// One 64-byte bundle on the wire.
 pub type Raw = [u8; BUNDLE_BYTES];
 
-macro_rules! bodies {
+macro_rules! bundles {
     ($( $kind:ident($ty:ident) $doc:literal; )*) => {
-        /// Which body layout an opcode uses.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-        pub enum BodyKind { $( #[doc = $doc] $kind, )* }
-
         impl BodyKind {
-            pub const ALL: &'static [BodyKind] = &[ $( BodyKind::$kind, )* ];
-
             pub fn layout(self) -> &'static Layout {
                 match self { $( BodyKind::$kind => &$ty::LAYOUT, )* }
             }
@@ -77,40 +72,7 @@ macro_rules! bodies {
     };
 }
 
-bodies! {
-    Matmul(MatmulBundle) "Family A dense matmul / LoadStationary";
-    MatmulMx(MatmulMxBundle) "Family A MX matmul (CoreV4)";
-    Activation(ActivationBundle) "Family A activation";
-    TensorScalar(TensorScalarBundle) "Family A TensorScalar";
-    TensorTensor(TensorTensorBundle) "Family B TensorTensor";
-    PoolCopy(PoolCopyBundle) "Family C Pool / Copy / Memset / reduce";
-    BnStats(BnStatsBundle) "Family C mixed width (BNStats)";
-    Semaphore(SemaphoreBundle) "SP semaphore record";
-    Branch(BranchBundle) "SP branch";
-    LoadActFuncSet(LoadActFuncSetBundle) "LoadActFuncSet, recovered from real programs";
-    StreamMask(StreamMaskBundle) "StreamMask, recovered from real programs";
-    NoOp(NoOpBundle) "NoOp, recovered from real programs";
-    RegisterAlu(RegisterAluBundle) "RegisterAlu, recovered from real programs";
-    DmaTrigger(DmaTriggerBundle) "DMATrigger, recovered from real programs";
-    Dma(DmaBundle) "Dma (DMA_DIRECT2D), recovered from real programs";
-    TensorLoad(TensorLoadBundle) "TensorLoad, recovered from real programs";
-    CollectiveCoarse(CollectiveCoarseBundle) "CollectiveComputeCoarse, recovered from real programs";
-    TensorScalarAddr(TensorScalarAddrBundle) "TensorScalarAddr, recovered from real programs";
-    CustomOpArg(CustomOpArgBundle) "CustomOpArg, recovered from real programs";
-    ReadActAccumulator(ReadActAccumulatorBundle) "ReadActivationAccumulator, recovered from real programs";
-    IndirectDma(IndirectDmaBundle) "IndirectDma, recovered from real programs";
-    IndirectDmaChecked(IndirectDmaCheckedBundle) "IndirectDmaChecked, recovered from real programs";
-    BnGradients(BnGradientsBundle) "BNGradients, recovered from real programs";
-    BnBackprop(BnBackpropBundle) "BNBackprop, recovered from real programs";
-    BnBackpropParamLoad(BnBackpropParamLoadBundle) "BNBackpropParamLoad, recovered from real programs";
-    CustomOpHeader(CustomOpHeaderBundle) "CustomOpHeader, recovered from real programs";
-    MaxIndexValues(MaxIndexValuesBundle) "MaxIndexValues, recovered from real programs";
-    MatchReplace8(MatchReplace8Bundle) "MatchReplace8, recovered from real programs";
-    TensorScalarAffineSelect(TensorScalarAffineSelectBundle) "TensorScalarAffineSelect, recovered from real programs";
-    PoolBufferLoad(PoolBufferLoadBundle) "PoolBufferLoad, recovered from real programs";
-    RegisterMove(RegisterMoveBundle) "RegisterMove, recovered from real programs";
-    Opaque(OpaqueBundle) "no body layout: header plus 60 raw bytes";
-}
+kind::with_bodies!(bundles);
 
 impl Bundle {
     /// The header word every body starts with.

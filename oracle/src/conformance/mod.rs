@@ -5,25 +5,29 @@
 //! findings, opcodes the spec does not name) is a finding about the spec; a
 //! round-trip mismatch or a panic is a bug in this harness.
 //!
-//! Collection is here; the report's JSON and Markdown are in `render.rs`.
+//! What is counted of every bundle (per opcode: bundles, engines, field
+//! values, checks, errata, verdicts) is the evidence's ([`Evidence`]): its
+//! walk hands each bundle on to the round trips here, so a bundle is read
+//! once, and the report's per-opcode tables are a view of the evidence
+//! (`render.rs`). What is here is the harness's own: the round trips, their
+//! failures, and the containers.
 
-use crate::evidence::Support;
-use crate::hist::{bump, Bounded};
-use crate::neff::{EngineStream, Neff};
+use crate::evidence::Evidence;
+use crate::neff::{self, EngineStream, Neff};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use tpb_isa::bundle::{Raw, INST_WORD_LEN};
-use tpb_isa::validate::{self, Finding};
-use tpb_isa::{opcode, text, BodyKind, Bundle, Generation, Provenance, Severity};
+use tpb_isa::bundle::{Raw, BUNDLE_BYTES, INST_WORD_LEN};
+use tpb_isa::validate::Finding;
+use tpb_isa::{opcode, text, Bundle, Generation};
 
-pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
+pub use crate::hist::TOP_VALUES;
 
 /// Harness failures kept in detail (all are counted).
 pub const MAX_DETAILS: usize = 200;
 
+use crate::neff::Fit;
 pub use crate::neff::GenerationFrom;
-use crate::neff::{Choice, Fit};
 
 mod fuzz;
 mod render;
@@ -63,150 +67,62 @@ pub struct HarnessFailure {
     pub detail: String,
 }
 
-/// The values one field of the body layout took, as its disassembly prints them.
-#[derive(Clone, Debug)]
-struct FieldDist {
-    path: String,
-    offset: usize,
-    prov: Provenance,
-    values: Bounded<String>,
-}
-
-impl FieldDist {
-    fn add(&mut self, value: &str, n: usize) {
-        self.values.add(value, n as u64);
-    }
-
-    /// The most frequent values (by count, then by text) and the count of everything else.
-    fn top(&self) -> (Vec<(&str, usize)>, usize) {
-        let (top, other) = self.values.top(TOP_VALUES);
-        (top.into_iter().map(|(v, c)| (v.as_str(), count(c))).collect(), count(other))
-    }
-}
-
-/// A histogram's count as the report's other counts are (bundles of this process: they fit).
-fn count(n: u64) -> usize {
-    usize::try_from(n).unwrap_or(usize::MAX)
-}
-
-/// Everything seen for one opcode byte.
-#[derive(Clone, Debug)]
-struct OpStats {
-    kind: BodyKind,
-    count: usize,
-    /// Stream engine name → bundles.
-    engines: BTreeMap<String, usize>,
+/// How one opcode's bundles fared through the codec and the text format.
+#[derive(Clone, Copy, Debug, Default)]
+struct RoundTrips {
+    /// Bundles whose header has the word length 0x10 and zero reserved bits.
     header_ok: usize,
     codec_ok: usize,
     text_ok: usize,
-    /// Bundles with no finding at all.
-    clean: usize,
-    /// Bundles with no error-severity finding under the default (amended) profile.
-    valid: usize,
-    /// Bundles with no error-severity finding under the spec alone.
-    valid_spec: usize,
-    /// Finding code → findings.
-    findings: BTreeMap<&'static str, usize>,
-    fields: Vec<FieldDist>,
 }
 
-impl OpStats {
-    fn new(op: u8) -> OpStats {
-        let kind = opcode::body_kind(op);
-        let fields = text::leaves(kind)
-            .iter()
-            .filter(|l| l.path != "opcode")
-            .map(|l| FieldDist { path: l.path.clone(), offset: l.offset, prov: l.prov, values: Bounded::default() })
-            .collect();
-        OpStats {
-            kind,
-            count: 0,
-            engines: BTreeMap::new(),
-            header_ok: 0,
-            codec_ok: 0,
-            text_ok: 0,
-            clean: 0,
-            valid: 0,
-            valid_spec: 0,
-            findings: BTreeMap::new(),
-            fields,
-        }
-    }
-
-    fn merge(&mut self, o: OpStats) {
-        self.count += o.count;
-        for (e, c) in o.engines {
-            *self.engines.entry(e).or_insert(0) += c;
-        }
-        self.header_ok += o.header_ok;
-        self.codec_ok += o.codec_ok;
-        self.text_ok += o.text_ok;
-        self.clean += o.clean;
-        self.valid += o.valid;
-        self.valid_spec += o.valid_spec;
-        for (k, c) in o.findings {
-            *self.findings.entry(k).or_insert(0) += c;
-        }
-        for (mine, theirs) in self.fields.iter_mut().zip(o.fields) {
-            mine.values.merge(theirs.values);
-        }
-    }
-}
-
-/// One validator check code over all bundles.
-#[derive(Clone, Debug)]
-struct CodeStats {
-    severity: Severity,
-    section: &'static str,
+/// Harness failures: every one counted, the first [`MAX_DETAILS`] kept.
+#[derive(Clone, Debug, Default)]
+struct Failures {
+    details: Vec<HarnessFailure>,
     count: usize,
-    opcodes: BTreeMap<u8, usize>,
-    fields: BTreeMap<String, usize>,
+}
+
+impl Failures {
+    fn push(&mut self, f: HarnessFailure) {
+        self.count += 1;
+        if self.details.len() < MAX_DETAILS {
+            self.details.push(f);
+        }
+    }
 }
 
 /// The conformance of one or more containers' bundles.
 #[derive(Clone, Debug, Default)]
 pub struct NeffConformance {
+    /// Everything counted of the bundles: the report's tables are views of it.
+    evidence: Evidence,
     sources: Vec<Source>,
-    bundles: usize,
-    /// Bundles with validator findings or an opcode the spec does not name.
+    /// Opcode → its round trips.
+    trips: BTreeMap<u8, RoundTrips>,
+    /// Bundles with validator findings (an opcode the spec does not name is
+    /// one) or on an engine the opcode table does not name for their opcode.
     disagreeing: usize,
-    /// Opcode → stream engine → bundles found on an engine the opcode table does not name for it.
-    engine_mismatch: BTreeMap<u8, BTreeMap<String, usize>>,
-    ops: BTreeMap<u8, OpStats>,
-    codes: BTreeMap<&'static str, CodeStats>,
-    harness: Vec<HarnessFailure>,
-    harness_count: usize,
-    /// Bundles invalid under the spec alone, and under the default (amended) profile.
-    invalid_spec: usize,
-    invalid_amended: usize,
-    /// Erratum id → compiler build → bundles it accepted and the files they are in (as the evidence counts them).
-    errata: BTreeMap<&'static str, BTreeMap<String, Support>>,
+    harness: Failures,
 }
 
-/// What one bundle showed.
-struct Outcome {
-    kind: BodyKind,
+/// What the round trips of one bundle showed.
+struct Trips {
     header_ok: bool,
     codec_ok: bool,
     text: Result<(), String>,
-    line: String,
-    /// The spec's findings.
-    findings: Vec<Finding>,
-    /// The same read against the errata (the default profile).
-    amended: Vec<Finding>,
+    /// Where the disassembly and the table's layout disagree.
+    fields: Option<String>,
 }
 
-fn analyse(raw: &Raw, g: Generation) -> Outcome {
-    let b = Bundle::decode(raw);
+fn round_trips(raw: &Raw, b: &Bundle) -> Trips {
     let h = b.header();
     let header_ok = h.inst_word_len == INST_WORD_LEN && h.reserved.get() == 0;
     let codec_ok = b.encode() == *raw;
-    let line = text::disasm(&b);
+    let line = text::disasm(b);
     let text = text_verdict(raw, text::asm_line(&line));
-    let findings = validate::validate(&b, g);
-    let mut amended = findings.clone();
-    validate::amend(&b, g, &mut amended);
-    Outcome { kind: b.kind(), header_ok, codec_ok, text, line, findings, amended }
+    let fields = text_fields(raw[0], b, &line);
+    Trips { header_ok, codec_ok, text, fields }
 }
 
 /// What the text round trip of `raw` came to, given what the assembler made
@@ -228,20 +144,42 @@ fn first_diff(a: &Raw, b: &Raw) -> String {
     }
 }
 
+/// Where a disassembly line and the opcode table's layout disagree: the
+/// line's `path=value` tokens name the layout's fields in order.
+fn text_fields(op: u8, b: &Bundle, line: &str) -> Option<String> {
+    let kind = opcode::body_kind(op);
+    if b.kind() != kind {
+        return Some(format!("decoded as {:?}, table says {:?}", b.kind(), kind));
+    }
+    let mut tokens = line.split_whitespace().skip(1);
+    for leaf in text::leaves(kind).iter().filter(|l| l.path != "opcode") {
+        let Some((path, _)) = tokens.next().and_then(|t| t.split_once('=')) else {
+            return Some(format!("disassembly has no token for `{}`", leaf.path));
+        };
+        if path != leaf.path {
+            return Some(format!("disassembly token `{path}` where the layout has `{}`", leaf.path));
+        }
+    }
+    tokens.next().map(|t| format!("disassembly has extra token `{t}`"))
+}
+
 /// Runs every bundle of `neff`; `arch` overrides the generation the target implies.
 pub fn conform(neff: &Neff, arch: Option<Generation>) -> NeffConformance {
-    let mut c = NeffConformance::default();
-    c.add(neff, arch);
-    c
+    conform_all(std::slice::from_ref(neff), arch)
 }
 
 /// One report over several containers.
 pub fn conform_all(neffs: &[Neff], arch: Option<Generation>) -> NeffConformance {
-    let mut c = NeffConformance::default();
+    let mut c = NeffConformance { evidence: Evidence::with_arch(arch), ..NeffConformance::default() };
     for n in neffs {
         c.add(n, arch);
     }
     c
+}
+
+/// A panic's message.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "panic".to_string())
 }
 
 impl NeffConformance {
@@ -252,11 +190,11 @@ impl NeffConformance {
     }
 
     /// Adds every bundle of one container under the generation `choice` names.
-    pub fn add_as(&mut self, neff: &Neff, choice: &Choice) {
+    pub fn add_as(&mut self, neff: &Neff, choice: &neff::Choice) {
         let (generation, generation_from) = (choice.generation, choice.from);
-        let build = neff.tool_version.as_deref().unwrap_or("unknown");
+        self.evidence.set_source(&neff.name, choice.target.as_deref(), generation_from);
         for s in &neff.streams {
-            self.add_stream(&neff.name, build, s, generation);
+            self.add_stream(&neff.name, neff.tool_version.as_deref(), s, generation);
         }
         self.sources.push(Source {
             file: neff.name.clone(),
@@ -274,146 +212,72 @@ impl NeffConformance {
 
     /// Folds another report into this one.
     pub fn merge(&mut self, other: NeffConformance) {
+        self.evidence.merge(other.evidence);
         self.sources.extend(other.sources);
-        self.bundles += other.bundles;
+        for (op, t) in other.trips {
+            let mine = self.trips.entry(op).or_default();
+            mine.header_ok += t.header_ok;
+            mine.codec_ok += t.codec_ok;
+            mine.text_ok += t.text_ok;
+        }
         self.disagreeing += other.disagreeing;
-        for (op, by) in other.engine_mismatch {
-            let mine = self.engine_mismatch.entry(op).or_default();
-            for (e, n) in by {
-                *mine.entry(e).or_insert(0) += n;
-            }
-        }
-        for (op, s) in other.ops {
-            match self.ops.get_mut(&op) {
-                Some(mine) => mine.merge(s),
-                None => {
-                    self.ops.insert(op, s);
-                }
-            }
-        }
-        for (code, s) in other.codes {
-            let mine =
-                self.codes.entry(code).or_insert_with(|| CodeStats { count: 0, opcodes: BTreeMap::new(), fields: BTreeMap::new(), ..s.clone() });
-            mine.count += s.count;
-            mine.severity = mine.severity.min(s.severity);
-            for (op, c) in s.opcodes {
-                *mine.opcodes.entry(op).or_insert(0) += c;
-            }
-            for (f, c) in s.fields {
-                *mine.fields.entry(f).or_insert(0) += c;
-            }
-        }
-        self.harness_count += other.harness_count;
-        self.invalid_spec += other.invalid_spec;
-        self.invalid_amended += other.invalid_amended;
-        for (id, builds) in other.errata {
-            let mine = self.errata.entry(id).or_default();
-            for (build, support) in builds {
-                let e = mine.entry(build).or_default();
-                e.bundles += support.bundles;
-                e.files.extend(support.files);
-            }
-        }
-        for h in other.harness {
-            if self.harness.len() < MAX_DETAILS {
-                self.harness.push(h);
-            }
+        self.harness.count += other.harness.count - other.harness.details.len();
+        for h in other.harness.details {
+            self.harness.push(h);
         }
     }
 
-    fn add_stream(&mut self, file: &str, build: &str, s: &EngineStream, g: Generation) {
-        for (index, offset, raw) in s.bundles() {
-            self.bundles += 1;
-            let op = raw[0];
-            let fail = |kind: &'static str, detail: String| HarnessFailure {
-                file: file.to_string(),
-                member: s.member.clone(),
-                index,
-                offset,
-                opcode: format!("{op:#04x}"),
-                kind,
-                detail,
-            };
-            let outcome = match catch_unwind(AssertUnwindSafe(|| analyse(raw, g))) {
-                Ok(o) => o,
-                Err(p) => {
-                    let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
-                    self.harness_failure(fail("panic", msg.unwrap_or_else(|| "panic".to_string())));
-                    continue;
+    /// One stream through the evidence's walk, each bundle through the round trips on the way.
+    fn add_stream(&mut self, file: &str, build: Option<&str>, s: &EngineStream, g: Generation) {
+        let Self { evidence, trips, disagreeing, harness, .. } = self;
+        let fail = |index: usize, op: u8, kind: &'static str, detail: String| HarnessFailure {
+            file: file.to_string(),
+            member: s.member.clone(),
+            index,
+            offset: index * BUNDLE_BYTES,
+            opcode: opcode::hex(op),
+            kind,
+            detail,
+        };
+        // The next bundle the walk hands on: a panic in the walk is there or in the batch it starts.
+        let mut next = 0;
+        let walk = catch_unwind(AssertUnwindSafe(|| {
+            evidence.add_stream_with(file, build, g, s.engine.stem(), &s.bytes, |index, raw, bundle, spec: &[Finding]| {
+                next = index + 1;
+                let op = raw[0];
+                let t = match catch_unwind(AssertUnwindSafe(|| round_trips(raw, bundle))) {
+                    Ok(t) => t,
+                    Err(p) => {
+                        harness.push(fail(index, op, "panic", panic_text(p.as_ref())));
+                        return;
+                    }
+                };
+                if !t.codec_ok {
+                    harness.push(fail(index, op, "codec-round-trip", "decode then encode changed the bytes".to_string()));
                 }
-            };
-            if !outcome.codec_ok {
-                self.harness_failure(fail("codec-round-trip", "decode then encode changed the bytes".to_string()));
-            }
-            if let Err(e) = &outcome.text {
-                self.harness_failure(fail("text-round-trip", e.clone()));
-            }
-            let valid_spec = validate::is_valid(&outcome.findings);
-            let valid = validate::is_valid(&outcome.amended);
-            self.invalid_spec += usize::from(!valid_spec);
-            self.invalid_amended += usize::from(!valid);
-            let mut ids: Vec<&'static str> = outcome.amended.iter().filter_map(|f| f.erratum).collect();
-            ids.dedup();
-            for id in ids {
-                let e = self.errata.entry(id).or_default().entry(build.to_string()).or_default();
-                e.bundles += 1;
-                if !e.files.contains(file) {
-                    e.files.insert(file.to_string());
+                if let Err(e) = &t.text {
+                    harness.push(fail(index, op, "text-round-trip", e.clone()));
                 }
-            }
-            // An engine the table does not know (a new definition key) is no mismatch: there is nothing to compare.
-            let off_engine = s.engine.isa().is_some_and(|e| opcode::lookup(op).is_some_and(|o| !o.engine.names(e)));
-            if off_engine {
-                bump(self.engine_mismatch.entry(op).or_default(), s.engine.stem());
-            }
-            // An opcode the table lacks has its unknown-opcode finding among these.
-            debug_assert!(opcode::lookup(op).is_some() || !outcome.findings.is_empty());
-            if off_engine || !outcome.findings.is_empty() {
-                self.disagreeing += 1;
-            }
-            for f in &outcome.findings {
-                let cs = self.codes.entry(f.code).or_insert_with(|| CodeStats {
-                    severity: f.severity,
-                    section: f.section,
-                    count: 0,
-                    opcodes: BTreeMap::new(),
-                    fields: BTreeMap::new(),
-                });
-                cs.count += 1;
-                cs.severity = cs.severity.min(f.severity);
-                *cs.opcodes.entry(op).or_insert(0) += 1;
-                // Every field a finding names is a layout's (a fixed set), so the map stays small.
-                *cs.fields.entry(f.field.clone()).or_insert(0) += 1;
-            }
-            let st = self.ops.entry(op).or_insert_with(|| OpStats::new(op));
-            st.count += 1;
-            bump(&mut st.engines, s.engine.stem());
-            st.header_ok += usize::from(outcome.header_ok);
-            st.codec_ok += usize::from(outcome.codec_ok);
-            st.text_ok += usize::from(outcome.text.is_ok());
-            st.clean += usize::from(outcome.findings.is_empty());
-            st.valid += usize::from(valid);
-            st.valid_spec += usize::from(valid_spec);
-            for f in &outcome.findings {
-                *st.findings.entry(f.code).or_insert(0) += 1;
-            }
-            let mismatch = record_fields(st, outcome.kind, &outcome.line);
-            if let Some(m) = mismatch {
-                self.harness_failure(fail("text-fields", m));
-            }
-        }
-    }
-
-    fn harness_failure(&mut self, f: HarnessFailure) {
-        self.harness_count += 1;
-        if self.harness.len() < MAX_DETAILS {
-            self.harness.push(f);
+                if let Some(m) = t.fields {
+                    harness.push(fail(index, op, "text-fields", m));
+                }
+                let counts = trips.entry(op).or_default();
+                counts.header_ok += usize::from(t.header_ok);
+                counts.codec_ok += usize::from(t.codec_ok);
+                counts.text_ok += usize::from(t.text.is_ok());
+                // An opcode the table lacks has its unknown-opcode finding among `spec`.
+                *disagreeing += usize::from(!spec.is_empty() || off_engine(op, &s.engine));
+            });
+        }));
+        if let Err(p) = walk {
+            let op = s.bytes.get(next * BUNDLE_BYTES).copied().unwrap_or(0);
+            harness.push(fail(next, op, "panic", format!("while validating from this bundle on: {}", panic_text(p.as_ref()))));
         }
     }
 
     /// Round-trip mismatches, text-field mismatches and panics: bugs in the harness.
     pub fn harness_failures(&self) -> usize {
-        self.harness_count
+        self.harness.count
     }
 
     /// Bundles with validator findings or an opcode the spec does not name.
@@ -422,27 +286,42 @@ impl NeffConformance {
     }
 
     pub fn bundles(&self) -> usize {
-        self.bundles
+        count(self.evidence.bundles())
+    }
+
+    /// What was counted of the bundles.
+    pub fn evidence(&self) -> &Evidence {
+        &self.evidence
     }
 
     /// Opcode → engine stem → bundles on an engine the opcode table does not name.
-    pub fn engine_mismatches(&self) -> &BTreeMap<u8, BTreeMap<String, usize>> {
-        &self.engine_mismatch
+    pub fn engine_mismatches(&self) -> BTreeMap<u8, BTreeMap<String, usize>> {
+        let mut out: BTreeMap<u8, BTreeMap<String, usize>> = BTreeMap::new();
+        for (op, group) in self.evidence.by_opcode() {
+            for (stem, n) in group.engines {
+                if neff::Engine::from_stem(&stem).is_some_and(|e| off_engine(op, &e)) {
+                    out.entry(op).or_default().insert(stem, count(n));
+                }
+            }
+        }
+        out
     }
 
     /// Bundles invalid under the spec alone.
     pub fn invalid_spec(&self) -> usize {
-        self.invalid_spec
+        count(self.evidence.invalid_spec())
     }
 
     /// Bundles invalid under the default profile (the spec amended by the errata).
     pub fn invalid_amended(&self) -> usize {
-        self.invalid_amended
+        count(self.evidence.invalid_amended())
     }
 
     /// Bundles an erratum accepted, per compiler build.
-    pub fn erratum_bundles(&self, id: &str) -> BTreeMap<&str, usize> {
-        self.errata.get(id).map(|b| b.iter().map(|(k, s)| (k.as_str(), count(s.bundles))).collect()).unwrap_or_default()
+    pub fn erratum_bundles(&self, id: &str) -> BTreeMap<String, usize> {
+        let errata = self.evidence.errata();
+        let builds = errata.into_iter().find(|e| e.erratum.id == id).map(|e| e.builds).unwrap_or_default();
+        builds.into_iter().map(|(k, s)| (k, count(s.bundles))).collect()
     }
 
     pub fn sources(&self) -> &[Source] {
@@ -451,39 +330,30 @@ impl NeffConformance {
 
     /// The opcodes the spec does not name, with bundle counts.
     pub fn unknown_opcodes(&self) -> Vec<(u8, usize)> {
-        self.ops.iter().filter(|(op, _)| opcode::lookup(**op).is_none()).map(|(op, s)| (*op, s.count)).collect()
+        self.evidence.by_opcode().into_iter().filter(|(op, _)| opcode::lookup(*op).is_none()).map(|(op, g)| (op, count(g.bundles))).collect()
     }
 
     /// Bundle count of one opcode byte.
     pub fn opcode_count(&self, op: u8) -> usize {
-        self.ops.get(&op).map_or(0, |s| s.count)
+        self.evidence.by_opcode().get(&op).map_or(0, |g| count(g.bundles))
     }
 
-    /// The most frequent values of one field of one opcode's layout.
+    /// The most frequent values of one field of one opcode's layout, as the disassembly prints them.
     pub fn field_values(&self, op: u8, path: &str) -> Vec<(String, usize)> {
-        self.ops
-            .get(&op)
-            .and_then(|s| s.fields.iter().find(|f| f.path == path))
-            .map(|f| f.top().0.into_iter().map(|(v, c)| (v.to_string(), c)).collect())
-            .unwrap_or_default()
+        let ops = self.evidence.by_opcode();
+        let Some((f, h)) = ops.get(&op).and_then(|g| g.fields.iter().find(|(f, _)| f.path == path)) else { return Vec::new() };
+        render::top_values(opcode::body_kind(op), f, h).0.into_iter().map(|(v, c)| (v, count(c))).collect()
     }
 }
 
-/// Counts each `path=value` token of a disassembly line into the opcode's
-/// field distributions; `Some` when the line and the layout disagree.
-fn record_fields(st: &mut OpStats, kind: BodyKind, line: &str) -> Option<String> {
-    if kind != st.kind {
-        return Some(format!("decoded as {:?}, table says {:?}", kind, st.kind));
-    }
-    let mut tokens = line.split_whitespace().skip(1);
-    for f in &mut st.fields {
-        let Some((path, value)) = tokens.next().and_then(|t| t.split_once('=')) else {
-            return Some(format!("disassembly has no token for `{}`", f.path));
-        };
-        if path != f.path {
-            return Some(format!("disassembly token `{path}` where the layout has `{}`", f.path));
-        }
-        f.add(value, 1);
-    }
-    tokens.next().map(|t| format!("disassembly has extra token `{t}`"))
+/// Whether `op` ran on an engine the opcode table does not name for it. An
+/// engine the table does not know (a new definition key) is no mismatch:
+/// there is nothing to compare.
+fn off_engine(op: u8, engine: &neff::Engine) -> bool {
+    engine.isa().is_some_and(|e| opcode::lookup(op).is_some_and(|o| !o.engine.names(e)))
+}
+
+/// A count of the evidence's as the report's other counts are (bundles of this process: they fit).
+fn count(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }

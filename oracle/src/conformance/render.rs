@@ -1,56 +1,116 @@
-//! The conformance report as JSON and as Markdown: what [`super::NeffConformance`]
-//! gathered, rendered; nothing is counted here.
+//! The conformance report as JSON and as Markdown. Its per-opcode tables
+//! are a view of the evidence ([`crate::evidence::Evidence`]): each
+//! opcode's groups merged over generations and builds, beside the round
+//! trips that are the harness's own; nothing is counted here.
 
-use super::{FieldDist, GenerationFrom, NeffConformance, TOP_VALUES};
+use super::{GenerationFrom, NeffConformance, RoundTrips, TOP_VALUES};
+use crate::evidence::{CheckCount, FieldSpec, Hist};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use tpb_isa::errata::ERRATA;
-use tpb_isa::{opcode, BodyKind};
+use tpb_isa::layout::Leaf;
+use tpb_isa::{checks, opcode, text, BodyKind, Provenance};
 
-impl FieldDist {
-    /// Distinct values as the Markdown shows them: `>N` when more arrived than were tracked.
-    pub(super) fn distinct(&self) -> String {
-        if self.values.capped() {
-            format!(">{}", self.values.distinct())
-        } else {
-            self.values.distinct().to_string()
-        }
-    }
+/// The layout leaf a histogrammed field lies in (an array element's is its
+/// array; an opaque body's word, its raw bytes).
+fn leaf_of(kind: BodyKind, f: &FieldSpec) -> Option<&'static Leaf> {
+    text::leaves(kind).iter().find(|l| l.offset <= f.offset && f.offset < l.offset + l.size())
+}
 
-    pub(super) fn to_json(&self) -> Value {
-        let (top, other) = self.top();
-        json!({
-            "path": self.path,
-            "offset": self.offset,
-            "section": self.prov.section,
-            "confidence": self.prov.confidence,
-            "distinct": self.values.distinct(),
-            "distinct_capped": self.values.capped(),
-            "top": top.iter().map(|(v, c)| json!({"value": v, "count": c})).collect::<Vec<_>>(),
-            "other": other,
-        })
+fn field_prov(kind: BodyKind, f: &FieldSpec) -> Option<Provenance> {
+    leaf_of(kind, f).map(|l| l.prov)
+}
+
+/// A field's most frequent values as the disassembly prints them, and the count of all others.
+pub(super) fn top_values(kind: BodyKind, f: &FieldSpec, h: &Hist) -> (Vec<(String, u64)>, u64) {
+    let (top, other) = h.top_bytes();
+    let leaf = leaf_of(kind, f);
+    let text = |le: &[u8]| leaf.map_or_else(|| crate::evidence::hex(le), |l| text::format_value(l, le));
+    (top.iter().map(|(v, c)| (text(v), *c)).collect(), other)
+}
+
+/// Distinct values as the Markdown shows them: `>N` when more arrived than were tracked.
+fn distinct(h: &Hist) -> String {
+    if h.capped() {
+        format!(">{}", h.distinct())
+    } else {
+        h.distinct().to_string()
     }
+}
+
+fn field_json(kind: BodyKind, f: &FieldSpec, h: &Hist) -> Value {
+    let (top, other) = top_values(kind, f, h);
+    let prov = field_prov(kind, f);
+    json!({
+        "path": f.path,
+        "offset": f.offset,
+        "size": f.size,
+        "section": prov.map(|p| p.section),
+        "confidence": prov.map(|p| p.confidence),
+        "distinct": h.distinct(),
+        "distinct_capped": h.capped(),
+        "top": top.iter().map(|(v, c)| json!({"value": v, "count": c})).collect::<Vec<_>>(),
+        "other": other,
+    })
+}
+
+/// `invalid-dtype x12 (accepted x12)`: a check that fired, on how many bundles, and what became of them.
+fn check_text(code: &str, c: &CheckCount) -> String {
+    let accepted: u64 = c.accepted.values().sum();
+    let mut parts = Vec::new();
+    if accepted > 0 {
+        parts.push(format!("accepted x{accepted}"));
+    }
+    if c.refused > 0 {
+        parts.push(format!("refused x{}", c.refused));
+    }
+    format!("{code} x{} ({})", c.disagree, parts.join(", "))
+}
+
+/// One check over every opcode: the bundles it fired on, accepted and refused, by opcode.
+#[derive(Default)]
+struct CheckTotals {
+    disagree: u64,
+    accepted: BTreeMap<&'static str, u64>,
+    refused: u64,
+    opcodes: BTreeMap<u8, u64>,
 }
 
 impl NeffConformance {
     fn engine_mismatches_json(&self) -> Vec<Value> {
-        self.engine_mismatch
+        self.engine_mismatches()
             .iter()
-            .map(|(op, by)| json!({"opcode": format!("{op:#04x}"), "name": opcode::name(*op), "table": opcode::lookup(*op).map(|o| o.engine), "engines": by}))
+            .map(|(op, by)| json!({"opcode": opcode::hex(*op), "name": opcode::name(*op), "table": opcode::lookup(*op).map(|o| o.engine), "engines": by}))
             .collect()
+    }
+
+    /// Each check that fired, over every opcode (the evidence's per-group counts summed).
+    fn check_totals(&self) -> BTreeMap<&'static str, CheckTotals> {
+        let mut out: BTreeMap<&'static str, CheckTotals> = BTreeMap::new();
+        for (op, g) in self.evidence.by_opcode() {
+            for (code, c) in g.checks.iter().filter(|(_, c)| c.disagree > 0) {
+                let t = out.entry(code).or_default();
+                t.disagree += c.disagree;
+                t.refused += c.refused;
+                for (id, n) in &c.accepted {
+                    *t.accepted.entry(id).or_insert(0) += n;
+                }
+                *t.opcodes.entry(op).or_insert(0) += c.disagree;
+            }
+        }
+        out
     }
 
     /// The errata with their support here, as JSON (every erratum, in table order).
     pub fn errata_json(&self) -> Value {
-        let list: Vec<Value> = ERRATA
+        let list: Vec<Value> = self
+            .evidence
+            .errata()
             .iter()
-            .map(|e| {
-                let builds: BTreeMap<&String, Value> = self
-                    .errata
-                    .get(e.id)
-                    .map(|b| b.iter().map(|(k, s)| (k, json!({"bundles": s.bundles, "files": s.files.len()}))).collect())
-                    .unwrap_or_default();
+            .map(|ev| {
+                let e = ev.erratum;
+                let builds: BTreeMap<&String, Value> =
+                    ev.builds.iter().map(|(k, s)| (k, json!({"bundles": s.bundles, "files": s.files.len()}))).collect();
                 json!({
                     "id": e.id, "check": e.amends.check.code,
                     "opcodes": e.amends.opcodes,
@@ -60,34 +120,32 @@ impl NeffConformance {
                 })
             })
             .collect();
-        json!({"verdicts": {"bundles": self.bundles, "invalid_spec": self.invalid_spec, "invalid_amended": self.invalid_amended}, "errata": list})
+        json!({"verdicts": {"bundles": self.bundles(), "invalid_spec": self.invalid_spec(), "invalid_amended": self.invalid_amended()}, "errata": list})
     }
 
     /// The "Errata" section: spec claim, observed fact, bundles per build, and the verdicts under both profiles.
     pub fn errata_markdown(&self) -> String {
         let mut m = String::new();
-        let pct = |n: usize| if self.bundles == 0 { 0.0 } else { 100.0 * n as f64 / self.bundles as f64 };
+        let bundles = self.bundles();
+        let pct = |n: usize| if bundles == 0 { 0.0 } else { 100.0 * n as f64 / bundles as f64 };
         let _ = writeln!(
             m,
             "Verdicts over {} real bundles: **{} invalid by default** (the spec amended by the errata, {:.1}%), \
              {} invalid under `--spec` (the spec alone, {:.1}%). A finding an erratum accepts is still reported, as a `note` naming it.
 ",
-            self.bundles,
-            self.invalid_amended,
-            pct(self.invalid_amended),
-            self.invalid_spec,
-            pct(self.invalid_spec)
+            bundles,
+            self.invalid_amended(),
+            pct(self.invalid_amended()),
+            self.invalid_spec(),
+            pct(self.invalid_spec())
         );
         let _ = writeln!(m, "| erratum | check | opcodes | generations | spec claim | observed | resolution | confidence | bundles per build |");
         let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|");
-        for e in ERRATA {
+        for ev in self.evidence.errata() {
+            let e = ev.erratum;
             let ops = e.amends.opcodes.opcodes_text();
             let gens: Vec<&str> = e.amends.generations.iter().map(|g| g.as_str()).collect();
-            let builds: Vec<String> = self
-                .errata
-                .get(e.id)
-                .map(|b| b.iter().map(|(k, s)| format!("{} x{} ({} files)", cell(k), s.bundles, s.files.len())).collect())
-                .unwrap_or_default();
+            let builds: Vec<String> = ev.builds.iter().map(|(k, s)| format!("{} x{} ({} files)", cell(k), s.bundles, s.files.len())).collect();
             let _ = writeln!(
                 m,
                 "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -106,51 +164,50 @@ impl NeffConformance {
     }
 
     pub fn to_json(&self) -> Value {
-        let ops: Vec<Value> = self
-            .ops
+        let by_opcode = self.evidence.by_opcode();
+        let ops: Vec<Value> = by_opcode
             .iter()
-            .map(|(op, s)| {
+            .map(|(op, g)| {
                 let info = opcode::lookup(*op);
+                let kind = opcode::body_kind(*op);
+                let t = self.trips.get(op).copied().unwrap_or_default();
                 json!({
-                    "opcode": format!("{op:#04x}"),
+                    "opcode": opcode::hex(*op),
                     "name": opcode::name(*op),
                     "known": info.is_some(),
                     "spec_engine": info.map(|i| i.engine),
-                    "body": s.kind.layout().name,
-                    "typed": s.kind != BodyKind::Opaque,
-                    "count": s.count,
-                    "engines": s.engines,
-                    "header_invariant_ok": s.header_ok,
-                    "codec_round_trip_ok": s.codec_ok,
-                    "text_round_trip_ok": s.text_ok,
-                    "no_findings": s.clean,
-                    "valid": s.valid,
-                    "valid_spec": s.valid_spec,
-                    "findings": s.findings,
-                    "fields": s.fields.iter().map(FieldDist::to_json).collect::<Vec<_>>(),
+                    "body": kind.layout().name,
+                    "typed": kind != BodyKind::Opaque,
+                    "count": g.bundles,
+                    "engines": g.engines,
+                    "header_invariant_ok": t.header_ok,
+                    "codec_round_trip_ok": t.codec_ok,
+                    "text_round_trip_ok": t.text_ok,
+                    "checks": g.checks.iter().filter(|(_, c)| c.disagree > 0).map(|(code, c)| json!({"code": code, "disagree": c.disagree, "accepted": c.accepted, "refused": c.refused})).collect::<Vec<_>>(),
+                    "fields": g.fields.iter().map(|(f, h)| field_json(kind, f, h)).collect::<Vec<_>>(),
                 })
             })
             .collect();
         let codes: Vec<Value> = self
-            .codes
+            .check_totals()
             .iter()
-            .map(|(code, s)| {
+            .map(|(code, t)| {
                 json!({
-                    "code": code, "severity": s.severity, "section": s.section, "count": s.count,
-                    "opcodes": s.opcodes.iter().map(|(op, c)| json!({"opcode": format!("{op:#04x}"), "count": c})).collect::<Vec<_>>(),
-                    "fields": s.fields,
+                    "code": code, "section": checks::by_code(code).map(|c| c.prov.section),
+                    "bundles": t.disagree, "accepted": t.accepted, "refused": t.refused,
+                    "opcodes": t.opcodes.iter().map(|(op, c)| json!({"opcode": opcode::hex(*op), "bundles": c})).collect::<Vec<_>>(),
                 })
             })
             .collect();
-        let unknown: Vec<Value> = self
-            .unknown_opcodes()
+        let unknown: Vec<Value> = by_opcode
             .iter()
-            .map(|(op, c)| json!({"opcode": format!("{op:#04x}"), "count": c, "engines": self.ops.get(op).map(|s| &s.engines)}))
+            .filter(|(op, _)| opcode::lookup(**op).is_none())
+            .map(|(op, g)| json!({"opcode": opcode::hex(*op), "count": g.bundles, "engines": g.engines}))
             .collect();
         json!({
-            "bundles": self.bundles,
-            "harness_failures": {"count": self.harness_count, "details": self.harness},
-            "spec_disagreements": {"bundles": self.disagreeing, "unknown_opcodes": unknown, "engine_mismatches": self.engine_mismatches_json(), "findings": codes},
+            "bundles": self.bundles(),
+            "harness_failures": {"count": self.harness.count, "details": self.harness.details},
+            "spec_disagreements": {"bundles": self.disagreeing, "unknown_opcodes": unknown, "engine_mismatches": self.engine_mismatches_json(), "checks": codes},
             "sources": self.sources,
             "errata": self.errata_json(),
             "opcodes": ops,
@@ -160,8 +217,8 @@ impl NeffConformance {
     pub fn to_markdown(&self) -> String {
         let mut m = String::new();
         let _ = writeln!(m, "# NEFF conformance\n");
-        let _ = writeln!(m, "- containers: {}, bundles: {}", self.sources.len(), self.bundles);
-        let _ = writeln!(m, "- **harness failures: {}** (round-trip mismatches and panics; each one is a bug in this harness)", self.harness_count);
+        let _ = writeln!(m, "- containers: {}, bundles: {}", self.sources.len(), self.bundles());
+        let _ = writeln!(m, "- **harness failures: {}** (round-trip mismatches and panics; each one is a bug in this harness)", self.harness.count);
         let _ = writeln!(
             m,
             "- **spec disagreements: {} bundles** (validator findings under the spec alone, opcodes the spec does not name, or an engine the opcode table does not name for the opcode; facts about the spec, not harness failures)\n",
@@ -169,7 +226,109 @@ impl NeffConformance {
         );
         let _ = writeln!(m, "## Errata\n");
         m.push_str(&self.errata_markdown());
+        self.containers_markdown(&mut m);
+        self.harness_markdown(&mut m);
+        let by_opcode = self.evidence.by_opcode();
 
+        let _ = writeln!(m, "\n## Spec disagrees with compiler output\n");
+        let _ = writeln!(m, "### Opcodes the spec does not name\n");
+        let unknown: Vec<_> = by_opcode.iter().filter(|(op, _)| opcode::lookup(**op).is_none()).collect();
+        if unknown.is_empty() {
+            let _ = writeln!(m, "None.");
+        } else {
+            let _ = writeln!(m, "| opcode | bundles | engines |");
+            let _ = writeln!(m, "|---|---|---|");
+            for (op, g) in unknown {
+                let _ = writeln!(m, "| {op:#04x} | {} | {} |", g.bundles, engines_text(&g.engines));
+            }
+        }
+        let _ = writeln!(m, "\n### Engines the opcode table does not name\n");
+        let _ = writeln!(m, "The table's engine is where an op usually runs, not a wire field: a bundle elsewhere is a fact about the table.\n");
+        let mismatches = self.engine_mismatches();
+        if mismatches.is_empty() {
+            let _ = writeln!(m, "None.");
+        } else {
+            let _ = writeln!(m, "| opcode | name | table says | bundles seen on |");
+            let _ = writeln!(m, "|---|---|---|---|");
+            for (op, by) in &mismatches {
+                let table = opcode::lookup(*op).map_or_else(|| "?".to_string(), |o| o.engine.to_string());
+                let _ = writeln!(m, "| {op:#04x} | {} | {table} | {} |", opcode::name(*op), engines_text(by));
+            }
+        }
+        let _ = writeln!(m, "\n### Validator findings\n");
+        let totals = self.check_totals();
+        if totals.is_empty() {
+            let _ = writeln!(m, "None.");
+        } else {
+            let _ = writeln!(m, "Bundles each check fires on under the spec alone, and whether an erratum accepts each one's findings.\n");
+            let _ = writeln!(m, "| check | spec § | bundles | accepted by an erratum | refused | opcodes |");
+            let _ = writeln!(m, "|---|---|---|---|---|---|");
+            for (code, t) in &totals {
+                let ops: Vec<String> = t.opcodes.iter().map(|(op, c)| format!("{op:#04x} x{c}")).collect();
+                let accepted: Vec<String> = t.accepted.iter().map(|(id, c)| format!("`{id}` x{c}")).collect();
+                let section = checks::by_code(code).map_or("?", |c| c.prov.section);
+                let _ = writeln!(m, "| {code} | {} | {} | {} | {} | {} |", cell(section), t.disagree, accepted.join(", "), t.refused, ops.join(", "));
+            }
+        }
+
+        let _ = writeln!(m, "\n## Per opcode\n");
+        let _ = writeln!(
+            m,
+            "| opcode | name | body layout | decode | bundles | engines seen (spec says) | header invariant | codec round trip | text round trip | checks that fire (bundles; accepted by an erratum, refused) |"
+        );
+        let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|");
+        for (op, g) in &by_opcode {
+            let kind = opcode::body_kind(*op);
+            let spec_engine = opcode::lookup(*op).map_or_else(|| "not in spec".to_string(), |i| i.engine.to_string());
+            let t: RoundTrips = self.trips.get(op).copied().unwrap_or_default();
+            let fired: Vec<String> = g.checks.iter().filter(|(_, c)| c.disagree > 0).map(|(code, c)| check_text(code, c)).collect();
+            let _ = writeln!(
+                m,
+                "| {op:#04x} | {} | {} | {} | {} | {} ({spec_engine}) | {} | {} | {} | {} |",
+                opcode::name(*op),
+                kind.layout().name,
+                if kind == BodyKind::Opaque { "opaque" } else { "typed" },
+                g.bundles,
+                engines_text(&g.engines),
+                t.header_ok,
+                t.codec_ok,
+                t.text_ok,
+                fired.join(", ")
+            );
+        }
+
+        let _ = writeln!(m, "\n## Field values per opcode\n");
+        let _ = writeln!(
+            m,
+            "Each field of the spec's body layout (an array's each element; an opaque body's each 4-byte word), with the values real bundles carry, as the disassembly prints them (top {TOP_VALUES}, then \"other\").\n"
+        );
+        for (op, g) in &by_opcode {
+            let kind = opcode::body_kind(*op);
+            let _ = writeln!(
+                m,
+                "### {op:#04x} {} ({}, {}), {} bundles\n",
+                opcode::name(*op),
+                kind.layout().name,
+                if kind == BodyKind::Opaque { "opaque" } else { "typed" },
+                g.bundles
+            );
+            let _ = writeln!(m, "| field | offset | spec | distinct | values (count) |");
+            let _ = writeln!(m, "|---|---|---|---|---|");
+            for (f, h) in &g.fields {
+                let (top, other) = top_values(kind, f, h);
+                let mut vals: Vec<String> = top.iter().map(|(v, c)| format!("`{}` x{c}", cell(v))).collect();
+                if other > 0 {
+                    vals.push(format!("other x{other}"));
+                }
+                let prov = field_prov(kind, f).map_or_else(String::new, |p| cell(&p.to_string()));
+                let _ = writeln!(m, "| `{}` | {:#04x} | {} | {} | {} |", f.path, f.offset, prov, distinct(h), vals.join(", "));
+            }
+            let _ = writeln!(m);
+        }
+        m
+    }
+
+    fn containers_markdown(&self, m: &mut String) {
         let _ = writeln!(m, "\n## Containers\n");
         let _ = writeln!(m, "| file | compiler | target | generation | integrity | streams | bundles |");
         let _ = writeln!(m, "|---|---|---|---|---|---|---|");
@@ -192,131 +351,36 @@ impl NeffConformance {
                 s.bundles
             );
         }
+    }
 
+    fn harness_markdown(&self, m: &mut String) {
         let _ = writeln!(m, "\n## Harness failures\n");
-        if self.harness_count == 0 {
+        if self.harness.count == 0 {
             let _ = writeln!(m, "None: every bundle round-tripped byte-exact through the codec and the text format.");
-        } else {
-            let _ = writeln!(m, "| file | member | index | offset | opcode | kind | detail |");
-            let _ = writeln!(m, "|---|---|---|---|---|---|---|");
-            for h in &self.harness {
-                let _ = writeln!(
-                    m,
-                    "| {} | {} | {} | {:#x} | {} | {} | {} |",
-                    cell(&h.file),
-                    cell(&h.member),
-                    h.index,
-                    h.offset,
-                    h.opcode,
-                    h.kind,
-                    cell(&h.detail)
-                );
-            }
-            if self.harness_count > self.harness.len() {
-                let _ = writeln!(m, "\n({} more not listed)", self.harness_count - self.harness.len());
-            }
+            return;
         }
-
-        let _ = writeln!(m, "\n## Spec disagrees with compiler output\n");
-        let _ = writeln!(m, "### Opcodes the spec does not name\n");
-        let unknown = self.unknown_opcodes();
-        if unknown.is_empty() {
-            let _ = writeln!(m, "None.");
-        } else {
-            let _ = writeln!(m, "| opcode | bundles | engines |");
-            let _ = writeln!(m, "|---|---|---|");
-            for (op, c) in unknown {
-                let _ = writeln!(m, "| {op:#04x} | {c} | {} |", self.ops.get(&op).map(|s| engines_text(&s.engines)).unwrap_or_default());
-            }
-        }
-        let _ = writeln!(m, "\n### Engines the opcode table does not name\n");
-        let _ = writeln!(m, "The table's engine is where an op usually runs, not a wire field: a bundle elsewhere is a fact about the table.\n");
-        if self.engine_mismatch.is_empty() {
-            let _ = writeln!(m, "None.");
-        } else {
-            let _ = writeln!(m, "| opcode | name | table says | bundles seen on |");
-            let _ = writeln!(m, "|---|---|---|---|");
-            for (op, by) in &self.engine_mismatch {
-                let table = opcode::lookup(*op).map_or_else(|| "?".to_string(), |o| o.engine.to_string());
-                let _ = writeln!(m, "| {op:#04x} | {} | {table} | {} |", opcode::name(*op), engines_text(by));
-            }
-        }
-        let _ = writeln!(m, "\n### Validator findings\n");
-        if self.codes.is_empty() {
-            let _ = writeln!(m, "None.");
-        } else {
-            let _ = writeln!(m, "| check | worst severity | spec § | findings | opcodes | fields |");
-            let _ = writeln!(m, "|---|---|---|---|---|---|");
-            for (code, s) in &self.codes {
-                let ops: Vec<String> = s.opcodes.iter().map(|(op, c)| format!("{op:#04x} x{c}")).collect();
-                let fields: Vec<String> = s.fields.iter().map(|(f, c)| format!("`{f}` x{c}")).collect();
-                let _ = writeln!(
-                    m,
-                    "| {code} | {} | {} | {} | {} | {} |",
-                    s.severity.as_str(),
-                    cell(s.section),
-                    s.count,
-                    ops.join(", "),
-                    cell(&fields.join(", "))
-                );
-            }
-        }
-
-        let _ = writeln!(m, "\n## Per opcode\n");
-        let _ = writeln!(
-            m,
-            "| opcode | name | body layout | decode | bundles | engines seen (spec says) | header invariant | codec round trip | text round trip | no findings | valid | valid (spec alone) | findings (spec) |"
-        );
-        let _ = writeln!(m, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-        for (op, s) in &self.ops {
-            let spec_engine = opcode::lookup(*op).map_or_else(|| "not in spec".to_string(), |i| i.engine.to_string());
-            let findings: Vec<String> = s.findings.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+        let _ = writeln!(m, "| file | member | index | offset | opcode | kind | detail |");
+        let _ = writeln!(m, "|---|---|---|---|---|---|---|");
+        for h in &self.harness.details {
             let _ = writeln!(
                 m,
-                "| {op:#04x} | {} | {} | {} | {} | {} ({spec_engine}) | {} | {} | {} | {} | {} | {} | {} |",
-                opcode::name(*op),
-                s.kind.layout().name,
-                if s.kind == BodyKind::Opaque { "opaque" } else { "typed" },
-                s.count,
-                engines_text(&s.engines),
-                s.header_ok,
-                s.codec_ok,
-                s.text_ok,
-                s.clean,
-                s.valid,
-                s.valid_spec,
-                findings.join(", ")
+                "| {} | {} | {} | {:#x} | {} | {} | {} |",
+                cell(&h.file),
+                cell(&h.member),
+                h.index,
+                h.offset,
+                h.opcode,
+                h.kind,
+                cell(&h.detail)
             );
         }
-
-        let _ = writeln!(m, "\n## Field values per opcode\n");
-        let _ = writeln!(m, "Each field of the spec's body layout, with the values real bundles carry (top {TOP_VALUES}, then \"other\").\n");
-        for (op, s) in &self.ops {
-            let _ = writeln!(
-                m,
-                "### {op:#04x} {} ({}, {}), {} bundles\n",
-                opcode::name(*op),
-                s.kind.layout().name,
-                if s.kind == BodyKind::Opaque { "opaque" } else { "typed" },
-                s.count
-            );
-            let _ = writeln!(m, "| field | offset | spec | distinct | values (count) |");
-            let _ = writeln!(m, "|---|---|---|---|---|");
-            for f in &s.fields {
-                let (top, other) = f.top();
-                let mut vals: Vec<String> = top.iter().map(|(v, c)| format!("`{}` x{c}", cell(v))).collect();
-                if other > 0 {
-                    vals.push(format!("other x{other}"));
-                }
-                let _ = writeln!(m, "| `{}` | {:#04x} | {} | {} | {} |", f.path, f.offset, cell(&f.prov.to_string()), f.distinct(), vals.join(", "));
-            }
-            let _ = writeln!(m);
+        if self.harness.count > self.harness.details.len() {
+            let _ = writeln!(m, "\n({} more not listed)", self.harness.count - self.harness.details.len());
         }
-        m
     }
 }
 
-fn engines_text(e: &BTreeMap<String, usize>) -> String {
+fn engines_text<N: std::fmt::Display>(e: &BTreeMap<String, N>) -> String {
     let v: Vec<String> = e.iter().map(|(k, c)| format!("{k} x{c}")).collect();
     v.join(", ")
 }

@@ -81,10 +81,15 @@ impl Hist {
 
     /// The [`TOP_VALUES`] most frequent values (by count, then by value) and the count of all others.
     pub fn top(&self) -> (Vec<(String, u64)>, u64) {
+        let (top, other) = self.top_bytes();
+        (top.into_iter().map(|(k, c)| (hex(&k), c)).collect(), other)
+    }
+
+    /// [`Hist::top`] with each value as its little-endian bytes.
+    pub fn top_bytes(&self) -> (Vec<(Vec<u8>, u64)>, u64) {
         let v: Vec<(Vec<u8>, u64)> = self.tracked().collect();
         // Values of one histogram share a width, so comparing the bytes from the most significant is numeric order.
-        let (top, other) = hist::top(v, TOP_VALUES, |a: &Vec<u8>, b: &Vec<u8>| a.iter().rev().cmp(b.iter().rev()), self.untracked());
-        (top.into_iter().map(|(k, c)| (hex(&k), c)).collect(), other)
+        hist::top(v, TOP_VALUES, |a: &Vec<u8>, b: &Vec<u8>| a.iter().rev().cmp(b.iter().rev()), self.untracked())
     }
 }
 

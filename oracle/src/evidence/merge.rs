@@ -46,7 +46,7 @@ fn add(a: &mut u64, b: u64) {
 }
 
 impl Group {
-    fn merge(&mut self, o: Group) {
+    pub(super) fn merge(&mut self, o: Group) {
         add(&mut self.bundles, o.bundles);
         for (e, n) in o.engines {
             add(self.engines.entry(e).or_insert(0), n);

@@ -51,13 +51,13 @@ pub struct CheckCount {
 
 /// Everything seen for one opcode of one generation and build.
 #[derive(Clone, Debug)]
-struct Group {
-    bundles: u64,
+pub(crate) struct Group {
+    pub(crate) bundles: u64,
     /// Engine stem → bundles (raw files have no engine and are not listed).
-    engines: BTreeMap<String, u64>,
-    fields: Vec<(FieldSpec, Hist)>,
+    pub(crate) engines: BTreeMap<String, u64>,
+    pub(crate) fields: Vec<(FieldSpec, Hist)>,
     /// Check code → counts; a check appears once it applies to, or fires on, a bundle.
-    checks: BTreeMap<&'static str, CheckCount>,
+    pub(crate) checks: BTreeMap<&'static str, CheckCount>,
     /// (check, field) → values of the findings no erratum accepts.
     refused: BTreeMap<(&'static str, String), Hist>,
     /// Each claimed recovered field of the opcode, its claim, and the bundles that break it.
@@ -272,6 +272,21 @@ impl Evidence {
     /// (`None` for a raw file: "unknown"), `engine` the stream's engine stem
     /// (`PE`), empty for a raw file.
     pub fn add_stream(&mut self, file: &str, build: Option<&str>, g: Generation, engine: &str, bytes: &[u8]) {
+        self.add_stream_with(file, build, g, engine, bytes, |_, _, _, _| {});
+    }
+
+    /// [`Evidence::add_stream`], handing each bundle on as it is counted, to
+    /// `each(index, raw, bundle, findings under the spec)`: a caller with
+    /// checks of its own (conformance's round trips) makes no second walk.
+    pub fn add_stream_with(
+        &mut self,
+        file: &str,
+        build: Option<&str>,
+        g: Generation,
+        engine: &str,
+        bytes: &[u8],
+        mut each: impl FnMut(usize, &Raw, &Bundle, &[Finding]),
+    ) {
         let build = build.unwrap_or(UNKNOWN_BUILD);
         let ops = self.groups.entry((g, build.to_string())).or_default();
         let mut accepted: BTreeMap<&'static str, u64> = BTreeMap::new();
@@ -301,6 +316,7 @@ impl Evidence {
             for id in ids {
                 *accepted.entry(id).or_insert(0) += 1;
             }
+            each(i, raw, bundle, spec);
         });
         let n = n as u64;
         self.bundles += n;
@@ -364,6 +380,21 @@ impl Evidence {
         for ((g, build), ops) in &self.groups {
             for (op, s) in ops {
                 out.extend(s.claims.iter().map(|&(f, _, n)| (*g, build.as_str(), *op, f, n)));
+            }
+        }
+        out
+    }
+
+    /// Each opcode's groups merged over every generation and build: the
+    /// per-opcode view of the conformance report.
+    pub(crate) fn by_opcode(&self) -> BTreeMap<u8, Group> {
+        let mut out: BTreeMap<u8, Group> = BTreeMap::new();
+        for (op, group) in self.groups.values().flatten() {
+            match out.get_mut(op) {
+                Some(mine) => mine.merge(group.clone()),
+                None => {
+                    out.insert(*op, group.clone());
+                }
             }
         }
         out

@@ -31,6 +31,7 @@
 mod auto;
 pub use auto::{ROUNDS as AUTO_ROUNDS, SAMPLE_BUNDLES as AUTO_SAMPLE_BUNDLES};
 mod classes;
+mod entry;
 mod kernel;
 pub(super) use kernel::verdicts;
 pub use kernel::{Kernel, ENV_HIDE, ENV_KERNEL};
@@ -98,6 +99,11 @@ impl Raw<'_> {
     fn dword(self, at: u8) -> u64 {
         u64::from_le_bytes(self.bytes(at))
     }
+}
+
+/// An offset inside the bundle as a byte (plans only hold such offsets).
+fn offset(at: usize) -> u8 {
+    u8::try_from(at.min(BUNDLE_BYTES - 1)).unwrap_or(0)
 }
 
 /// A 1 in each 16-bit lane.

@@ -5,8 +5,7 @@
 //! `mx_operand`, and the tests of the fast path compare both.
 
 use super::super::slots::{MX_SCALE_PARTS, MX_STEP_DIRS};
-use super::plan::offset;
-use super::{dclass, Raw, REGISTER_MUST_BE_CLEAR};
+use super::{dclass, offset, Raw, REGISTER_MUST_BE_CLEAR};
 use crate::addr4::{Addr4, Region, MODE_DEAD, MODE_INDIRECT, MODE_MASK, REGISTER_BIT};
 use crate::descriptor::{MxIndirect16b, MxMemPattern1d};
 use crate::layout::Layout;

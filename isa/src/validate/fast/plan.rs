@@ -8,8 +8,8 @@
 
 use super::super::band::{self, BYTE_RULES};
 use super::classes::*;
-use super::scalar::{entries4, entry};
-use super::{mx, tied, Raw, BAND_CLEAN};
+use super::entry::{entries4, entry, ITEMS};
+use super::{mx, offset, tied, Raw, BAND_CLEAN};
 use crate::bundle::header::INST_WORD_LEN_SATURATE;
 use crate::bundle::{Header, BUNDLE_BYTES, INST_WORD_LEN};
 use crate::descriptor::Indirect16b;
@@ -91,11 +91,6 @@ impl NumsPlan {
     }
 }
 
-/// An offset inside the bundle as a byte (plans only hold such offsets).
-pub(super) fn offset(at: usize) -> u8 {
-    u8::try_from(at.min(BUNDLE_BYTES - 1)).unwrap_or(0)
-}
-
 /// One band byte rule, planned: the byte's offset and the index of its set.
 #[derive(Clone, Copy, Default)]
 pub(super) struct BandTest {
@@ -156,12 +151,7 @@ pub(super) struct Plan {
 }
 const _: () = assert!(std::mem::size_of::<Plan>() == 64);
 
-/// Items of a plan a work entry can name: slots and band tests are both
-/// at most four per opcode. An item is numbered by its opcode byte, then its
-/// index in the plan: its place in [`Planned::slot_items`] or
-/// [`Planned::band_items`], and the low bits of a work entry (`scalar.rs`).
-pub(super) const ITEM_BITS: u32 = 10;
-pub(super) const ITEMS: usize = 1 << ITEM_BITS;
+// An item's place in [`Planned::slot_items`] or [`Planned::band_items`] (`entry.rs`): four per opcode.
 const _: () = assert!(ITEMS == 0x100 * SLOT_ENTRIES && SLOT_ENTRIES == BAND_ENTRIES);
 
 /// One generation's plans and tables in one block: every lookup of the

@@ -4,12 +4,10 @@
 //! and an item of its opcode's plan, so no pass branches on how many slots
 //! or band tests an opcode has.
 
-use super::plan::{Planned, ITEMS, ITEM_BITS, MAX_BAND, MAX_SLOTS, SLOT_ENTRIES};
+use super::entry::{entry, ITEMS, ITEM_BITS};
+use super::plan::{Planned, MAX_BAND, MAX_SLOTS, SLOT_ENTRIES};
 use super::{disjoint, prefetch, verdict_of, Batch, Raw, Verdict, BAND_CLEAN, BATCH, LANE_ONES};
 use crate::generation::Generation;
-
-// A work entry holds a bundle's index in its batch above an item: 16 bits.
-const _: () = assert!((BATCH << ITEM_BITS) <= 1 << 16);
 
 /// Work lists of a batch: at most [`MAX_SLOTS`] slots and [`MAX_BAND`]
 /// band tests per bundle, written [`SLOT_ENTRIES`] at a time at the list's
@@ -18,23 +16,7 @@ const _: () = assert!((BATCH << ITEM_BITS) <= 1 << 16);
 const SLOT_WORK: usize = (MAX_SLOTS * BATCH).next_power_of_two();
 const BAND_WORK: usize = (MAX_BAND * BATCH).next_power_of_two();
 
-/// A work entry: the bundle's index in its batch, then the item (its
-/// opcode byte, then the index of the slot or band test in its plan).
-#[inline(always)]
-pub(super) fn entry(i: usize, op: u8) -> u16 {
-    let i = u16::try_from(i & (BATCH - 1)).unwrap_or(0);
-    disjoint(i << ITEM_BITS, u16::from(op) << 2)
-}
-
-/// The four work entries naming a plan's items, from its first entry: as
-/// the 16-bit lanes of one word, so [`push4`] writes them in one store.
-#[inline(always)]
-pub(super) fn entries4(entry: u16) -> u64 {
-    const ITEM_INDEX: u64 = 0x0003_0002_0001_0000;
-    disjoint(u64::from(entry) * LANE_ONES, ITEM_INDEX)
-}
-
-/// Appends `n` (at most 4) of the four work `entries` (from [`entries4`]),
+/// Appends `n` (at most 4) of the four work `entries` (from [`super::entry::entries4`]),
 /// writing all four so the loop has no data-dependent exit. The mask never
 /// binds (a list holds at most `MAX * BATCH` entries); it lets the compiler
 /// see the write in bounds.

@@ -5,8 +5,7 @@
 //! offsets taken from the layouts.
 
 use super::super::band::{self, BandKind};
-use super::plan::offset;
-use super::{dclass, Raw};
+use super::{dclass, offset, Raw};
 use crate::bundle::{BranchBundle, PoolCopyBundle};
 
 /// An opcode's band when its rules tie fields together: the fields' offsets.
