@@ -132,6 +132,11 @@ impl Verdicts {
                     self.said_default = true;
                     eprintln!("tpb: note: raw bundles, judged as {} (default; --arch to choose)", choice.generation);
                 }
+                let threads = crate::ahead::threads();
+                if self.quiet && threads > 1 {
+                    self.quiet_raw(&mut raw, choice.generation, threads);
+                    return Ok(());
+                }
                 let at = Origin { file: json_name, member: "", label: raw.name().to_string(), choice: &choice, build: None };
                 while let Some(chunk) = raw.next_chunk() {
                     match chunk {
@@ -151,6 +156,49 @@ impl Verdicts {
             }
         }
         Ok(())
+    }
+
+    /// `-q` on a raw file: its chunks judged on `threads` threads, a chunk each,
+    /// while the next window of chunks is read. Only counts come out, so the
+    /// verdicts are those of the chunks one after another; memory holds two
+    /// windows of [`input::CHUNK`]-byte chunks. A read error is reported after
+    /// the bundles before it are judged, as in the one-thread loop.
+    fn quiet_raw(&mut self, raw: &mut input::RawStream, g: Generation, threads: usize) {
+        let profile = self.profile;
+        let judge = move |chunk: Vec<u8>| {
+            let mut invalid = 0u64;
+            let n = validate::judge_stream(&chunk, g, profile, |_, valid| invalid += u64::from(!valid));
+            (chunk, n as u64, invalid)
+        };
+        let mut spares: Vec<Vec<u8>> = Vec::new();
+        let mut error = None;
+        std::thread::scope(|s| {
+            let mut running = Vec::new();
+            loop {
+                let mut window = Vec::new();
+                while window.len() < threads && error.is_none() {
+                    match raw.next_chunk_owned(spares.pop().unwrap_or_default()) {
+                        None => break,
+                        Some(Ok((_, chunk))) => window.push(chunk),
+                        Some(Err(e)) => error = Some(e),
+                    }
+                }
+                for h in running.drain(..) {
+                    let (chunk, n, invalid): (Vec<u8>, u64, u64) = std::thread::ScopedJoinHandle::join(h).unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    self.total += n;
+                    self.invalid += invalid;
+                    self.any_invalid |= invalid > 0;
+                    spares.push(chunk);
+                }
+                if window.is_empty() {
+                    break;
+                }
+                running = window.into_iter().map(|chunk| s.spawn(move || judge(chunk))).collect();
+            }
+        });
+        if let Some(e) = error {
+            self.unreadable = super::fail(e);
+        }
     }
 
     /// Judges whole bundles `bytes`, at byte `base` of their stream, and prints what the mode asks for.

@@ -24,8 +24,8 @@ const FIRST_FREE_SECTION: usize = PSUM_KINDS.len() * TAG_READS.len() + 1;
 /// Folds the errata into `plans`, `dtypes` and `allowed` (built by the spec on `g`).
 pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; DTYPE_ENTRIES], allowed: &mut [[u8; 0x100]; SETS]) {
     let mut free = FIRST_FREE_SECTION..DTYPE_ENTRIES / SECTION;
-    // By byte-rule set: the row each plan that tests it asks for (all must agree).
-    let mut rows: Vec<Vec<[u8; 0x100]>> = vec![Vec::new(); SETS];
+    // By byte-rule set: the row each plan's test of it asks for, and where the test is.
+    let mut rows: Vec<Vec<([u8; 0x100], usize, usize)>> = vec![Vec::new(); SETS];
     for (op, plan) in (0..=u8::MAX).zip(plans.iter_mut()) {
         let used = usize::from(plan.head.used);
         for (sp, placed) in plan.slots.iter_mut().zip(operands::placed(op)).take(used) {
@@ -46,19 +46,33 @@ pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; 
             dtypes[section * SECTION..(section + 1) * SECTION].copy_from_slice(&column);
             sp.dtype_base = u16::try_from(section * SECTION).unwrap_or(sp.dtype_base);
         }
-        for t in plan.band.iter().take(usize::from(plan.head.band_used)) {
+        for (n, t) in plan.band.iter().enumerate().take(usize::from(plan.head.band_used)) {
             let (set, at) = (usize::from(t.set), usize::from(t.at));
             let (Some(rule), Some(row)) = (BYTE_RULES.get(set), allowed.get(set)) else { continue };
             let amended: [u8; 0x100] =
                 std::array::from_fn(|v| row[v] | u8::from(band_value_amended(g, op, rule.check.code, rule.field, at, v as u8)));
-            rows[set].push(amended);
+            rows[set].push((amended, usize::from(op), n));
         }
     }
-    // A set's row is amended where every plan that tests it is amended alike
-    // (else the spec's stands, and the reporting checks amend).
-    for (row, wanted) in allowed.iter_mut().zip(rows) {
-        if let Some(first) = wanted.first().filter(|&first| wanted.iter().all(|w| w == first)) {
-            *row = *first;
+    // A set whose every test is amended alike is amended in place; otherwise each
+    // amended row takes a spare set (the one after the rules' allows every value), while
+    // any are left, and the tests asking for it move there (none left: the spec's row stands,
+    // and the reporting checks amend).
+    let mut spare = BYTE_RULES.len() + 1..SETS;
+    for (set, wanted) in rows.iter().enumerate() {
+        let Some((first, _, _)) = wanted.first() else { continue };
+        if wanted.iter().all(|(w, _, _)| w == first) {
+            allowed[set] = *first;
+            continue;
+        }
+        let spec = allowed[set];
+        for (row, op, n) in wanted.iter().filter(|(w, _, _)| *w != spec) {
+            let made = (BYTE_RULES.len() + 1..spare.start).find(|&s| allowed[s] == *row);
+            let Some(to) = made.or_else(|| spare.next()) else { break };
+            allowed[to] = *row;
+            if let (Some(t), Ok(to)) = (plans[*op].band.get_mut(*n), u8::try_from(to)) {
+                t.set = to;
+            }
         }
     }
 }
