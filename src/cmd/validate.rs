@@ -184,7 +184,8 @@ impl Verdicts {
                     }
                 }
                 for h in running.drain(..) {
-                    let (chunk, n, invalid): (Vec<u8>, u64, u64) = std::thread::ScopedJoinHandle::join(h).unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    let (chunk, n, invalid): (Vec<u8>, u64, u64) =
+                        std::thread::ScopedJoinHandle::join(h).unwrap_or_else(|p| std::panic::resume_unwind(p));
                     self.total += n;
                     self.invalid += invalid;
                     self.any_invalid |= invalid > 0;

@@ -174,7 +174,9 @@ pub(super) fn psum_write_amended(g: Generation, op: u8, slot: &operands::Slot) -
 pub(super) fn band_value_amended(g: Generation, op: u8, code: &str, field: &str, at: usize, v: u8) -> bool {
     let layout = opcode::body_kind(op).layout();
     placed::on(g, op).iter().any(|p| {
-        p.field_at(code, field, layout) == Some(Some(placed::At { off: at, size: 1 })) && p.values_own_only() && p.accepts_values(&[], Some(u64::from(v)))
+        p.field_at(code, field, layout) == Some(Some(placed::At { off: at, size: 1 }))
+            && p.values_own_only()
+            && p.accepts_values(&[], Some(u64::from(v)))
     })
 }
 

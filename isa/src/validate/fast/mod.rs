@@ -34,10 +34,10 @@ mod classes;
 mod kernel;
 pub(super) use kernel::verdicts;
 pub use kernel::{Kernel, ENV_HIDE, ENV_KERNEL};
+mod amended;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 mod mx;
-mod amended;
 mod plan;
 mod prefetch;
 mod scalar;
