@@ -158,43 +158,79 @@ impl Verdicts {
         Ok(())
     }
 
-    /// `-q` on a raw file: its chunks judged on `threads` threads, a chunk each,
-    /// while the next window of chunks is read. Only counts come out, so the
-    /// verdicts are those of the chunks one after another; memory holds two
-    /// windows of [`input::CHUNK`]-byte chunks. A read error is reported after
-    /// the bundles before it are judged, as in the one-thread loop.
+    /// `-q` on a raw file: its chunks judged on `threads` worker threads while
+    /// this one reads the next. Only counts come out, so the order chunks
+    /// finish in does not matter; at most two chunks per worker are held (each
+    /// [`input::CHUNK`] bytes), their buffers reused. A read error is reported
+    /// after the bundles before it are judged, as in the one-thread loop.
     fn quiet_raw(&mut self, raw: &mut input::RawStream, g: Generation, threads: usize) {
+        use std::sync::{mpsc, Mutex};
         let profile = self.profile;
-        let judge = move |chunk: Vec<u8>| {
-            let mut invalid = 0u64;
-            let n = validate::judge_stream(&chunk, g, profile, |_, valid| invalid += u64::from(!valid));
-            (chunk, n as u64, invalid)
-        };
-        let mut spares: Vec<Vec<u8>> = Vec::new();
+        let held = 2 * threads;
+        let (to_workers, chunks) = mpsc::sync_channel::<Vec<u8>>(held);
+        let chunks = Mutex::new(chunks);
+        let (to_reader, judged) = mpsc::channel::<(Vec<u8>, u64, u64)>();
         let mut error = None;
         std::thread::scope(|s| {
-            let mut running = Vec::new();
+            for _ in 0..threads {
+                let (chunks, to_reader) = (&chunks, to_reader.clone());
+                s.spawn(move || loop {
+                    // The lock is held only to take a chunk; a poisoned one means a worker panicked (the scope re-raises it).
+                    let next = match chunks.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(chunk) = next else { return };
+                    let mut invalid = 0u64;
+                    let n = validate::judge_stream(&chunk, g, profile, |_, valid| invalid += u64::from(!valid));
+                    if to_reader.send((chunk, n as u64, invalid)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(to_reader);
+            let mut in_flight = 0usize;
+            let mut count = |(chunk, n, invalid): (Vec<u8>, u64, u64)| {
+                self.total += n;
+                self.invalid += invalid;
+                self.any_invalid |= invalid > 0;
+                chunk
+            };
             loop {
-                let mut window = Vec::new();
-                while window.len() < threads && error.is_none() {
-                    match raw.next_chunk_owned(spares.pop().unwrap_or_default()) {
-                        None => break,
-                        Some(Ok((_, chunk))) => window.push(chunk),
-                        Some(Err(e)) => error = Some(e),
+                // A buffer back from a worker, or a new one while fewer than `held` are out.
+                let spare = match judged.try_recv() {
+                    Ok(done) => {
+                        in_flight -= 1;
+                        count(done)
+                    }
+                    Err(_) if in_flight < held => Vec::new(),
+                    Err(_) => match judged.recv() {
+                        Ok(done) => {
+                            in_flight -= 1;
+                            count(done)
+                        }
+                        Err(_) => break,
+                    },
+                };
+                match raw.next_chunk_owned(spare) {
+                    None => break,
+                    Some(Err(e)) => {
+                        error = Some(e);
+                        break;
+                    }
+                    Some(Ok((_, chunk))) => {
+                        if to_workers.send(chunk).is_err() {
+                            break;
+                        }
+                        in_flight += 1;
                     }
                 }
-                for h in running.drain(..) {
-                    let (chunk, n, invalid): (Vec<u8>, u64, u64) =
-                        std::thread::ScopedJoinHandle::join(h).unwrap_or_else(|p| std::panic::resume_unwind(p));
-                    self.total += n;
-                    self.invalid += invalid;
-                    self.any_invalid |= invalid > 0;
-                    spares.push(chunk);
-                }
-                if window.is_empty() {
-                    break;
-                }
-                running = window.into_iter().map(|chunk| s.spawn(move || judge(chunk))).collect();
+            }
+            drop(to_workers);
+            while in_flight > 0 {
+                let Ok(done) = judged.recv() else { break };
+                in_flight -= 1;
+                count(done);
             }
         });
         if let Some(e) = error {
