@@ -462,7 +462,8 @@ mod tests {
             let spec = &tables[super::super::Rules::spec(rules.generation).index()];
             for op in 0..0x100 {
                 let (a, s) = (&tables[r].plans[op], &spec.plans[op]);
-                let changed = a.slots.iter().zip(&s.slots).any(|(a, s)| a.dtype_base != s.dtype_base) || a.band.iter().zip(&s.band).any(|(a, s)| a.set != s.set);
+                let changed = a.slots.iter().zip(&s.slots).any(|(a, s)| a.dtype_base != s.dtype_base)
+                    || a.band.iter().zip(&s.band).any(|(a, s)| a.set != s.set);
                 assert!(l.by_scalar[r][op] == 0 || changed, "{rules:?}: opcode {op:#04x} judged by the scalar rules unchanged");
             }
         }
