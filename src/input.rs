@@ -212,6 +212,27 @@ impl RawStream {
     }
 }
 
+impl RawStream {
+    /// [`RawStream::next_chunk`] as a buffer of its own, so another thread can
+    /// judge it while the next is read. `spare` (a buffer a judged chunk left)
+    /// becomes the stream's: a chunk that is the whole read buffer (a regular
+    /// file's, but for its last) is handed over without a copy.
+    pub fn next_chunk_owned(&mut self, mut spare: Vec<u8>) -> Option<Result<(u64, Vec<u8>), String>> {
+        let (at, len) = match self.next_chunk()? {
+            Ok((at, bytes)) => (at, bytes.len()),
+            Err(e) => return Some(Err(e)),
+        };
+        spare.clear();
+        let from = self.start - len;
+        if from == 0 && self.start == self.buf.len() {
+            self.start = 0;
+            return Some(Ok((at, std::mem::replace(&mut self.buf, spare))));
+        }
+        spare.extend_from_slice(&self.buf[from..self.start]);
+        Some(Ok((at, spare)))
+    }
+}
+
 /// A file read up to its cap.
 struct Reader {
     file: File,

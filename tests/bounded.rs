@@ -124,6 +124,10 @@ fn validate_peak_rss_stays_under_64_mib_on_a_4_gib_stream_1_gib_in_debug() {
     assert!(r.stderr.is_empty(), "{}", r.stderr);
     assert!(r.peak_kib > 0, "VmHWM was never read");
     assert!(r.peak_kib < MAX_RSS_KIB, "peak RSS {} KiB on a {} MiB stream", r.peak_kib, bytes >> 20);
+    // -q judges chunks on several threads, two windows of them held at once.
+    let q = run_on_stream(&["validate", "-q", "--arch", "v2", "--max-bytes", &(bytes + 1).to_string(), "/dev/stdin"], bytes, false);
+    assert_eq!((q.code, &q.stdout_tail), (Some(0), &r.stdout_tail), "{}", q.stderr);
+    assert!(q.peak_kib > 0 && q.peak_kib < MAX_RSS_KIB, "-q: peak RSS {} KiB on a {} MiB stream", q.peak_kib, bytes >> 20);
 }
 
 #[test]
@@ -150,6 +154,9 @@ fn the_cap_stops_a_stream_after_judging_the_bundles_before_it() {
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     assert!(r.stderr.contains("/dev/stdin: offset 0x200280: more than the cap of 2097792 bytes"), "{}", r.stderr);
     assert!(r.stderr.contains(&format!("after {n} bundles")), "{}", r.stderr);
+    // The same with -q, whose chunks are judged on several threads.
+    let q = run_on_stream(&["validate", "-q", "--arch", "v2", "--max-bytes", &cap.to_string(), "/dev/stdin"], (3 << 20) + 100, false);
+    assert_eq!((q.code, &q.stdout_tail, &q.stderr), (r.code, &r.stdout_tail, &r.stderr));
 
     let r = run_on_stream(&["disasm", "--max-bytes", &cap.to_string(), "/dev/stdin"], 4 << 20, true);
     assert_eq!(r.code, Some(2), "{}", r.stderr);
@@ -225,4 +232,45 @@ fn a_raw_file_is_judged_bundle_by_bundle_as_validate_as_does_across_chunks() {
         }
         assert_eq!(lines, n, "{args:?}");
     }
+}
+
+/// `-q` on a raw file judges its chunks on several threads: the count line,
+/// the error lines and the exit code are those of one thread, on a stream of
+/// several chunks with invalid bundles scattered through it, on one without,
+/// and on one with a trailing partial bundle (refused).
+#[test]
+fn quiet_validation_on_several_threads_says_what_one_thread_says() {
+    let good = bundle();
+    let mut bad = good.clone();
+    bad[0] = 0xEE; // an opcode no table has
+    let dir = std::env::temp_dir().join(format!("tpb-quiet-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // 3.5 MiB: four chunks, the last a half one.
+    let n = (7 << 20) / 2 / good.len();
+    let mixed: Vec<u8> = (0..n).flat_map(|i| if i % 1009 == 0 || i == n - 1 { bad.clone() } else { good.clone() }).collect();
+    let clean: Vec<u8> = good.repeat(n);
+    let partial = {
+        let mut p = mixed.clone();
+        p.extend_from_slice(&good[..17]);
+        p
+    };
+    for (name, bytes, code) in [("mixed.bin", &mixed, 1), ("clean.bin", &clean, 0), ("partial.bin", &partial, 2)] {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("writes");
+        let run = |threads: &str| {
+            let o =
+                Command::new(env!("CARGO_BIN_EXE_tpb")).args(["validate", "-q"]).arg(&path).env("TPB_THREADS", threads).output().expect("runs tpb");
+            (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+        };
+        let one = run("1");
+        assert_eq!(one.0, Some(code), "{name}: {one:?}");
+        if code != 2 {
+            let want_invalid = if code == 0 { 0 } else { (0..n).filter(|i| i % 1009 == 0 || *i == n - 1).count() };
+            assert_eq!(one.1, format!("{n} bundles, {} valid, {want_invalid} invalid\n", n - want_invalid), "{name}");
+        }
+        for threads in ["2", "3", "8"] {
+            assert_eq!(run(threads), one, "{name} on {threads} threads");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

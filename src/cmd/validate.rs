@@ -132,6 +132,11 @@ impl Verdicts {
                     self.said_default = true;
                     eprintln!("tpb: note: raw bundles, judged as {} (default; --arch to choose)", choice.generation);
                 }
+                let threads = crate::ahead::threads();
+                if self.quiet && threads > 1 {
+                    self.quiet_raw(&mut raw, choice.generation, threads);
+                    return Ok(());
+                }
                 let at = Origin { file: json_name, member: "", label: raw.name().to_string(), choice: &choice, build: None };
                 while let Some(chunk) = raw.next_chunk() {
                     match chunk {
@@ -151,6 +156,86 @@ impl Verdicts {
             }
         }
         Ok(())
+    }
+
+    /// `-q` on a raw file: its chunks judged on `threads` worker threads while
+    /// this one reads the next. Only counts come out, so the order chunks
+    /// finish in does not matter; at most two chunks per worker are held (each
+    /// [`input::CHUNK`] bytes), their buffers reused. A read error is reported
+    /// after the bundles before it are judged, as in the one-thread loop.
+    fn quiet_raw(&mut self, raw: &mut input::RawStream, g: Generation, threads: usize) {
+        use std::sync::{mpsc, Mutex};
+        let profile = self.profile;
+        let held = 2 * threads;
+        let (to_workers, chunks) = mpsc::sync_channel::<Vec<u8>>(held);
+        let chunks = Mutex::new(chunks);
+        let (to_reader, judged) = mpsc::channel::<(Vec<u8>, u64, u64)>();
+        let mut error = None;
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let (chunks, to_reader) = (&chunks, to_reader.clone());
+                s.spawn(move || loop {
+                    // The lock is held only to take a chunk; a poisoned one means a worker panicked (the scope re-raises it).
+                    let next = match chunks.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(chunk) = next else { return };
+                    let mut invalid = 0u64;
+                    let n = validate::judge_stream(&chunk, g, profile, |_, valid| invalid += u64::from(!valid));
+                    if to_reader.send((chunk, n as u64, invalid)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(to_reader);
+            let mut in_flight = 0usize;
+            let mut count = |(chunk, n, invalid): (Vec<u8>, u64, u64)| {
+                self.total += n;
+                self.invalid += invalid;
+                self.any_invalid |= invalid > 0;
+                chunk
+            };
+            loop {
+                // A buffer back from a worker, or a new one while fewer than `held` are out.
+                let spare = match judged.try_recv() {
+                    Ok(done) => {
+                        in_flight -= 1;
+                        count(done)
+                    }
+                    Err(_) if in_flight < held => Vec::new(),
+                    Err(_) => match judged.recv() {
+                        Ok(done) => {
+                            in_flight -= 1;
+                            count(done)
+                        }
+                        Err(_) => break,
+                    },
+                };
+                match raw.next_chunk_owned(spare) {
+                    None => break,
+                    Some(Err(e)) => {
+                        error = Some(e);
+                        break;
+                    }
+                    Some(Ok((_, chunk))) => {
+                        if to_workers.send(chunk).is_err() {
+                            break;
+                        }
+                        in_flight += 1;
+                    }
+                }
+            }
+            drop(to_workers);
+            while in_flight > 0 {
+                let Ok(done) = judged.recv() else { break };
+                in_flight -= 1;
+                count(done);
+            }
+        });
+        if let Some(e) = error {
+            self.unreadable = super::fail(e);
+        }
     }
 
     /// Judges whole bundles `bytes`, at byte `base` of their stream, and prints what the mode asks for.

@@ -106,6 +106,80 @@ pub(super) fn band_amended(raw: &[u8; crate::bundle::BUNDLE_BYTES], g: Generatio
     })
 }
 
+/// How the errata read a slot's dtype byte whose tag the spec refuses, when
+/// an erratum accepts it by that byte alone: as no dtype (the slot's dtype
+/// rules have nothing to check), or as another tag the slot is checked again with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DtypeReading {
+    NoDtype,
+    Tag(u8),
+}
+
+/// [`DtypeReading`] of `byte`, the dtype byte at `at` of `slot` on a bundle
+/// of opcode `op` on `g`, decided as [`amend_where`] would from that byte
+/// alone: `None` when the spec accepts the tag, no erratum accepts it, or
+/// the first erratum that covers the finding reads more than the byte (then
+/// the reporting checks decide).
+pub(super) fn dtype_reading(g: Generation, op: u8, slot: &operands::Slot, at: usize, byte: u8) -> Option<DtypeReading> {
+    use crate::checks::{DTYPE_UNAVAILABLE, INVALID_DTYPE};
+    let code = match dtype::info(slot.dtype.tag_of(byte)) {
+        None => INVALID_DTYPE.code,
+        Some(d) if d.since > g => DTYPE_UNAVAILABLE.code,
+        Some(_) => return None,
+    };
+    let layout = opcode::body_kind(op).layout();
+    let own = Some(u64::from(byte));
+    let tag_ok = |t: u8| dtype::info(t).is_some_and(|d| d.since <= g);
+    for p in placed::on(g, op) {
+        let Some(field) = p.field_at(code, slot.dtype.field(g), layout) else { continue };
+        // The finding's value must be this byte, as `covers` reads it.
+        if field != Some(placed::At { off: at, size: 1 }) {
+            return None;
+        }
+        match p.erratum.accepts {
+            Accepts::Values { .. } if p.values_own_only() => {
+                if p.accepts_values(&[], own) {
+                    return Some(DtypeReading::NoDtype);
+                }
+            }
+            Accepts::NibbleDtypes { slot: typed } if typed == slot.name => {
+                let (lo, hi) = (byte & 0x0F, byte >> 4);
+                if tag_ok(lo) && tag_ok(hi) {
+                    return Some(DtypeReading::Tag(lo));
+                }
+            }
+            // Accepted or not by other bytes too, or a slot checked again elsewhere.
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Whether the errata accept a PSUM write of any dtype by `slot` of opcode
+/// `op` on `g` (as [`amend_where`] amends `psum-write-dtype`), decided by the
+/// slot alone; `false` where the first erratum that covers it reads more.
+pub(super) fn psum_write_amended(g: Generation, op: u8, slot: &operands::Slot) -> bool {
+    use crate::checks::PSUM_WRITE_DTYPE;
+    let layout = opcode::body_kind(op).layout();
+    let field = format!("{}.addr", slot.name);
+    let Some(p) = placed::on(g, op).iter().find(|p| p.field_at(PSUM_WRITE_DTYPE.code, &field, layout).is_some()) else { return false };
+    let live = opcode::lookup(op).is_some_and(|o| operands::live_slots(o).any(|s| s.name == slot.name && s.role == slot.role));
+    matches!(p.erratum.accepts, Accepts::NotMatmulDst) && live && slot.role == (operands::Role::Dst { matmul: false })
+}
+
+/// Whether an erratum accepts value `v` of the byte rule on `field` (check
+/// `code`) at `at`, on a bundle of opcode `op` on `g`, by that value alone
+/// (as [`band_amended`] would); errata that also read other fields are left
+/// to it.
+pub(super) fn band_value_amended(g: Generation, op: u8, code: &str, field: &str, at: usize, v: u8) -> bool {
+    let layout = opcode::body_kind(op).layout();
+    placed::on(g, op).iter().any(|p| {
+        p.field_at(code, field, layout) == Some(Some(placed::At { off: at, size: 1 }))
+            && p.values_own_only()
+            && p.accepts_values(&[], Some(u64::from(v)))
+    })
+}
+
 /// Reads a field of the body layout as an unsigned little-endian value.
 fn read(bytes: &[u8], layout: &Layout, field: &str) -> Option<u64> {
     let (off, size) = layout.resolve(field)?;

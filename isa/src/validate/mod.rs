@@ -85,7 +85,7 @@ pub fn validate_into_as(bundle: &Bundle, generation: Generation, profile: Profil
 /// to its typed form.
 pub fn validate_stream(bytes: &[u8], generation: Generation, mut found: impl FnMut(usize, Finding)) -> usize {
     let mut scratch = Vec::new();
-    judged(Kernel::Auto, bytes, generation, |i, raw, verdict| {
+    judged(Kernel::Auto, bytes, fast::Rules::spec(generation), |i, raw, verdict| {
         if verdict != fast::Verdict::Clean {
             report(&Bundle::decode(raw), generation, &mut scratch, verdict, true);
             scratch.drain(..).for_each(|f| found(i, f));
@@ -105,7 +105,7 @@ pub fn decode_stream(bytes: &[u8], generation: Generation, each: impl FnMut(usiz
 /// [`decode_stream`] on a chosen [`Kernel`] (the benchmarks time both).
 pub fn decode_stream_with(kernel: Kernel, bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &Bundle, &[Finding])) -> usize {
     let mut findings = Vec::new();
-    judged(kernel, bytes, generation, |i, raw, verdict| {
+    judged(kernel, bytes, fast::Rules::spec(generation), |i, raw, verdict| {
         let bundle = Bundle::decode(raw);
         // A clean bundle's findings are none: the scratch list is left alone.
         if verdict == fast::Verdict::Clean {
@@ -123,7 +123,7 @@ pub fn decode_stream_with(kernel: Kernel, bytes: &[u8], generation: Generation, 
 /// judged once by the reporting checks and its findings amended in place.
 pub fn decode_stream_as(bytes: &[u8], generation: Generation, profile: Profile, mut each: impl FnMut(usize, &Bundle, &[Finding])) -> usize {
     let mut findings = Vec::new();
-    judged(Kernel::Auto, bytes, generation, |i, raw, verdict| {
+    judged(Kernel::Auto, bytes, fast::Rules::spec(generation), |i, raw, verdict| {
         let bundle = Bundle::decode(raw);
         if verdict == fast::Verdict::Clean {
             each(i, &bundle, &[]);
@@ -142,10 +142,18 @@ pub fn decode_stream_as(bytes: &[u8], generation: Generation, profile: Profile, 
 /// `each(index, valid)` for every whole bundle, in stream order, with
 /// [`is_valid`] of the findings [`validate_into_as`] gives; returns how
 /// many bundles it read. The findings are made without their messages, so
-/// a bundle costs no formatting and, when clean, no allocation.
-pub fn judge_stream(bytes: &[u8], generation: Generation, profile: Profile, mut each: impl FnMut(usize, bool)) -> usize {
+/// a bundle costs no formatting and, when clean, no allocation. The fast
+/// path judges by the profile's tables: amended, a bundle whose every finding
+/// an erratum amends by one byte is valid there, with no finding made.
+pub fn judge_stream(bytes: &[u8], generation: Generation, profile: Profile, each: impl FnMut(usize, bool)) -> usize {
+    judge_stream_with(Kernel::Auto, bytes, generation, profile, each)
+}
+
+/// [`judge_stream`] on a chosen [`Kernel`] (the tests compare them).
+pub fn judge_stream_with(kernel: Kernel, bytes: &[u8], generation: Generation, profile: Profile, mut each: impl FnMut(usize, bool)) -> usize {
     let mut findings = Vec::new();
-    judged(Kernel::Auto, bytes, generation, |i, raw, verdict| {
+    let rules = fast::Rules { generation, profile };
+    judged(kernel, bytes, rules, |i, raw, verdict| {
         if verdict == fast::Verdict::Clean {
             each(i, true);
         } else if profile == Profile::Amended && verdict == fast::Verdict::BandUnknown && amend::band_amended(raw, generation) {
@@ -166,12 +174,12 @@ pub fn judge_stream(bytes: &[u8], generation: Generation, profile: Profile, mut 
 /// Calls `each(index, wire bytes, verdict)` for every whole bundle of
 /// `bytes`, judged by the fast path a batch at a time; returns how many.
 #[inline(always)]
-fn judged(kernel: Kernel, bytes: &[u8], generation: Generation, mut each: impl FnMut(usize, &[u8; BUNDLE_BYTES], fast::Verdict)) -> usize {
+fn judged(kernel: Kernel, bytes: &[u8], rules: fast::Rules, mut each: impl FnMut(usize, &[u8; BUNDLE_BYTES], fast::Verdict)) -> usize {
     let (bundles, _) = bytes.as_chunks::<BUNDLE_BYTES>();
     let (batches, tail) = bundles.as_chunks::<{ fast::BATCH }>();
     let mut work = fast::Work::default();
     for (b, batch) in batches.iter().enumerate() {
-        let verdicts = fast::verdicts(batch, generation, kernel, &mut work);
+        let verdicts = fast::verdicts(batch, rules, kernel, &mut work);
         for (k, (raw, v)) in batch.iter().zip(verdicts).enumerate() {
             each(b * fast::BATCH + k, raw, v);
         }
@@ -180,7 +188,7 @@ fn judged(kernel: Kernel, bytes: &[u8], generation: Generation, mut each: impl F
         // The last, partial batch is judged padded with zero bytes; only its bundles are reported.
         let mut last: fast::Batch = [[0; BUNDLE_BYTES]; fast::BATCH];
         last.iter_mut().zip(tail).for_each(|(dst, src)| *dst = *src);
-        let verdicts = fast::verdicts(&last, generation, kernel, &mut work);
+        let verdicts = fast::verdicts(&last, rules, kernel, &mut work);
         for (k, (raw, v)) in tail.iter().zip(verdicts).enumerate() {
             each(batches.len() * fast::BATCH + k, raw, v);
         }

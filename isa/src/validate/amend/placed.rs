@@ -119,6 +119,25 @@ impl Placed<'_> {
         Some(at.and_then(|at| at.read(bytes)))
     }
 
+    /// Where the field a finding of check `code` on `field` reads is, when
+    /// the erratum amends that check and field: `Some(None)` for a field
+    /// this body does not have (its value is none).
+    pub(super) fn field_at(&self, code: &str, field: &str, layout: &Layout) -> Option<Option<At>> {
+        if self.erratum.amends.check.code != code {
+            return None;
+        }
+        if self.erratum.amends.fields.is_every() {
+            return Some(At::of(layout, field));
+        }
+        self.fields.iter().find(|(name, _)| *name == field).map(|&(_, at)| at)
+    }
+
+    /// Whether every condition of an [`Accepts::Values`] erratum is on the
+    /// finding's own field (so its value alone decides).
+    pub(super) fn values_own_only(&self) -> bool {
+        matches!(self.erratum.accepts, Accepts::Values { .. }) && self.conds.iter().all(|(of, _)| matches!(of, Of::Own))
+    }
+
     /// Whether the erratum accepts by values alone ([`Accepts::Values`]), its
     /// own field holding `own`: what a byte rule's finding needs.
     pub(super) fn accepts_values(&self, bytes: &[u8], own: Option<u64>) -> bool {

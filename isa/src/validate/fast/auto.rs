@@ -9,7 +9,7 @@
 //! verdicts (the tests compare them), so the choice changes speed only.
 
 use super::plan::Planned;
-use super::{verdicts, Batch, Kernel, Work, BATCH};
+use super::{verdicts, Batch, Kernel, Rules, Work, BATCH};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
 use std::hint::black_box;
@@ -34,7 +34,7 @@ pub const SAMPLE_BUNDLES: usize = 512;
 /// through. The kernels have no branch on field values, so the body's
 /// values do not change their time.
 fn sample() -> Vec<Batch> {
-    let t = Planned::get(SAMPLE_GENERATION);
+    let t = Planned::get(Rules::spec(SAMPLE_GENERATION));
     let header = |op: u8| t.plans[usize::from(op)].head.header[0].to_le_bytes();
     let mut decided: Vec<u8> = (0..=u8::MAX).filter(|&op| header(op)[0] == op).collect();
     if decided.is_empty() {
@@ -70,7 +70,7 @@ pub(super) fn timings(kernels: &[Kernel]) -> Timings {
         for (&k, b) in kernels.iter().zip(best.iter_mut()) {
             let start = Instant::now();
             for batch in &sample {
-                black_box(verdicts(black_box(batch), SAMPLE_GENERATION, k, &mut work));
+                black_box(verdicts(black_box(batch), Rules::spec(SAMPLE_GENERATION), k, &mut work));
             }
             *b = (*b).min(start.elapsed());
         }
@@ -104,7 +104,7 @@ mod tests {
         use super::super::{Raw, HEAD_CLEAN};
         let batches = sample();
         assert_eq!(batches.len() * BATCH, super::SAMPLE_BUNDLES);
-        let t = super::Planned::get(super::SAMPLE_GENERATION);
+        let t = super::Planned::get(super::Rules::spec(super::SAMPLE_GENERATION));
         let mut seen = [0usize; 0x100];
         for raw in batches.iter().flatten() {
             seen[usize::from(raw[0])] += 1;

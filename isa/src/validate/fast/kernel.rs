@@ -8,8 +8,7 @@
 #[cfg(target_arch = "x86_64")]
 use super::lanes;
 use super::scalar::{verdicts_scalar, Work};
-use super::{auto, Batch, Verdict, BATCH};
-use crate::generation::Generation;
+use super::{auto, Batch, Rules, Verdict, BATCH};
 use std::sync::OnceLock;
 
 /// Which kernel judges the batches of a stream. All give the same
@@ -181,12 +180,12 @@ fn auto_choice() -> &'static (Kernel, auto::Timings) {
 
 /// [`super::verdict_raw`] of every bundle of a batch, on `kernel`.
 #[allow(unsafe_code)]
-pub(in super::super) fn verdicts(batch: &Batch, g: Generation, kernel: Kernel, work: &mut Work) -> [Verdict; BATCH] {
+pub(in super::super) fn verdicts(batch: &Batch, rules: Rules, kernel: Kernel, work: &mut Work) -> [Verdict; BATCH] {
     match kernel.ready().unwrap_or(Ready::Portable) {
-        Ready::Portable => verdicts_scalar(batch, g, work),
+        Ready::Portable => verdicts_scalar(batch, rules, work),
         // SAFETY: the backend's `Kernel` exists only where its `kernel()` found every feature its `judge` enables.
         #[cfg(target_arch = "x86_64")]
-        Ready::Avx512(k) => unsafe { lanes::avx512::judge(k, batch, g) },
+        Ready::Avx512(k) => unsafe { lanes::avx512::judge(k, batch, rules) },
     }
 }
 
@@ -200,7 +199,7 @@ mod tests {
     #[test]
     fn a_batch_is_judged_like_its_bundles_one_by_one() {
         use super::super::verdict_raw;
-        use super::{verdicts, Batch, Kernel, Work, BATCH};
+        use super::{verdicts, Batch, Kernel, Rules, Work, BATCH};
         // Generated bundles, each also with one byte corrupted and mutated, and random bytes, mixed.
         let mut pool = Vec::new();
         for seed in 0..1500u64 {
@@ -230,9 +229,10 @@ mod tests {
             for chunk in pool.chunks_exact(BATCH) {
                 let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
                 batch.copy_from_slice(chunk);
-                for g in Generation::ALL {
-                    for (raw, v) in batch.iter().zip(verdicts(&batch, g, kernel, &mut work)) {
-                        assert_eq!(v, verdict_raw(raw, g), "{} kernel, {g}: {raw:02x?}", kernel.name());
+                // Each generation by the spec and amended.
+                for rules in Rules::ALL {
+                    for (raw, v) in batch.iter().zip(verdicts(&batch, rules, kernel, &mut work)) {
+                        assert_eq!(v, verdict_raw(raw, rules), "{} kernel, {rules:?}: {raw:02x?}", kernel.name());
                         checked[v as usize] += 1;
                     }
                 }
@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn every_kernel_agrees_with_the_scalar_one_on_every_byte_of_every_body_set_to_telling_values() {
-        use super::{verdicts, Batch, Kernel, Work, BATCH};
+        use super::{verdicts, Batch, Kernel, Rules, Work, BATCH};
         let vector: Vec<Kernel> = Kernel::available_kernels().into_iter().filter(|&k| k != Kernel::Portable).collect();
         if vector.is_empty() {
             eprintln!("this CPU runs only the portable kernel: nothing to compare");
@@ -290,13 +290,13 @@ mod tests {
         for chunk in pool.chunks(BATCH) {
             let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
             batch.iter_mut().zip(chunk).for_each(|(d, s)| *d = *s);
-            for g in Generation::ALL {
-                let portable = verdicts(&batch, g, Kernel::Portable, &mut work);
+            for rules in Rules::ALL {
+                let portable = verdicts(&batch, rules, Kernel::Portable, &mut work);
                 for &k in &vector {
-                    for ((raw, p), v) in batch.iter().zip(portable).zip(verdicts(&batch, g, k, &mut work)) {
+                    for ((raw, p), v) in batch.iter().zip(portable).zip(verdicts(&batch, rules, k, &mut work)) {
                         if p != v {
                             differ += 1;
-                            eprintln!("{g}: portable {p:?}, {} {v:?}: {raw:02x?}", k.name());
+                            eprintln!("{rules:?}: portable {p:?}, {} {v:?}: {raw:02x?}", k.name());
                         }
                         verdicts_seen[v as usize] += 1;
                     }

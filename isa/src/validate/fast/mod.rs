@@ -35,6 +35,7 @@ mod entry;
 mod kernel;
 pub(super) use kernel::verdicts;
 pub use kernel::{Kernel, ENV_HIDE, ENV_KERNEL};
+mod amended;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 mod mx;
@@ -48,7 +49,47 @@ use classes::*;
 use plan::{tables, BandTest, Head, Planned, SlotPlan, SETS};
 
 use crate::bundle::{Bundle, BUNDLE_BYTES};
+use crate::errata::Profile;
 use crate::generation::Generation;
+
+/// What a table of the fast path judges by: a generation's rules, as the
+/// spec states them or amended by the errata. The amended tables prove
+/// valid the bundles whose every finding an erratum would amend (without
+/// making one), so they answer for verdicts only (`amended.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Rules {
+    pub(super) generation: Generation,
+    pub(super) profile: Profile,
+}
+
+impl Rules {
+    /// Every table's rules, by [`Rules::index`]: the spec's first.
+    pub(super) const ALL: [Rules; 6] = {
+        let g = Generation::ALL;
+        let (s, a) = (Profile::Spec, Profile::Amended);
+        [
+            Rules { generation: g[0], profile: s },
+            Rules { generation: g[1], profile: s },
+            Rules { generation: g[2], profile: s },
+            Rules { generation: g[0], profile: a },
+            Rules { generation: g[1], profile: a },
+            Rules { generation: g[2], profile: a },
+        ]
+    };
+
+    /// The spec's rules on `g`.
+    pub(super) fn spec(generation: Generation) -> Rules {
+        Rules { generation, profile: Profile::Spec }
+    }
+
+    pub(super) fn index(self) -> usize {
+        let profile = match self.profile {
+            Profile::Spec => 0,
+            Profile::Amended => 1,
+        };
+        profile * Generation::ALL.len() + self.generation.index()
+    }
+}
 
 /// What the fast path could prove about a bundle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,7 +176,7 @@ where
 #[inline]
 pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
     match <&[u8; BUNDLE_BYTES]>::try_from(bundle.as_bytes()) {
-        Ok(raw) => verdict_raw(raw, g),
+        Ok(raw) => verdict_raw(raw, Rules::spec(g)),
         Err(_) => Verdict::Unknown,
     }
 }
@@ -144,10 +185,10 @@ pub(super) fn verdict(bundle: &Bundle, g: Generation) -> Verdict {
 /// table lookups and masks, with no branch on a field's value. The kernels
 /// call these, or do in lanes what they do (`lanes/`).
 impl Planned {
-    /// Generation `g`'s plans and tables, built on first use.
+    /// The plans and tables of `rules`, built on first use.
     #[inline(always)]
-    fn get(g: Generation) -> &'static Planned {
-        &tables()[g.index()]
+    fn get(rules: Rules) -> &'static Planned {
+        &tables()[rules.index() % Rules::ALL.len()]
     }
 
     /// The header test of one bundle, and whether its band can be decided
@@ -210,26 +251,34 @@ fn verdict_of(state: u8) -> Verdict {
     }
 }
 
-/// What the fast path proves about the bundle with wire bytes `raw` on `g`.
+/// What the fast path proves about the bundle with wire bytes `raw` by `rules`.
 #[inline]
-pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], g: Generation) -> Verdict {
-    let t = Planned::get(g);
-    let raw = Raw(raw);
-    let plan = &t.plans[usize::from(raw.0[0])];
-    let mut state = t.head(&plan.head, raw);
-    for s in plan.slots.iter().take(usize::from(plan.head.used)) {
-        state &= !u8::from(!t.slot_clean(raw, s));
+pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], rules: Rules) -> Verdict {
+    verdict_of(Planned::get(rules).state(Raw(raw)))
+}
+
+impl Planned {
+    /// One bundle's [`HEAD_CLEAN`] and [`BAND_CLEAN`] bits, every rule in
+    /// turn: the reference the kernels agree with (the lanes kernel also
+    /// runs it for an opcode whose plan its lanes cannot hold).
+    #[inline(always)]
+    fn state(&self, raw: Raw) -> u8 {
+        let plan = &self.plans[usize::from(raw.0[0])];
+        let mut state = self.head(&plan.head, raw);
+        for s in plan.slots.iter().take(usize::from(plan.head.used)) {
+            state &= !u8::from(!self.slot_clean(raw, s));
+        }
+        for &b in plan.band.iter().take(usize::from(plan.head.band_used)) {
+            state &= !(u8::from(!self.band_clean(raw, b)) * BAND_CLEAN);
+        }
+        if plan.tied != tied::TiedBand::None {
+            state &= !(u8::from(!self.tied_clean(raw, plan.tied)) * BAND_CLEAN);
+        }
+        if plan.mx_used != 0 {
+            state &= !u8::from(!self.mx_clean(raw, &plan.mx));
+        }
+        state
     }
-    for &b in plan.band.iter().take(usize::from(plan.head.band_used)) {
-        state &= !(u8::from(!t.band_clean(raw, b)) * BAND_CLEAN);
-    }
-    if plan.tied != tied::TiedBand::None {
-        state &= !(u8::from(!t.tied_clean(raw, plan.tied)) * BAND_CLEAN);
-    }
-    if plan.mx_used != 0 {
-        state &= !u8::from(!t.mx_clean(raw, &plan.mx));
-    }
-    verdict_of(state)
 }
 
 #[cfg(test)]

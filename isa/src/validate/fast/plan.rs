@@ -9,10 +9,11 @@
 use super::super::band::{self, BYTE_RULES};
 use super::classes::*;
 use super::entry::{entries4, entry, ITEMS};
-use super::{mx, offset, tied, Raw, BAND_CLEAN};
+use super::{mx, offset, tied, Raw, Rules, BAND_CLEAN};
 use crate::bundle::header::INST_WORD_LEN_SATURATE;
 use crate::bundle::{Header, BUNDLE_BYTES, INST_WORD_LEN};
 use crate::descriptor::Indirect16b;
+use crate::errata::Profile;
 use crate::generation::Generation;
 use crate::opcode::{self, QUANTIZE_MX};
 use crate::operands::{self, Role, SlotType};
@@ -206,14 +207,15 @@ fn filled<T: Copy + Default, const N: usize>(v: impl IntoIterator<Item = T>) -> 
     a
 }
 
-/// Every generation's [`Planned`], by [`Generation::index`].
-pub(super) fn tables() -> &'static [Box<Planned>; 3] {
-    static T: OnceLock<[Box<Planned>; 3]> = OnceLock::new();
-    T.get_or_init(|| Generation::ALL.map(|g| Box::new(Planned::build(g))))
+/// Every [`Rules`]' [`Planned`], by [`Rules::index`].
+pub(super) fn tables() -> &'static [Box<Planned>; 6] {
+    static T: OnceLock<[Box<Planned>; 6]> = OnceLock::new();
+    T.get_or_init(|| Rules::ALL.map(|r| Box::new(Planned::build(r))))
 }
 
 impl Planned {
-    fn build(g: Generation) -> Planned {
+    fn build(rules: Rules) -> Planned {
+        let g = rules.generation;
         // A row per band set, a byte per value: 1 where the set allows it.
         let mut allowed = [[0u8; 0x100]; SETS];
         for (set, row) in allowed.iter_mut().enumerate() {
@@ -221,16 +223,20 @@ impl Planned {
                 *cell = u8::from(BYTE_RULES.get(set).is_none_or(|r| (r.allows)(v)));
             }
         }
-        let plans: [Plan; 0x100] = filled((0..=u8::MAX).map(|op| plan(op, g)));
+        let mut plans: [Plan; 0x100] = filled((0..=u8::MAX).map(|op| plan(op, g)));
         let sections = PSUM_KINDS.iter().flat_map(|&k| TAG_READS.iter().map(move |&r| (k, r)));
         let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_class(Some(r.tag(byte)), k, g)));
+        let mut dtypes: [u8; DTYPE_ENTRIES] = filled(tagged.chain((0..SECTION).map(|_| dtype_class(None, PsumWrite::Reads, g))));
+        if rules.profile == Profile::Amended {
+            super::amended::amend(g, &mut plans, &mut dtypes, &mut allowed);
+        }
         Planned {
             slot_items: filled(plans.iter().flat_map(|p| p.slots)),
             needs: filled(ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d)))),
             gathered_clear: GATHERED_MUST_BE_CLEAR,
             below_lanes: BELOW_LANES,
             modes: filled(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_class(key, m) as u8))),
-            dtypes: filled(tagged.chain((0..SECTION).map(|_| dtype_class(None, PsumWrite::Reads, g)))),
+            dtypes,
             band_items: filled(plans.iter().flat_map(|p| p.band)),
             items4: filled((0..=u8::MAX).map(|op| entries4(entry(0, op)))),
             heads: filled(plans.iter().map(|p| HeadEntry(p.head))),
@@ -459,7 +465,7 @@ mod tests {
         for ((at, n), g) in [(0, 4), (10, 3), (57, 2), (62, 1), (56, 4), (33, 1), (7, 1)].into_iter().zip(Generation::ALL.into_iter().cycle()) {
             let p = NumsPlan::new(at, n).ok_or("no plan")?;
             // The copy of the lanes' masks the kernel reads, each generation's in turn.
-            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(Raw(raw), &Planned::get(g).below_lanes);
+            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(Raw(raw), &Planned::get(super::Rules::spec(g)).below_lanes);
             assert!(!has_zero_lane(lanes(&raw)), "all non-zero at {at}+{n}");
             for i in 0..n {
                 raw[at + 2 * i..at + 2 * i + 2].copy_from_slice(&[0, 0]);
@@ -494,7 +500,9 @@ mod tests {
                 for len in [0, INST_WORD_LEN, INST_WORD_LEN_SATURATE] {
                     let mut raw = [0u8; BUNDLE_BYTES];
                     raw[..2].copy_from_slice(&[byte, len]);
-                    assert_eq!(verdict_raw(&raw, g), Verdict::Unknown, "{g}: opcode {byte:#04x}, length {len:#04x}");
+                    for rules in [super::Rules::spec(g), super::Rules { generation: g, profile: crate::errata::Profile::Amended }] {
+                        assert_eq!(verdict_raw(&raw, rules), Verdict::Unknown, "{rules:?}: opcode {byte:#04x}, length {len:#04x}");
+                    }
                     seen += 1;
                 }
             }

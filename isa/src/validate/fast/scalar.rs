@@ -6,8 +6,7 @@
 
 use super::entry::{entry, ITEMS, ITEM_BITS};
 use super::plan::{Planned, MAX_BAND, MAX_SLOTS, SLOT_ENTRIES};
-use super::{disjoint, prefetch, verdict_of, Batch, Raw, Verdict, BAND_CLEAN, BATCH, LANE_ONES};
-use crate::generation::Generation;
+use super::{disjoint, prefetch, verdict_of, Batch, Raw, Rules, Verdict, BAND_CLEAN, BATCH, LANE_ONES};
 
 /// Work lists of a batch: at most [`MAX_SLOTS`] slots and [`MAX_BAND`]
 /// band tests per bundle, written [`SLOT_ENTRIES`] at a time at the list's
@@ -62,8 +61,8 @@ impl Default for Work {
 /// judges each bundle whole in one pass instead.) Inlined into its one
 /// caller, the dispatch, as it was when both sat in one file.
 #[inline]
-pub(super) fn verdicts_scalar(batch: &Batch, g: Generation, work: &mut Work) -> [Verdict; BATCH] {
-    let t = Planned::get(g);
+pub(super) fn verdicts_scalar(batch: &Batch, rules: Rules, work: &mut Work) -> [Verdict; BATCH] {
+    let t = Planned::get(rules);
     let mut state = [0u8; BATCH];
     let Work { slots, bands, specials } = work;
     let (mut n_slots, mut n_bands, mut n_specials) = (0usize, 0usize, 0usize);

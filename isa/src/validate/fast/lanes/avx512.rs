@@ -6,13 +6,12 @@
 
 use super::super::plan::Planned;
 use super::super::tied::TiedBand;
-use super::super::{verdict_of, Batch, Raw, Verdict, BAND_CLEAN, BATCH};
+use super::super::{verdict_of, Batch, Raw, Rules, Verdict, BAND_CLEAN, BATCH};
 use super::{
     Lanes, SlotVectors, ADDR_KEY_BITS, BAND_BYTE_AT, BAND_SET_AT, BASES_AT, DTYPE_CLASS_BITS, GATHERED_WIDE, MODE_KEY_SHIFT, NEED_FAIL, NEED_NUMS,
     SHIFT_AT, TAG_LIMIT, TAG_MASK_AT, WORD_CLEAR_SHIFT,
 };
 use crate::bundle::BUNDLE_BYTES;
-use crate::generation::Generation;
 use std::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -31,14 +30,15 @@ type Table128 = [__m512i; 2];
 type Plan = SlotVectors;
 
 pub(in super::super) struct Kernel {
-    plans: [Box<[Plan; 0x100]>; 3],
+    plans: [Box<[Plan; 0x100]>; 6],
+    by_scalar: [[u8; 0x100]; 6],
     dtypes: [Table128; 3],
     regions: Table128,
     modes: Table128,
     needs: Table128,
     word_clear: __m256i,
-    /// Low and high halves of the band sets by value.
-    band_sets: [Table128; 2],
+    /// By rules, low and high halves of the band sets by value.
+    band_sets: [[Table128; 2]; 6],
     gathered: __m512i,
     fill: __m512i,
 }
@@ -61,15 +61,19 @@ pub(in super::super) fn cpu_has_features() -> bool {
 
 impl Kernel {
     fn of(l: &Lanes) -> Kernel {
-        let band: [[u8; 128]; 2] = zerocopy::transmute!(l.band_sets);
+        let band = l.band_sets.map(|b| {
+            let halves: [[u8; 128]; 2] = zerocopy::transmute!(b);
+            halves.each_ref().map(table128)
+        });
         Kernel {
             plans: l.plans.clone(),
+            by_scalar: l.by_scalar,
             dtypes: l.dtypes.each_ref().map(table128),
             regions: table128(&l.regions),
             modes: table128(&l.modes),
             needs: table128(&l.needs),
             word_clear: zerocopy::transmute!(l.word_clear),
-            band_sets: band.each_ref().map(table128),
+            band_sets: band,
             gathered: zerocopy::transmute!(l.gathered),
             fill: zerocopy::transmute!(l.fill),
         }
@@ -135,7 +139,7 @@ fn gathered_clear(k: &Kernel, gidx: __m128i) -> __m128i {
 /// costs more than a few vector operations.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-fn failed(k: &Kernel, dtypes: &Table128, v: &Plan, raw: &[u8; BUNDLE_BYTES]) -> u8 {
+fn failed(k: &Kernel, dtypes: &Table128, band_sets: &[Table128; 2], v: &Plan, raw: &[u8; BUNDLE_BYTES]) -> u8 {
     let Fields { words, gathered, nums, b, shift, mask, bases } = fields(k, v, raw);
     // The dtype's class.
     let tag = _mm_and_si128(_mm_srlv_epi32(b, shift), mask);
@@ -159,8 +163,8 @@ fn failed(k: &Kernel, dtypes: &Table128, v: &Plan, raw: &[u8; BUNDLE_BYTES]) -> 
     let slots_bad = _mm256_or_si256(zero_nums, _mm256_zextsi128_si256(bad));
     // Band tests: the byte's sets (by the value's top bit, from one half of the table or the other) against the test's set.
     let value = _mm_srli_epi32::<{ 8 * BAND_BYTE_AT as i32 }>(b);
-    let low = lookup(value, &k.band_sets[0]);
-    let high = lookup(value, &k.band_sets[1]);
+    let low = lookup(value, &band_sets[0]);
+    let high = lookup(value, &band_sets[1]);
     let sets = _mm_blendv_epi8(low, high, value);
     let set = _mm_srli_epi32::<{ 8 * BAND_SET_AT as i32 }>(bases);
     let band_bad = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(sets, set), _mm_setzero_si128()), set);
@@ -172,9 +176,10 @@ fn failed(k: &Kernel, dtypes: &Table128, v: &Plan, raw: &[u8; BUNDLE_BYTES]) -> 
 /// mixed stream) are checked in the same pass behind a branch: cheaper
 /// than listing every bundle's for later passes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-pub(in super::super) fn judge(k: &Kernel, batch: &Batch, g: Generation) -> [Verdict; BATCH] {
-    let t = Planned::get(g);
-    let (plans, dtypes) = (&k.plans[g.index()], &k.dtypes[g.index()]);
+pub(in super::super) fn judge(k: &Kernel, batch: &Batch, rules: Rules) -> [Verdict; BATCH] {
+    let t = Planned::get(rules);
+    let r = rules.index() % Rules::ALL.len();
+    let (plans, dtypes, band_sets, by_scalar) = (&k.plans[r], &k.dtypes[rules.generation.index()], &k.band_sets[r], &k.by_scalar[r]);
     let mut state = [0u8; BATCH];
     // Only bundles with slots or band tests need the lanes: listed in the first pass.
     let mut work = [0u8; BATCH];
@@ -183,6 +188,11 @@ pub(in super::super) fn judge(k: &Kernel, batch: &Batch, g: Generation) -> [Verd
         super::super::prefetch::next_batch(raw);
         let op = raw[0];
         let plan = &t.plans[usize::from(op)];
+        if by_scalar[usize::from(op)] != 0 {
+            // A plan the lanes cannot hold (an amended dtype byte): the scalar rules, whole.
+            *st = t.state(Raw(raw));
+            continue;
+        }
         let mut s = t.head(&plan.head, Raw(raw));
         if plan.mx_used != 0 {
             s &= !u8::from(!t.mx_clean(Raw(raw), &plan.mx));
@@ -197,7 +207,7 @@ pub(in super::super) fn judge(k: &Kernel, batch: &Batch, g: Generation) -> [Verd
     for &i in &work[..n.min(BATCH)] {
         let i = usize::from(i) & (BATCH - 1);
         let raw = &batch[i];
-        state[i] &= !failed(k, dtypes, &plans[usize::from(raw[0])], raw);
+        state[i] &= !failed(k, dtypes, band_sets, &plans[usize::from(raw[0])], raw);
     }
     state.map(verdict_of)
 }

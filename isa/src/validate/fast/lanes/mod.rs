@@ -116,8 +116,12 @@ fn put_u32(v: &mut [u8; BUNDLE_BYTES], at: usize, x: u32) {
 
 /// Everything the backend's kernel holds, as bytes: the same on every CPU.
 struct Lanes {
-    /// By generation index, then opcode byte.
-    plans: [Box<[SlotVectors; 0x100]>; 3],
+    /// By [`super::Rules::index`], then opcode byte.
+    plans: [Box<[SlotVectors; 0x100]>; 6],
+    /// By [`super::Rules::index`], then opcode byte: 1 where the opcode's plan
+    /// has what the lanes cannot hold (an amended dtype section): the kernel
+    /// runs the scalar rules on its bundles instead (the spec's plans have none).
+    by_scalar: [[u8; 0x100]; 6],
     /// By generation index: dtype classes by slot kind and tag.
     dtypes: [[u8; 128]; 3],
     /// Regions by the address bits of the mode key.
@@ -128,8 +132,8 @@ struct Lanes {
     needs: [u8; 128],
     /// The address-word bits that must be clear, by the need byte's top nibble.
     word_clear: [u32; 8],
-    /// By byte value, the band sets (bit per set) that allow it.
-    band_sets: [u8; 256],
+    /// By [`super::Rules::index`], then byte value: the band sets (bit per set) that allow it.
+    band_sets: [[u8; 256]; 6],
     /// [`GATHERED_MUST_BE_CLEAR`].
     gathered: [u32; 16],
     /// What index bytes [`ZERO`] and [`ONES`] read.
@@ -146,7 +150,7 @@ fn lanes() -> Option<&'static Lanes> {
 impl Lanes {
     /// Every table from the scalar path's functions, each checked over
     /// every input it stands for.
-    fn build(tables: &[Box<Planned>; 3]) -> Option<Lanes> {
+    fn build(tables: &[Box<Planned>; 6]) -> Option<Lanes> {
         let region_of = |a: u32| Addr4::new(a << MODE_KEY_SHIFT).region();
         let mut regions = [0u8; 128];
         for (a, r) in regions.iter_mut().enumerate().take(1 << ADDR_KEY_BITS) {
@@ -228,10 +232,12 @@ impl Lanes {
             }
         }
         // By value, a bit per band set that allows it (a set a plan uses must have a bit).
-        let mut band_sets = [0u8; 256];
-        for (v, bits) in band_sets.iter_mut().enumerate() {
-            for set in 0..BAND_SET_BITS {
-                *bits |= tables[0].allowed[set][v] << set; // the same in every generation
+        let mut band_sets = [[0u8; 256]; 6];
+        for (sets, t) in band_sets.iter_mut().zip(tables) {
+            for (v, bits) in sets.iter_mut().enumerate() {
+                for set in 0..BAND_SET_BITS {
+                    *bits |= t.allowed[set][v] << set;
+                }
             }
         }
         let mut fill = [0u8; BUNDLE_BYTES];
@@ -242,15 +248,21 @@ impl Lanes {
             return None;
         }
         let mut vectors = Vec::new();
-        for per_gen in tables.iter().map(|t| &t.plans) {
+        let mut by_scalar = [[0u8; 0x100]; 6];
+        for ((t, rules), scalar) in tables.iter().zip(super::Rules::ALL).zip(by_scalar.iter_mut()) {
             let mut per_op = Box::new([SlotVectors::default(); 0x100]);
-            for (v, p) in per_op.iter_mut().zip(per_gen.iter()) {
-                *v = SlotVectors::of(p)?;
+            for ((v, p), s) in per_op.iter_mut().zip(t.plans.iter()).zip(scalar.iter_mut()) {
+                match SlotVectors::of(p) {
+                    Some(of) => *v = of,
+                    // The spec's plans must all fit: the description is checked here.
+                    None if rules.profile == crate::errata::Profile::Spec => return None,
+                    None => *s = 1,
+                }
             }
             vectors.push(per_op);
         }
-        let plans: [Box<[SlotVectors; 0x100]>; 3] = vectors.try_into().ok()?;
-        Some(Lanes { plans, dtypes, regions, modes, needs, word_clear, band_sets, gathered: GATHERED_MUST_BE_CLEAR, fill })
+        let plans: [Box<[SlotVectors; 0x100]>; 6] = vectors.try_into().ok()?;
+        Some(Lanes { plans, by_scalar, dtypes, regions, modes, needs, word_clear, band_sets, gathered: GATHERED_MUST_BE_CLEAR, fill })
     }
 }
 
@@ -442,6 +454,19 @@ mod tests {
     #[test]
     fn the_tables_hold_on_every_cpu() {
         // The description must be expressible in lanes whatever the CPU: the backend derives from it.
-        assert!(super::lanes().is_some());
+        let Some(l) = super::lanes() else { panic!("the description fits the lanes") };
+        // Every spec plan is held in lanes; an amended one falls to the scalar rules only where
+        // the errata changed it (an amended dtype section, a band set past the lanes' bits).
+        let tables = super::super::plan::tables();
+        for (r, rules) in super::super::Rules::ALL.iter().enumerate() {
+            let spec = &tables[super::super::Rules::spec(rules.generation).index()];
+            for op in 0..0x100 {
+                let (a, s) = (&tables[r].plans[op], &spec.plans[op]);
+                let changed = a.slots.iter().zip(&s.slots).any(|(a, s)| a.dtype_base != s.dtype_base)
+                    || a.band.iter().zip(&s.band).any(|(a, s)| a.set != s.set);
+                assert!(l.by_scalar[r][op] == 0 || changed, "{rules:?}: opcode {op:#04x} judged by the scalar rules unchanged");
+            }
+        }
+        assert!(l.by_scalar[..3].iter().all(|ops| ops.iter().all(|&s| s == 0)));
     }
 }
