@@ -19,6 +19,12 @@ pub struct Hist {
     narrow: Bounded<(u64, u8)>,
     /// Wider values (padding byte arrays), keyed by their bytes.
     wide: Bounded<Box<[u8]>>,
+    /// A narrow value counted by [`Hist::add_run`] and how many times in a
+    /// row, not yet in `narrow`: a field mostly holds the value it held in the
+    /// bundle before, and counts added at once are counts added one by one
+    /// (a histogram depends on no order, [`crate::hist`]). Empty whenever the
+    /// histogram is read ([`Hist::flush`]).
+    run: Option<((u64, u8), u64)>,
 }
 
 impl Hist {
@@ -33,8 +39,32 @@ impl Hist {
         }
     }
 
+    /// Counts one value as [`Hist::add`] does, in a run of equal values
+    /// kept aside until another value or [`Hist::flush`] adds it.
+    pub fn add_run(&mut self, le: &[u8]) {
+        let Ok(width @ ..=8) = u8::try_from(le.len()) else { return self.wide.add(le, 1) };
+        let key = (tpb_isa::layout::le_u64(le), width);
+        match &mut self.run {
+            Some((k, n)) if *k == key => *n += 1,
+            run => {
+                if let Some((k, n)) = run.replace((key, 1)) {
+                    self.narrow.add(&k, n);
+                }
+            }
+        }
+    }
+
+    /// Adds the run [`Hist::add_run`] kept aside; every reader expects it done.
+    pub fn flush(&mut self) {
+        if let Some((k, n)) = self.run.take() {
+            self.narrow.add(&k, n);
+        }
+    }
+
     /// Adds another histogram's counts (exact for any split: [`Bounded::merge`]).
-    pub fn merge(&mut self, other: Hist) {
+    pub fn merge(&mut self, mut other: Hist) {
+        self.flush();
+        other.flush();
         self.narrow.merge(other.narrow);
         self.wide.merge(other.wide);
     }
@@ -61,7 +91,7 @@ impl Hist {
         let narrow = narrow.into_iter().map(|(v, n)| ((tpb_isa::layout::le_u64(&v), v.len() as u8), n));
         let wide = wide.into_iter().map(|(v, n)| (v.into_boxed_slice(), n));
         let (a, b) = if narrow_full { (untracked, 0) } else { (0, untracked) };
-        Some(Hist { narrow: Bounded::from_parts(narrow, a)?, wide: Bounded::from_parts(wide, b)? })
+        Some(Hist { narrow: Bounded::from_parts(narrow, a)?, wide: Bounded::from_parts(wide, b)?, run: None })
     }
 
     /// Every occurrence counted, tracked or not.
