@@ -87,7 +87,7 @@ fn breakable(c: Claim, size: usize) -> bool {
 /// A byte outside the opcode table can break only the header's checks.
 pub fn applicable(raw: &Raw, g: Generation) -> Vec<&'static Check> {
     let Some(op) = opcode::lookup(raw[0]) else { return vec![&c::INST_WORD_LEN, &c::HEADER_RESERVED, &c::UNKNOWN_OPCODE] };
-    let mut out = Checks(Vec::new());
+    let mut out = Checks(Vec::with_capacity(c::ALL.len()));
     offer_candidates(&mut out, raw, Bundle::decode(raw).layout(), op, g);
     out.0
 }

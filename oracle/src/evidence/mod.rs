@@ -108,7 +108,7 @@ impl Group {
     /// same after [`validate::amend`] (same order, then any it appended);
     /// `applicable` the checks [`smith::applicable`] gives it.
     /// Counts land in `self.stream` and the histograms' runs until [`Group::flush`].
-    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, findings: (&[Finding], &[Finding]), applicable: &[Applies]) {
+    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, findings: (&[Finding], &[Finding]), applicable: &Applies) {
         let (spec, amended) = findings;
         self.bundles += 1;
         self.stream.bundles += 1;
@@ -139,12 +139,19 @@ impl Group {
                 c.refused += 1;
             }
         }
-        for a in applicable {
-            if !fired.contains(&a.check.code) {
-                match a.at.and_then(|i| self.stream.agree.get_mut(i)) {
-                    Some(n) => *n += 1,
-                    None => self.checks.entry(a.check.code).or_default().agree += 1,
+        let mut bits = applicable.in_table;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if let (Some(check), Some(n)) = (tpb_isa::checks::ALL.get(i), self.stream.agree.get_mut(i)) {
+                if !fired.contains(&check.code) {
+                    *n += 1;
                 }
+            }
+        }
+        for check in &applicable.others {
+            if !fired.contains(&check.code) {
+                self.checks.entry(check.code).or_default().agree += 1;
             }
         }
         if !self.claims.is_empty() {
@@ -164,13 +171,26 @@ impl Group {
     }
 }
 
-/// A check [`smith::applicable`] gives a bundle, and its position in
-/// [`tpb_isa::checks::ALL`] (where [`Stream`] counts it; `None`: a check
-/// outside that table, counted by name).
-#[derive(Clone, Copy, Debug)]
+/// The checks [`smith::applicable`] gives a bundle: those of
+/// [`tpb_isa::checks::ALL`] as bits by position (as [`Stream`] counts them;
+/// no heap, so a cache slot is replaced without a free), any other by name.
+#[derive(Clone, Debug, Default)]
 struct Applies {
-    check: &'static Check,
-    at: Option<usize>,
+    in_table: u64,
+    others: Vec<&'static Check>,
+}
+
+impl Applies {
+    fn of(checks: Vec<&'static Check>) -> Applies {
+        let mut a = Applies::default();
+        for check in checks {
+            match tpb_isa::checks::ALL.iter().position(|c| std::ptr::eq(*c, check)).filter(|&i| i < 64) {
+                Some(i) => a.in_table |= 1 << i,
+                None => a.others.push(check),
+            }
+        }
+        a
+    }
 }
 
 /// [`smith::applicable`] remembered for the bundles seen last (a fixed
@@ -180,7 +200,7 @@ struct Applies {
 #[derive(Clone, Default)]
 struct Applicable {
     /// Made on first use: evidence read back from JSON counts no bundle.
-    slots: Vec<Option<(Raw, Generation, Vec<Applies>)>>,
+    slots: Vec<Option<(Raw, Generation, Applies)>>,
 }
 
 impl std::fmt::Debug for Applicable {
@@ -189,11 +209,14 @@ impl std::fmt::Debug for Applicable {
     }
 }
 
+/// What a slot never left empty holds (so a lookup needs no unwrap).
+static NONE: Applies = Applies { in_table: 0, others: Vec::new() };
+
 impl Applicable {
-    /// About 2 MB per evidence counting bundles: a bundle, its generation and its checks a slot.
+    /// About 1 MB per evidence counting bundles: a bundle, its generation and its checks a slot.
     const SLOTS: usize = 8192;
 
-    fn of(&mut self, raw: &Raw, g: Generation) -> &[Applies] {
+    fn of(&mut self, raw: &Raw, g: Generation) -> &Applies {
         if self.slots.is_empty() {
             self.slots = vec![None; Self::SLOTS];
         }
@@ -203,12 +226,12 @@ impl Applicable {
         });
         let slot = &mut self.slots[(h as usize) % Self::SLOTS];
         if slot.as_ref().is_none_or(|(r, sg, _)| r != raw || *sg != g) {
-            let checks = smith::applicable(raw, g).into_iter();
-            let all = tpb_isa::checks::ALL;
-            let applies = checks.map(|check| Applies { check, at: all.iter().position(|c| std::ptr::eq(*c, check)) }).collect();
-            *slot = Some((*raw, g, applies));
+            *slot = Some((*raw, g, Applies::of(smith::applicable(raw, g))));
         }
-        slot.as_ref().map_or(&[], |(_, _, v)| v.as_slice())
+        match slot {
+            Some((_, _, a)) => a,
+            None => &NONE,
+        }
     }
 }
 
