@@ -19,13 +19,17 @@ pub struct Hist {
     narrow: Bounded<(u64, u8)>,
     /// Wider values (padding byte arrays), keyed by their bytes.
     wide: Bounded<Box<[u8]>>,
-    /// A narrow value counted by [`Hist::add_run`] and how many times in a
-    /// row, not yet in `narrow`: a field mostly holds the value it held in the
-    /// bundle before, and counts added at once are counts added one by one
-    /// (a histogram depends on no order, [`crate::hist`]). Empty whenever the
-    /// histogram is read ([`Hist::flush`]).
-    run: Option<((u64, u8), u64)>,
+    /// Narrow values counted by [`Hist::add_pending`] and how many times,
+    /// not yet in `narrow` (a slot per value's hash; a count of 0 is an empty
+    /// slot): a field holds few values in a stream, a count here is cheaper
+    /// than an ordered-map lookup, and counts added at once are counts added
+    /// one by one (a histogram depends on no order, [`crate::hist`]). Empty
+    /// whenever the histogram is read ([`Hist::flush`]).
+    pending: [((u64, u8), u64); PENDING],
 }
+
+/// Slots of [`Hist::pending`] (a power of two).
+const PENDING: usize = 8;
 
 impl Hist {
     pub fn add(&mut self, le: &[u8]) {
@@ -39,25 +43,30 @@ impl Hist {
         }
     }
 
-    /// Counts one value as [`Hist::add`] does, in a run of equal values
-    /// kept aside until another value or [`Hist::flush`] adds it.
-    pub fn add_run(&mut self, le: &[u8]) {
+    /// Counts one value as [`Hist::add`] does; a narrow one waits in
+    /// [`Hist::pending`] until a value of the same slot or [`Hist::flush`] adds it.
+    pub fn add_pending(&mut self, le: &[u8]) {
         let Ok(width @ ..=8) = u8::try_from(le.len()) else { return self.wide.add(le, 1) };
         let key = (tpb_isa::layout::le_u64(le), width);
-        match &mut self.run {
-            Some((k, n)) if *k == key => *n += 1,
-            run => {
-                if let Some((k, n)) = run.replace((key, 1)) {
-                    self.narrow.add(&k, n);
-                }
+        let i = (key.0.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - PENDING.trailing_zeros())) as usize;
+        let Some(slot) = self.pending.get_mut(i) else { return self.narrow.add(&key, 1) };
+        if slot.1 > 0 && slot.0 == key {
+            slot.1 += 1;
+        } else {
+            let (old, n) = std::mem::replace(slot, (key, 1));
+            if n > 0 {
+                self.narrow.add(&old, n);
             }
         }
     }
 
-    /// Adds the run [`Hist::add_run`] kept aside; every reader expects it done.
+    /// Adds what [`Hist::pending`] holds; every reader expects it done.
     pub fn flush(&mut self) {
-        if let Some((k, n)) = self.run.take() {
-            self.narrow.add(&k, n);
+        for slot in &mut self.pending {
+            let (k, n) = std::mem::take(slot);
+            if n > 0 {
+                self.narrow.add(&k, n);
+            }
         }
     }
 
@@ -91,7 +100,7 @@ impl Hist {
         let narrow = narrow.into_iter().map(|(v, n)| ((tpb_isa::layout::le_u64(&v), v.len() as u8), n));
         let wide = wide.into_iter().map(|(v, n)| (v.into_boxed_slice(), n));
         let (a, b) = if narrow_full { (untracked, 0) } else { (0, untracked) };
-        Some(Hist { narrow: Bounded::from_parts(narrow, a)?, wide: Bounded::from_parts(wide, b)?, run: None })
+        Some(Hist { narrow: Bounded::from_parts(narrow, a)?, wide: Bounded::from_parts(wide, b)?, pending: Default::default() })
     }
 
     /// Every occurrence counted, tracked or not.

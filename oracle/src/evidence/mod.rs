@@ -107,14 +107,14 @@ impl Group {
     /// Counts one bundle: `findings` its findings under the spec, and the
     /// same after [`validate::amend`] (same order, then any it appended);
     /// `applicable` the checks [`smith::applicable`] gives it.
-    /// Counts land in `self.stream` and the histograms' runs until [`Group::flush`].
+    /// Counts land in `self.stream` and the histograms' pending slots until [`Group::flush`].
     fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, findings: (&[Finding], &[Finding]), applicable: &Applies) {
         let (spec, amended) = findings;
         self.bundles += 1;
         self.stream.bundles += 1;
         for (f, h) in &mut self.fields {
             if let Some(b) = raw.get(f.offset..f.offset + f.size) {
-                h.add_run(b);
+                h.add_pending(b);
             }
         }
         let mut fired: Vec<&'static str> = Vec::new();
