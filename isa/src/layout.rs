@@ -115,6 +115,7 @@ impl Prim {
 }
 
 /// The first 8 bytes of `b` as a little-endian value (fewer are zero-extended).
+#[inline]
 pub fn le_u64(b: &[u8]) -> u64 {
     // Byte by byte below 8: a copy of a variable length is a call to memcpy, and this runs per field per bundle.
     match b.first_chunk::<8>() {
