@@ -139,3 +139,31 @@ pub fn hex(le: &[u8]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Hist, MAX_TRACKED};
+
+    /// Values counted through the pending slots, then flushed, are the
+    /// histogram of the same values counted one by one.
+    fn pending_is_direct(values: Vec<(u16, u8)>) -> bool {
+        let (mut direct, mut pending) = (Hist::default(), Hist::default());
+        for (v, w) in values {
+            let le = u64::from(v).to_le_bytes();
+            let width = [1, 2, 4, 8, 12][usize::from(w % 5)];
+            let b = if width <= 8 { &le[..width] } else { &[0u8; 12][..] };
+            direct.add(b);
+            pending.add_pending(b);
+        }
+        pending.flush();
+        direct == pending
+    }
+
+    #[test]
+    fn values_counted_through_pending_slots_are_the_values_counted_directly() {
+        quickcheck::QuickCheck::new().tests(2000).quickcheck(pending_is_direct as fn(Vec<(u16, u8)>) -> bool);
+        // Past the cap: largest first, each value twice in a row and again later, so slots and evictions mix.
+        let many: Vec<(u16, u8)> = (0..MAX_TRACKED as u16 + 500).rev().flat_map(|v| [(v, 1), (v, 1), (v / 3, 1)]).collect();
+        assert!(pending_is_direct(many));
+    }
+}
