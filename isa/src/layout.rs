@@ -115,11 +115,13 @@ impl Prim {
 }
 
 /// The first 8 bytes of `b` as a little-endian value (fewer are zero-extended).
+#[inline]
 pub fn le_u64(b: &[u8]) -> u64 {
-    let n = b.len().min(8);
-    let mut w = [0u8; 8];
-    w[..n].copy_from_slice(&b[..n]);
-    u64::from_le_bytes(w)
+    // Byte by byte below 8: a copy of a variable length is a call to memcpy, and this runs per field per bundle.
+    match b.first_chunk::<8>() {
+        Some(w) => u64::from_le_bytes(*w),
+        None => b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)),
+    }
 }
 
 /// The largest unsigned value `bytes` bytes hold (0 for none, `u64::MAX` for 8 or more).

@@ -153,10 +153,15 @@ pub fn top<T>(mut v: Vec<(T, u64)>, n: usize, order: impl Fn(&T, &T) -> Ordering
 /// opcode's bundles were on), allocating the name only the first time: the
 /// names are few, the bundles many.
 pub fn bump<N: AddAssign + From<u8>>(tally: &mut BTreeMap<String, N>, name: &str) {
+    bump_n(tally, name, N::from(1));
+}
+
+/// Counts `n` more under `name`, as [`bump`] counts one.
+pub fn bump_n<N: AddAssign>(tally: &mut BTreeMap<String, N>, name: &str, n: N) {
     match tally.get_mut(name) {
-        Some(n) => *n += N::from(1),
+        Some(c) => *c += n,
         None => {
-            tally.insert(name.to_string(), N::from(1));
+            tally.insert(name.to_string(), n);
         }
     }
 }

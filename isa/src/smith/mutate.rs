@@ -25,8 +25,6 @@ pub struct Mutation {
 }
 
 type Apply = Box<dyn Fn(&mut Unstructured, &mut Raw) -> Result<String>>;
-/// Draws the byte a mutation writes.
-type ByteGen = Box<dyn Fn(&mut Unstructured) -> Result<u8>>;
 
 /// Breaks exactly one invariant of `valid` (a bundle valid on `g`); `None`
 /// when no mutation applies (never for a typed body).
@@ -89,13 +87,33 @@ fn breakable(c: Claim, size: usize) -> bool {
 /// A byte outside the opcode table can break only the header's checks.
 pub fn applicable(raw: &Raw, g: Generation) -> Vec<&'static Check> {
     let Some(op) = opcode::lookup(raw[0]) else { return vec![&c::INST_WORD_LEN, &c::HEADER_RESERVED, &c::UNKNOWN_OPCODE] };
-    let mut out: Vec<&'static Check> = Vec::new();
-    for (check, _) in candidates(raw, Bundle::decode(raw).layout(), op, g) {
-        if !out.iter().any(|c| std::ptr::eq(*c, check)) {
-            out.push(check);
+    let mut out = Checks(Vec::with_capacity(c::ALL.len()));
+    offer_candidates(&mut out, raw, Bundle::decode(raw).layout(), op, g);
+    out.0
+}
+
+/// Where [`offer_candidates`] puts each mutation it finds: kept to be applied
+/// ([`mutate`]), or only its check noted ([`applicable`], which so builds no
+/// closure: it runs once per distinct real bundle the evidence counts).
+trait Offer {
+    fn offer(&mut self, check: &'static Check, apply: impl Fn(&mut Unstructured, &mut Raw) -> Result<String> + 'static);
+}
+
+impl Offer for Vec<(&'static Check, Apply)> {
+    fn offer(&mut self, check: &'static Check, apply: impl Fn(&mut Unstructured, &mut Raw) -> Result<String> + 'static) {
+        self.push((check, Box::new(apply)));
+    }
+}
+
+/// The checks offered, each once, in the order first offered.
+struct Checks(Vec<&'static Check>);
+
+impl Offer for Checks {
+    fn offer(&mut self, check: &'static Check, _: impl Fn(&mut Unstructured, &mut Raw) -> Result<String> + 'static) {
+        if !self.0.iter().any(|c| std::ptr::eq(*c, check)) {
+            self.0.push(check);
         }
     }
-    out
 }
 
 /// How a live slot's address is used in a valid bundle.
@@ -128,59 +146,53 @@ fn set_word(raw: &mut Raw, off: usize, w: u32) {
 
 fn candidates(raw: &Raw, layout: &'static Layout, op: &'static OpcodeInfo, g: Generation) -> Vec<(&'static Check, Apply)> {
     let mut v: Vec<(&'static Check, Apply)> = Vec::new();
-    let len_ok = raw[1] == crate::bundle::INST_WORD_LEN;
-    v.push((
-        &c::INST_WORD_LEN,
-        Box::new(|u, r| {
-            let b = loop {
-                let b: u8 = u.arbitrary()?;
-                if b != 0x10 && b != 0x11 {
-                    break b;
-                }
-                if u.is_empty() {
-                    break 0;
-                }
-            };
-            r[1] = b;
-            Ok(format!("inst_word_len = {b:#04x}"))
-        }),
-    ));
-    v.push((
-        &c::HEADER_RESERVED,
-        Box::new(|u, r| {
-            let x: u16 = u.int_in_range(1..=u16::MAX)?;
-            r[2..4].copy_from_slice(&x.to_le_bytes());
-            Ok(format!("reserved = {x:#06x}"))
-        }),
-    ));
-    if len_ok {
-        v.push((
-            &c::UNKNOWN_OPCODE,
-            Box::new(|u, r| {
-                let unknown: Vec<u8> = (0..=255u8).filter(|b| opcode::lookup(*b).is_none()).collect();
-                r[0] = *u.choose(&unknown)?;
-                Ok(format!("opcode = {:#04x}", r[0]))
-            }),
-        ));
-        let unavailable: Vec<u8> = OPCODES.iter().filter(|o| !o.available(g) && o.body == BodyKind::Opaque).map(|o| o.byte).collect();
-        if !unavailable.is_empty() {
-            v.push((
-                &c::OPCODE_UNAVAILABLE,
-                Box::new(move |u, r| {
-                    r[0] = *u.choose(&unavailable)?;
-                    Ok(format!("opcode = {:#04x}", r[0]))
-                }),
-            ));
-        }
-    }
-    for slot in operands::live_slots(op) {
-        slot_mutations(&mut v, raw, layout, slot, g);
-    }
-    band_mutations(&mut v, raw, layout, op, g);
+    offer_candidates(&mut v, raw, layout, op, g);
     v
 }
 
-fn slot_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'static Layout, slot: &'static Slot, g: Generation) {
+/// Every single-invariant mutation of `raw`, offered to `v` with the check it breaks.
+fn offer_candidates(v: &mut impl Offer, raw: &Raw, layout: &'static Layout, op: &'static OpcodeInfo, g: Generation) {
+    let len_ok = raw[1] == crate::bundle::INST_WORD_LEN;
+    v.offer(&c::INST_WORD_LEN, |u, r| {
+        let b = loop {
+            let b: u8 = u.arbitrary()?;
+            if b != 0x10 && b != 0x11 {
+                break b;
+            }
+            if u.is_empty() {
+                break 0;
+            }
+        };
+        r[1] = b;
+        Ok(format!("inst_word_len = {b:#04x}"))
+    });
+    v.offer(&c::HEADER_RESERVED, |u, r| {
+        let x: u16 = u.int_in_range(1..=u16::MAX)?;
+        r[2..4].copy_from_slice(&x.to_le_bytes());
+        Ok(format!("reserved = {x:#06x}"))
+    });
+    if len_ok {
+        v.offer(&c::UNKNOWN_OPCODE, |u, r| {
+            let unknown: Vec<u8> = (0..=255u8).filter(|b| opcode::lookup(*b).is_none()).collect();
+            r[0] = *u.choose(&unknown)?;
+            Ok(format!("opcode = {:#04x}", r[0]))
+        });
+        let unavailable = move |o: &&OpcodeInfo| !o.available(g) && o.body == BodyKind::Opaque;
+        if OPCODES.iter().any(|o| unavailable(&o)) {
+            v.offer(&c::OPCODE_UNAVAILABLE, move |u, r| {
+                let bytes: Vec<u8> = OPCODES.iter().filter(unavailable).map(|o| o.byte).collect();
+                r[0] = *u.choose(&bytes)?;
+                Ok(format!("opcode = {:#04x}", r[0]))
+            });
+        }
+    }
+    for slot in operands::live_slots(op) {
+        slot_mutations(v, raw, layout, slot, g);
+    }
+    band_mutations(v, raw, layout, op, g);
+}
+
+fn slot_mutations(v: &mut impl Offer, raw: &Raw, layout: &'static Layout, slot: &'static Slot, g: Generation) {
     let base = slot.offset(layout);
     let a = word_at(raw, base);
     let f = form(a);
@@ -188,80 +200,59 @@ fn slot_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
     let tag = dref.read(layout, g, raw).unwrap_or(0);
     let dt = dtype::info(tag);
 
-    v.push((
-        &c::INVALID_DTYPE,
-        Box::new(move |u, r| {
-            let bad = match dref {
-                DtypeRef::Nibble(..) => 0,
-                _ => *u.choose(&[0u8, 17, 0x20, 0xFF])?,
-            };
-            dref.write(layout, g, r, bad);
-            Ok(format!("{} = {bad:#04x}", dref.field(g)))
-        }),
-    ));
+    v.offer(&c::INVALID_DTYPE, move |u, r| {
+        let bad = match dref {
+            DtypeRef::Nibble(..) => 0,
+            _ => *u.choose(&[0u8, 17, 0x20, 0xFF])?,
+        };
+        dref.write(layout, g, r, bad);
+        Ok(format!("{} = {bad:#04x}", dref.field(g)))
+    });
     if g != Generation::V4 && !matches!(dref, DtypeRef::Nibble(..)) {
-        v.push((
-            &c::DTYPE_UNAVAILABLE,
-            Box::new(move |_, r| {
-                dref.write(layout, g, r, 16);
-                Ok(format!("{} = 16", dref.field(g)))
-            }),
-        ));
+        v.offer(&c::DTYPE_UNAVAILABLE, move |_, r| {
+            dref.write(layout, g, r, 16);
+            Ok(format!("{} = 16", dref.field(g)))
+        });
     }
     let name = slot.name;
     let matmul_dst = slot.role == (Role::Dst { matmul: true });
     match (slot.ty, f) {
         (SlotType::Pattern(dims), Form::Static) => {
             if dt.is_some_and(|d| d.align >= 2) {
-                v.push((
-                    &c::MISALIGNED_ADDRESS,
-                    Box::new(move |_, r| {
-                        set_word(r, base, word_at(r, base).misaligned().word());
-                        Ok(format!("{name}.addr |= 1"))
-                    }),
-                ));
+                v.offer(&c::MISALIGNED_ADDRESS, move |_, r| {
+                    set_word(r, base, word_at(r, base).misaligned().word());
+                    Ok(format!("{name}.addr |= 1"))
+                });
             }
             if slot.is_dst() && a.is_psum() {
-                v.push((
-                    &c::PSUM_WRITE_DTYPE,
-                    Box::new(move |u, r| {
-                        let narrow: Vec<u8> = DTYPES
-                            .iter()
-                            .filter(|d| d.since <= g && d.align <= 2 && !d.psum_write && !(matmul_dst && d.tag == BF16))
-                            .map(|d| d.tag)
-                            .collect();
-                        let t = *u.choose(&narrow)?;
-                        dref.write(layout, g, r, t);
-                        Ok(format!("{} = {t}", dref.field(g)))
-                    }),
-                ));
+                v.offer(&c::PSUM_WRITE_DTYPE, move |u, r| {
+                    let narrow: Vec<u8> = DTYPES
+                        .iter()
+                        .filter(|d| d.since <= g && d.align <= 2 && !d.psum_write && !(matmul_dst && d.tag == BF16))
+                        .map(|d| d.tag)
+                        .collect();
+                    let t = *u.choose(&narrow)?;
+                    dref.write(layout, g, r, t);
+                    Ok(format!("{} = {t}", dref.field(g)))
+                });
             }
             if matmul_dst {
-                v.push((
-                    &c::MATMUL_DST_NOT_PSUM,
-                    Box::new(move |u, r| {
-                        let sbuf = u.int_in_range(0..=PSUM_BASE - 1)? & !7;
-                        set_word(r, base, word_at(r, base).with_addr29(sbuf).word());
-                        Ok(format!("{name}.addr -> SBUF {sbuf:#x}"))
-                    }),
-                ));
+                v.offer(&c::MATMUL_DST_NOT_PSUM, move |u, r| {
+                    let sbuf = u.int_in_range(0..=PSUM_BASE - 1)? & !7;
+                    set_word(r, base, word_at(r, base).with_addr29(sbuf).word());
+                    Ok(format!("{name}.addr -> SBUF {sbuf:#x}"))
+                });
             } else {
-                v.push((
-                    &c::ADDRESS_OUTSIDE_MEMORY,
-                    Box::new(move |u, r| {
-                        let out = u.int_in_range(0x0400_0000..=crate::addr4::ADDR_MASK)? & !7;
-                        set_word(r, base, word_at(r, base).with_addr29(out).word());
-                        Ok(format!("{name}.addr -> {out:#x}"))
-                    }),
-                ));
+                v.offer(&c::ADDRESS_OUTSIDE_MEMORY, move |u, r| {
+                    let out = u.int_in_range(0x0400_0000..=crate::addr4::ADDR_MASK)? & !7;
+                    set_word(r, base, word_at(r, base).with_addr29(out).word());
+                    Ok(format!("{name}.addr -> {out:#x}"))
+                });
             }
-            v.push((
-                &c::DEAD_ADDR_MODE,
-                Box::new(move |_, r| {
-                    set_word(r, base, word_at(r, base).with_dead_mode().word());
-                    Ok(format!("{name}.addr mode = dead"))
-                }),
-            ));
+            v.offer(&c::DEAD_ADDR_MODE, move |_, r| {
+                set_word(r, base, word_at(r, base).with_dead_mode().word());
+                Ok(format!("{name}.addr mode = dead"))
+            });
             zero_num(v, layout, name, dims);
         }
         (SlotType::Pattern(dims), Form::Register) => {
@@ -273,44 +264,28 @@ fn slot_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'sta
     }
 }
 
-fn zero_num(v: &mut Vec<(&'static Check, Apply)>, layout: &'static Layout, name: &'static str, dims: usize) {
-    v.push((
-        &c::ZERO_NUM,
-        Box::new(move |u, r| {
-            let i = u.choose_index(dims)?;
-            put(r, layout, &format!("{name}.num[{i}]"), 0);
-            Ok(format!("{name}.num[{i}] = 0"))
-        }),
-    ));
+fn zero_num(v: &mut impl Offer, layout: &'static Layout, name: &'static str, dims: usize) {
+    v.offer(&c::ZERO_NUM, move |u, r| {
+        let i = u.choose_index(dims)?;
+        put(r, layout, &format!("{name}.num[{i}]"), 0);
+        Ok(format!("{name}.num[{i}] = 0"))
+    });
 }
 
-fn register_mutations(v: &mut Vec<(&'static Check, Apply)>, off: usize, name: &'static str) {
-    v.push((
-        &c::REGISTER_ID,
-        Box::new(move |u, r| {
-            let id: u8 = u.int_in_range(0x40..=0xFF)?;
-            r[off] = id;
-            Ok(format!("{name} regid = {id:#04x}"))
-        }),
-    ));
-    v.push((
-        &c::REGISTER_RESERVED_BITS,
-        Box::new(move |u, r| {
-            let bit = u.int_in_range(8..=30u32)?;
-            set_word(r, off, word_at(r, off).with_reserved_register_bit(bit).word());
-            Ok(format!("{name} register word bit {bit} set"))
-        }),
-    ));
+fn register_mutations(v: &mut impl Offer, off: usize, name: &'static str) {
+    v.offer(&c::REGISTER_ID, move |u, r| {
+        let id: u8 = u.int_in_range(0x40..=0xFF)?;
+        r[off] = id;
+        Ok(format!("{name} regid = {id:#04x}"))
+    });
+    v.offer(&c::REGISTER_RESERVED_BITS, move |u, r| {
+        let bit = u.int_in_range(8..=30u32)?;
+        set_word(r, off, word_at(r, off).with_reserved_register_bit(bit).word());
+        Ok(format!("{name} register word bit {bit} set"))
+    });
 }
 
-fn mx_mutations(
-    v: &mut Vec<(&'static Check, Apply)>,
-    raw: &Raw,
-    base: usize,
-    name: &'static str,
-    f: Form,
-    dt: Option<&'static crate::dtype::DtypeInfo>,
-) {
+fn mx_mutations(v: &mut impl Offer, raw: &Raw, base: usize, name: &'static str, f: Form, dt: Option<&'static crate::dtype::DtypeInfo>) {
     let indirect = f == Form::Indirect;
     // The fields move when the slot reads as MXINDIRECT16B.
     let view = if indirect { &MxIndirect16b::LAYOUT } else { &MxMemPattern1d::LAYOUT };
@@ -321,118 +296,102 @@ fn mx_mutations(
         return;
     };
     if form(word_at(raw, base + scale_off)) == Form::Static {
-        v.push((
-            &c::MX_SCALE_NOT_SBUF,
-            Box::new(move |u, r| {
-                let p = PSUM_BASE + u.int_in_range(0..=crate::addr4::PSUM_SPAN)?;
-                set_word(r, base + scale_off, word_at(r, base + scale_off).with_addr29(p).word());
-                Ok(format!("{name}.scale -> PSUM {p:#x}"))
-            }),
-        ));
+        v.offer(&c::MX_SCALE_NOT_SBUF, move |u, r| {
+            let p = PSUM_BASE + u.int_in_range(0..=crate::addr4::PSUM_SPAN)?;
+            set_word(r, base + scale_off, word_at(r, base + scale_off).with_addr29(p).word());
+            Ok(format!("{name}.scale -> PSUM {p:#x}"))
+        });
     }
-    v.push((
-        &c::MX_ZERO_K_EXTENT,
-        Box::new(move |_, r| {
-            r[base + k_off..base + k_off + 2].fill(0);
-            Ok(format!("{name}.k_extent = 0"))
-        }),
-    ));
-    v.push((
-        &c::MX_SCALE_PART_RANGE,
-        Box::new(move |u, r| {
-            r[base + part_off] = u.int_in_range(MX_SCALE_PARTS..=u8::MAX)?;
-            Ok(format!("{name}.scale_base_part = {}", r[base + part_off]))
-        }),
-    ));
+    v.offer(&c::MX_ZERO_K_EXTENT, move |_, r| {
+        r[base + k_off..base + k_off + 2].fill(0);
+        Ok(format!("{name}.k_extent = 0"))
+    });
+    v.offer(&c::MX_SCALE_PART_RANGE, move |u, r| {
+        r[base + part_off] = u.int_in_range(MX_SCALE_PARTS..=u8::MAX)?;
+        Ok(format!("{name}.scale_base_part = {}", r[base + part_off]))
+    });
     if indirect {
         return;
     }
-    v.push((
-        &c::MX_STEP_DIR,
-        Box::new(move |u, r| {
-            let s = *u.choose(&(0..=u8::MAX).filter(|v| !MX_STEP_DIRS.contains(v)).collect::<Vec<_>>())?;
-            r[base + step_off] = s;
-            Ok(format!("{name}.step_dir = {s:#04x}"))
-        }),
-    ));
+    v.offer(&c::MX_STEP_DIR, move |u, r| {
+        let s = *u.choose(&(0..=u8::MAX).filter(|v| !MX_STEP_DIRS.contains(v)).collect::<Vec<_>>())?;
+        r[base + step_off] = s;
+        Ok(format!("{name}.step_dir = {s:#04x}"))
+    });
     match form(word_at(raw, base)) {
         Form::Static => {
             if dt.is_some_and(|d| d.align >= 2) {
-                v.push((
-                    &c::MISALIGNED_ADDRESS,
-                    Box::new(move |_, r| {
-                        set_word(r, base, word_at(r, base).misaligned().word());
-                        Ok(format!("{name}.data |= 1"))
-                    }),
-                ));
+                v.offer(&c::MISALIGNED_ADDRESS, move |_, r| {
+                    set_word(r, base, word_at(r, base).misaligned().word());
+                    Ok(format!("{name}.data |= 1"))
+                });
             }
-            v.push((
-                &c::DEAD_ADDR_MODE,
-                Box::new(move |_, r| {
-                    set_word(r, base, word_at(r, base).with_dead_mode().word());
-                    Ok(format!("{name}.data mode = dead"))
-                }),
-            ));
+            v.offer(&c::DEAD_ADDR_MODE, move |_, r| {
+                set_word(r, base, word_at(r, base).with_dead_mode().word());
+                Ok(format!("{name}.data mode = dead"))
+            });
         }
         Form::Register => register_mutations(v, base, name),
         Form::Indirect => {}
     }
 }
 
-fn band_mutations(v: &mut Vec<(&'static Check, Apply)>, raw: &Raw, layout: &'static Layout, op: &OpcodeInfo, g: Generation) {
+/// Offers writing one byte `gen` draws into the field at `path`.
+fn byte_field(
+    v: &mut impl Offer,
+    layout: &'static Layout,
+    check: &'static Check,
+    path: &'static str,
+    gen: impl Fn(&mut Unstructured) -> Result<u8> + 'static,
+) {
+    v.offer(check, move |u, r| {
+        let x = gen(u)?;
+        put(r, layout, path, u64::from(x));
+        Ok(format!("{path} = {x:#04x}"))
+    });
+}
+
+fn band_mutations(v: &mut impl Offer, raw: &Raw, layout: &'static Layout, op: &OpcodeInfo, g: Generation) {
     let not_in = |t: &'static enums::EnumTable| {
         move |u: &mut Unstructured| -> Result<u8> {
             let choices: Vec<u8> = (0..=255u8).filter(|b| !t.contains(*b)).collect();
             Ok(*u.choose(&choices)?)
         }
     };
-    let field = |v: &mut Vec<(&'static Check, Apply)>, check: &'static Check, path: &'static str, gen: ByteGen| {
-        v.push((
-            check,
-            Box::new(move |u, r| {
-                let x = gen(u)?;
-                put(r, layout, path, u64::from(x));
-                Ok(format!("{path} = {x:#04x}"))
-            }),
-        ));
-    };
     match op.body {
         BodyKind::Matmul | BodyKind::MatmulMx => {
-            let refused = |field: &'static str| -> ByteGen { Box::new(move |u| Ok(*u.choose(&byte_values(field, false))?)) };
-            field(v, &c::MATMUL_PERF_SEL, "perf_sel", refused("perf_sel"));
+            let refused = |field: &'static str| move |u: &mut Unstructured| Ok(*u.choose(&byte_values(field, false))?);
+            byte_field(v, layout, &c::MATMUL_PERF_SEL, "perf_sel", refused("perf_sel"));
             if op.body == BodyKind::Matmul && g == Generation::V2 {
-                field(v, &c::MATMUL_ROW_GROUP, "row_group", refused("row_group"));
-                field(v, &c::MATMUL_COL_GROUP, "col_group_norm", refused("col_group_norm"));
+                byte_field(v, layout, &c::MATMUL_ROW_GROUP, "row_group", refused("row_group"));
+                byte_field(v, layout, &c::MATMUL_COL_GROUP, "col_group_norm", refused("col_group_norm"));
             }
         }
         BodyKind::TensorScalar => {
             for p in ["op0", "op1"] {
-                field(v, &c::UNKNOWN_ALU_OP, p, Box::new(not_in(&enums::ALU_OP)));
+                byte_field(v, layout, &c::UNKNOWN_ALU_OP, p, not_in(&enums::ALU_OP));
             }
         }
-        BodyKind::TensorTensor => field(v, &c::UNKNOWN_ALU_OP, "alu_op", Box::new(not_in(&enums::ALU_OP))),
+        BodyKind::TensorTensor => byte_field(v, layout, &c::UNKNOWN_ALU_OP, "alu_op", not_in(&enums::ALU_OP)),
         BodyKind::PoolCopy if op.byte == crate::validate::POOL_OPCODE => {
-            field(v, &c::POOL_FUNC, "func", Box::new(not_in(&enums::POOL_FUNC)));
-            field(v, &c::POOL_MODE, "mode", Box::new(|u| Ok(*u.choose(&[0u8, 1, 2, 4, 0xFF])?)));
-            v.push((
-                &c::POOL_SCALE,
-                Box::new(move |u, r| {
-                    // 0, 2.0, NaN, -1.0: neither max's 1.0 nor a reciprocal in (0, 1] for avg.
-                    let bad = *u.choose(&[0u32, 0x4000_0000, 0x7FC0_0000, 0xBF80_0000])?;
-                    put(r, layout, "scale_or_fill", u64::from(bad));
-                    Ok(format!("scale_or_fill = {bad:#010x}"))
-                }),
-            ));
+            byte_field(v, layout, &c::POOL_FUNC, "func", not_in(&enums::POOL_FUNC));
+            byte_field(v, layout, &c::POOL_MODE, "mode", |u| Ok(*u.choose(&[0u8, 1, 2, 4, 0xFF])?));
+            v.offer(&c::POOL_SCALE, move |u, r| {
+                // 0, 2.0, NaN, -1.0: neither max's 1.0 nor a reciprocal in (0, 1] for avg.
+                let bad = *u.choose(&[0u32, 0x4000_0000, 0x7FC0_0000, 0xBF80_0000])?;
+                put(r, layout, "scale_or_fill", u64::from(bad));
+                Ok(format!("scale_or_fill = {bad:#010x}"))
+            });
         }
         BodyKind::Semaphore => {
-            field(v, &c::SEMAPHORE_CMP_OP, "cmp_op", Box::new(not_in(&enums::SEMAPHORE_CMP_OP)));
-            field(v, &c::SEMAPHORE_SUBTYPE, "subtype", Box::new(not_in(&enums::SEMAPHORE_SUBTYPE)));
+            byte_field(v, layout, &c::SEMAPHORE_CMP_OP, "cmp_op", not_in(&enums::SEMAPHORE_CMP_OP));
+            byte_field(v, layout, &c::SEMAPHORE_SUBTYPE, "subtype", not_in(&enums::SEMAPHORE_SUBTYPE));
         }
         BodyKind::Branch => {
-            field(v, &c::BRANCH_COMP_OP, "comp_op", Box::new(not_in(&enums::BRANCH_COMP_OP)));
+            byte_field(v, layout, &c::BRANCH_COMP_OP, "comp_op", not_in(&enums::BRANCH_COMP_OP));
             if get(raw, layout, "comp_op") != 0 {
-                field(v, &c::BRANCH_AP_KIND, "ap_kind", Box::new(|u| Ok(*u.choose(&[0u8, 1, 2, 4, 0xFF])?)));
-                field(v, &c::INVALID_DTYPE, "lhs_dtype", Box::new(|u| Ok(*u.choose(&[0u8, 17, 0xFF])?)));
+                byte_field(v, layout, &c::BRANCH_AP_KIND, "ap_kind", |u| Ok(*u.choose(&[0u8, 1, 2, 4, 0xFF])?));
+                byte_field(v, layout, &c::INVALID_DTYPE, "lhs_dtype", |u| Ok(*u.choose(&[0u8, 17, 0xFF])?));
             }
         }
         _ => {}

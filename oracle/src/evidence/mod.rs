@@ -62,6 +62,17 @@ pub(crate) struct Group {
     refused: BTreeMap<(&'static str, String), Hist>,
     /// Each claimed recovered field of the opcode, its claim, and the bundles that break it.
     claims: Vec<(&'static str, Claim, u64)>,
+    /// Counts of the stream being added, not yet in the fields above ([`Group::flush`]).
+    stream: Stream,
+}
+
+/// What one stream added to a group and [`Group::flush`] has not yet moved
+/// into its maps: per bundle, a count in place beats a map lookup by name.
+#[derive(Clone, Debug, Default)]
+struct Stream {
+    bundles: u64,
+    /// Per check of [`tpb_isa::checks::ALL`], by position: bundles it applied to and did not fire on.
+    agree: Vec<u64>,
 }
 
 impl Group {
@@ -73,21 +84,37 @@ impl Group {
             checks: BTreeMap::new(),
             refused: BTreeMap::new(),
             claims: claims(opcode).map(|(f, c)| (f, c, 0)).collect(),
+            stream: Stream { bundles: 0, agree: vec![0; tpb_isa::checks::ALL.len()] },
+        }
+    }
+
+    /// Moves what the stream on `engine` added into the group's maps and histograms.
+    fn flush(&mut self, engine: &str) {
+        if self.stream.bundles > 0 && !engine.is_empty() {
+            crate::hist::bump_n(&mut self.engines, engine, self.stream.bundles);
+        }
+        self.stream.bundles = 0;
+        for (n, check) in self.stream.agree.iter_mut().zip(tpb_isa::checks::ALL) {
+            if *n > 0 {
+                self.checks.entry(check.code).or_default().agree += std::mem::take(n);
+            }
+        }
+        for (_, h) in &mut self.fields {
+            h.flush();
         }
     }
 
     /// Counts one bundle: `findings` its findings under the spec, and the
     /// same after [`validate::amend`] (same order, then any it appended);
     /// `applicable` the checks [`smith::applicable`] gives it.
-    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, engine: &str, findings: (&[Finding], &[Finding]), applicable: &[&'static Check]) {
+    /// Counts land in `self.stream` and the histograms' pending slots until [`Group::flush`].
+    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, findings: (&[Finding], &[Finding]), applicable: &Applies) {
         let (spec, amended) = findings;
         self.bundles += 1;
-        if !engine.is_empty() {
-            crate::hist::bump(&mut self.engines, engine);
-        }
+        self.stream.bundles += 1;
         for (f, h) in &mut self.fields {
             if let Some(b) = raw.get(f.offset..f.offset + f.size) {
-                h.add(b);
+                h.add_pending(b);
             }
         }
         let mut fired: Vec<&'static str> = Vec::new();
@@ -112,7 +139,17 @@ impl Group {
                 c.refused += 1;
             }
         }
-        for check in applicable {
+        let mut bits = applicable.in_table;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if let (Some(check), Some(n)) = (tpb_isa::checks::ALL.get(i), self.stream.agree.get_mut(i)) {
+                if !fired.contains(&check.code) {
+                    *n += 1;
+                }
+            }
+        }
+        for check in &applicable.others {
             if !fired.contains(&check.code) {
                 self.checks.entry(check.code).or_default().agree += 1;
             }
@@ -134,29 +171,67 @@ impl Group {
     }
 }
 
-/// [`smith::applicable`] remembered for the last bundles seen (a fixed
-/// number of slots, by a hash of the bundle): programs repeat bundles, and
-/// working the checks out builds every mutation of the bundle.
-struct Applicable {
-    slots: Vec<Option<(Raw, Vec<&'static Check>)>>,
+/// The checks [`smith::applicable`] gives a bundle: those of
+/// [`tpb_isa::checks::ALL`] as bits by position (as [`Stream`] counts them;
+/// no heap, so a cache slot is replaced without a free), any other by name.
+#[derive(Clone, Debug, Default)]
+struct Applies {
+    in_table: u64,
+    others: Vec<&'static Check>,
 }
 
-impl Default for Applicable {
-    fn default() -> Self {
-        Applicable { slots: vec![None; Self::SLOTS] }
+impl Applies {
+    fn of(checks: Vec<&'static Check>) -> Applies {
+        let mut a = Applies::default();
+        for check in checks {
+            match tpb_isa::checks::ALL.iter().position(|c| std::ptr::eq(*c, check)).filter(|&i| i < 64) {
+                Some(i) => a.in_table |= 1 << i,
+                None => a.others.push(check),
+            }
+        }
+        a
     }
 }
 
-impl Applicable {
-    const SLOTS: usize = 1024;
+/// [`smith::applicable`] remembered for the bundles seen last (a fixed
+/// number of slots, by a hash of the bundle and generation), kept across
+/// streams and files: programs repeat bundles, and working the checks out
+/// walks every mutation of the bundle.
+#[derive(Clone, Default)]
+struct Applicable {
+    /// Made on first use: evidence read back from JSON counts no bundle.
+    slots: Vec<Option<(Raw, Generation, Applies)>>,
+}
 
-    fn of(&mut self, raw: &Raw, g: Generation) -> &[&'static Check] {
-        let h = raw.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-        let slot = &mut self.slots[(h as usize) % Self::SLOTS];
-        if slot.as_ref().is_none_or(|(r, _)| r != raw) {
-            *slot = Some((*raw, smith::applicable(raw, g)));
+impl std::fmt::Debug for Applicable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Applicable({} of {} slots used)", self.slots.iter().flatten().count(), Self::SLOTS)
+    }
+}
+
+/// What a slot never left empty holds (so a lookup needs no unwrap).
+static NONE: Applies = Applies { in_table: 0, others: Vec::new() };
+
+impl Applicable {
+    /// About 1 MB per evidence counting bundles: a bundle, its generation and its checks a slot.
+    const SLOTS: usize = 8192;
+
+    fn of(&mut self, raw: &Raw, g: Generation) -> &Applies {
+        if self.slots.is_empty() {
+            self.slots = vec![None; Self::SLOTS];
         }
-        slot.as_ref().map_or(&[], |(_, v)| v.as_slice())
+        let h = raw.chunks_exact(8).fold(g as u64, |h, w| {
+            let w = w.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w));
+            (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)
+        });
+        let slot = &mut self.slots[(h as usize) % Self::SLOTS];
+        if slot.as_ref().is_none_or(|(r, sg, _)| r != raw || *sg != g) {
+            *slot = Some((*raw, g, Applies::of(smith::applicable(raw, g))));
+        }
+        match slot {
+            Some((_, _, a)) => a,
+            None => &NONE,
+        }
     }
 }
 
@@ -233,6 +308,8 @@ pub struct Evidence {
     invalid_spec: u64,
     /// Bundles with an error under the spec amended by the errata.
     invalid_amended: u64,
+    /// Not the evidence: what makes counting it cheaper.
+    applicable: Applicable,
 }
 
 impl Default for Evidence {
@@ -259,6 +336,7 @@ impl Evidence {
             bundles: 0,
             invalid_spec: 0,
             invalid_amended: 0,
+            applicable: Applicable::default(),
         }
     }
 
@@ -292,7 +370,7 @@ impl Evidence {
         let mut accepted: BTreeMap<&'static str, u64> = BTreeMap::new();
         let (mut invalid_spec, mut invalid_amended) = (0u64, 0u64);
         let mut amended: Vec<Finding> = Vec::new();
-        let mut applicable = Applicable::default();
+        let applicable = &mut self.applicable;
         let n = validate::decode_stream(bytes, g, |i, bundle, spec| {
             let Some(raw) = bytes.get(i * BUNDLE_BYTES..(i + 1) * BUNDLE_BYTES).and_then(|c| <&Raw>::try_from(c).ok()) else { return };
             amended.clear();
@@ -302,14 +380,7 @@ impl Evidence {
             }
             invalid_spec += u64::from(!validate::is_valid(spec));
             invalid_amended += u64::from(!validate::is_valid(&amended));
-            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(
-                raw,
-                bundle,
-                g,
-                engine,
-                (spec, &amended),
-                applicable.of(raw, g),
-            );
+            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(raw, bundle, g, (spec, &amended), applicable.of(raw, g));
             let mut ids: Vec<&'static str> = amended.iter().filter_map(|f| f.erratum).collect();
             ids.sort_unstable();
             ids.dedup();
@@ -318,6 +389,9 @@ impl Evidence {
             }
             each(i, raw, bundle, spec);
         });
+        for group in ops.values_mut() {
+            group.flush(engine);
+        }
         let n = n as u64;
         self.bundles += n;
         self.invalid_spec += invalid_spec;

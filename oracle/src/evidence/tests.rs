@@ -275,3 +275,25 @@ fn merged_parts_are_the_whole(bytes: Vec<u8>, cuts: Vec<u8>, order: Vec<u8>) -> 
 fn evidence_of_any_split_merges_into_the_evidence_of_the_whole() {
     quickcheck::QuickCheck::new().tests(300).quickcheck(merged_parts_are_the_whole as fn(Vec<u8>, Vec<u8>, Vec<u8>) -> bool);
 }
+
+/// A check outside the table the per-stream counts index is counted by name,
+/// the same as one inside it; both reach the group's map once flushed.
+#[test]
+fn a_check_outside_the_table_is_counted_by_name() -> R<()> {
+    use tpb_isa::checks::{INVALID_DTYPE, RECOVERED_CLAIM};
+    let applies = Applies::of(vec![&RECOVERED_CLAIM, &INVALID_DTYPE]);
+    assert_eq!(applies.others.len(), 1, "{applies:?}");
+    assert_eq!(applies.in_table.count_ones(), 1, "{applies:?}");
+    let raw = copy()?;
+    let bundle = Bundle::decode(&raw);
+    let mut group = Group::new(bundle.kind(), raw[0]);
+    for _ in 0..3 {
+        group.add(&raw, &bundle, V2, (&[], &[]), &applies);
+    }
+    group.flush("PE");
+    for code in [RECOVERED_CLAIM.code, INVALID_DTYPE.code] {
+        assert_eq!(group.checks.get(code).map(|c| (c.agree, c.disagree)), Some((3, 0)), "{code}");
+    }
+    assert_eq!((group.bundles, group.engines.get("PE")), (3, Some(&3)));
+    Ok(())
+}
