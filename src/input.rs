@@ -581,6 +581,16 @@ mod tests {
     }
 
     #[test]
+    fn a_file_of_exactly_the_cap_opens() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("full.bin");
+        std::fs::write(&p, bundles(&[0x46; 2]))?;
+        // The cap is a size allowed: only a byte more is refused.
+        open(&p, 128)?;
+        Ok(())
+    }
+
+    #[test]
     fn bundle_text_is_told_from_bundles() {
         for text in ["# sg00/PE.bin\n0x46:TensorCopy", "\n\n  0x02:MatMul a=1\r\n", "0xb1:unknown", "# just a comment", "# caf\u{e9}\n0x46:T"] {
             assert!(looks_like_text(text.as_bytes()), "{text:?}");
