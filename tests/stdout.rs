@@ -43,8 +43,13 @@ fn reader_gone(args: &[impl AsRef<std::ffi::OsStr>]) -> Output {
 fn commands(dir: &Path) -> Vec<Vec<String>> {
     let (raw, neff) = fixtures(dir);
     let (raw, neff, d) = (raw.display().to_string(), neff.display().to_string(), dir.display().to_string());
+    // More text than stdout's buffer holds: the write itself fails, not only the last flush.
+    let big = dir.join("big.bin");
+    std::fs::write(&big, bundles(1024)).expect("write big");
+    let big = big.display().to_string();
     let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     vec![
+        v(&["disasm", &big]),
         v(&["neff", &neff]),
         v(&["neff", "--json", &neff]),
         v(&["disasm", &raw]),
