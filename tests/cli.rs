@@ -344,3 +344,18 @@ fn validate_recovered_reports_a_broken_claim_as_info() {
     );
     assert_eq!(v["findings"].as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn diff_of_two_builds_exits_with_abidiff_bits() {
+    use tpb_oracle::fixture::Fixture;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = write(dir.path(), "good.so", &Fixture::moved().build().expect("fixture"));
+    let bad = write(dir.path(), "bad.so", &Fixture::moved().lut_byte(4, 0x0a).build().expect("fixture"));
+    let (g, b) = (good.display().to_string(), bad.display().to_string());
+    let same = tpb(&["diff", &g, &g]);
+    assert_eq!(code(&same), 0, "{}", stderr(&same));
+    // Constants moved (4) and NEW disagrees with isa (8), OR-ed.
+    let o = tpb(&["diff", &g, &b]);
+    assert_eq!(code(&o), 4 | 8, "{}", stderr(&o));
+    assert!(stdout(&o).contains("+dtype.bir_to_wire = 03 02 10 0d 0a"), "{}", stdout(&o));
+}
