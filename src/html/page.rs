@@ -371,6 +371,16 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn an_other_bar_only_when_values_were_left_out() {
+        let values = [json!([7, 2]), json!(["f32", 5])];
+        let kept = pairs(&values, 0);
+        assert_eq!(kept, vec![("7".to_string(), 2), ("f32".to_string(), 5)]);
+        let with_other = pairs(&values, 3);
+        assert_eq!(with_other.last(), Some(&("other".to_string(), 3)));
+        assert_eq!(with_other.len(), 3);
+    }
+
+    #[test]
     fn input_strings_are_escaped() {
         let ev =
             json!({"inputs": [{"file": "<script>x()</script>", "build": "<b>"}], "groups": [], "errata": [], "contradictions": [], "totals": {}});
