@@ -182,23 +182,21 @@ pub fn pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildE
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn the_workload_is_whole_valid_bundles_of_the_size_asked() {
-        let s = generate(100 * BUNDLE_BYTES + 10);
-        assert_eq!(s.len(), 100 * BUNDLE_BYTES);
-        assert_eq!(validate_stream(&s, GENERATION), 0);
+        let s = super::generate(100 * super::BUNDLE_BYTES + 10);
+        assert_eq!(s.len(), 100 * super::BUNDLE_BYTES);
+        assert_eq!(super::validate_stream(&s, super::GENERATION), 0);
     }
 
     #[test]
     fn validate_stream_counts_each_finding() {
-        let mut s = generate(8 * BUNDLE_BYTES);
-        let clean = validate_stream(&s, GENERATION);
+        let mut s = super::generate(8 * super::BUNDLE_BYTES);
+        let clean = super::validate_stream(&s, super::GENERATION);
         // inst_word_len of bundles 0 and 5 out of range: findings on both.
         s[1] = 0x11;
-        s[5 * BUNDLE_BYTES + 1] = 0x11;
-        let broken = validate_stream(&s, GENERATION);
+        s[5 * super::BUNDLE_BYTES + 1] = 0x11;
+        let broken = super::validate_stream(&s, super::GENERATION);
         assert_eq!(clean, 0);
         assert!(broken >= 2, "{broken}");
     }
