@@ -191,3 +191,17 @@ impl Report {
         self.sections.iter().map(|s| s.cases.len()).sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Case, Duration};
+
+    #[test]
+    fn times_are_seconds_to_the_millisecond_in_json() -> Result<(), serde_json::Error> {
+        let mut c = Case::pass("c", "d");
+        c.time = Duration::from_micros(1_234_567);
+        let v = serde_json::to_value(&c)?;
+        assert_eq!(v["time"], serde_json::json!(1.235));
+        Ok(())
+    }
+}
