@@ -98,6 +98,18 @@ fn ops(k: BodyKind, g: Option<Generation>) -> Vec<&'static OpcodeInfo> {
 fn run_unit(unit: Unit, seed: u64, slice: Duration) -> UnitResult {
     let gen_ops = ops(unit.kind, Some(unit.generation));
     let raw_ops = ops(unit.kind, None);
+    drive(unit, seed, slice, |data, found, current| one_input(unit, &gen_ops, &raw_ops, data, found, current))
+}
+
+/// Runs `check` (which returns whether it checked a mutation) on seeded
+/// inputs for about `slice`, catching a panic per input, counting the inputs
+/// that broke a property and keeping the first [`KEEP`] of their failures.
+fn drive(
+    unit: Unit,
+    seed: u64,
+    slice: Duration,
+    mut check: impl FnMut(&[u8], &mut Vec<(&'static str, String)>, &mut Vec<u8>) -> bool,
+) -> UnitResult {
     let start = Instant::now();
     let mut r = UnitResult { unit, iterations: 0, mutations: 0, time: Duration::ZERO, failures: Vec::new(), failed_inputs: 0 };
     loop {
@@ -108,7 +120,7 @@ fn run_unit(unit: Unit, seed: u64, slice: Duration) -> UnitResult {
         let data = seeded_bytes(s, INPUT);
         let mut found = Vec::new();
         let mut current = Vec::new();
-        let outcome = panics::catching(|| one_input(unit, &gen_ops, &raw_ops, &data, &mut found, &mut current));
+        let outcome = panics::catching(|| check(&data, &mut found, &mut current));
         match outcome {
             Ok(mutated) => r.mutations += u64::from(mutated),
             Err(p) => found.push(("campaign", p)),
@@ -240,6 +252,39 @@ mod tests {
         assert!(s.cases.iter().all(|c| c.status == Status::Pass), "{:?}", s.cases.iter().find(|c| c.status != Status::Pass));
         assert!(artifacts.is_empty());
         Ok(())
+    }
+
+    #[test]
+    fn the_driver_counts_failed_inputs_and_keeps_the_first_failures() {
+        // Every third input breaks two properties, every seventh panics; every other one checks a mutation.
+        let _quiet = panics::Quiet::install();
+        let unit = Unit { kind: BodyKind::Branch, generation: Generation::V3 };
+        let mut n = 0u64;
+        let r = drive(unit, 100, Duration::ZERO, |data, found, current| {
+            n += 1;
+            current.extend_from_slice(&data[..4]);
+            if n % 7 == 0 {
+                panic!("input {n} panicked");
+            }
+            if n % 3 == 0 {
+                found.push(("text", format!("input {n}")));
+                found.push(("roundtrip", format!("input {n} again")));
+            }
+            n % 2 == 0
+        });
+        // A zero slice stops at the first multiple of 16 past MIN_ITERS.
+        assert_eq!(r.iterations, MIN_ITERS);
+        let failed = (1..=MIN_ITERS).filter(|i| i % 3 == 0 || i % 7 == 0).count() as u64;
+        assert_eq!(r.failed_inputs, failed);
+        assert_eq!(r.mutations, (1..=MIN_ITERS).filter(|i| i % 2 == 0 && i % 7 != 0).count() as u64);
+        assert_eq!(r.failures.len(), KEEP);
+        let targets: Vec<&str> = r.failures.iter().map(|f| f.target).collect();
+        assert_eq!(targets, ["text", "roundtrip", "text", "roundtrip", "campaign"]);
+        // Each failure keeps its own input's seed and bundle.
+        assert_eq!(r.failures[0].seed, 102);
+        assert_eq!(r.failures[0].bundle, seeded_bytes(102, INPUT)[..4]);
+        assert_eq!(r.failures[4].seed, 106);
+        assert!(r.failures[4].message.contains("input 7 panicked"), "{}", r.failures[4].message);
     }
 
     #[test]

@@ -101,7 +101,7 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     let started = Instant::now();
     let now = clock::Utc::now();
     // Removed on any early return; swapped in over an earlier run's folder when complete.
-    let staging = staging::Staging::new(&o.out, &now.date())?;
+    let staging = staging::Staging::new(&o.out, now.date())?;
     let folder = staging.dir().to_path_buf();
     let seed = o.seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()));
     let corpus = find_corpus(o.corpus.as_deref());
@@ -154,8 +154,8 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     bar.finish_and_clear();
 
     let report = Report {
-        date: now.date(),
-        started: now.rfc3339(),
+        date: now.date().to_string(),
+        started: now.rfc3339().to_string(),
         tpb_version: env!("CARGO_PKG_VERSION"),
         seed,
         time_budget_secs: o.time.as_secs(),
