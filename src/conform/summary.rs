@@ -69,14 +69,15 @@ fn counts_row(s: &Section) -> String {
 }
 
 /// The command that runs this report's checks again: seed, time and every
-/// input as the command line gave it (a folder, not every file under it).
+/// input as the command line gave it (a folder, not every file under it),
+/// each one shell word.
 pub fn reproduce(r: &Report) -> String {
     let mut c = format!("tpb conform --seed {:#x} --time {}", r.seed, r.time_budget_secs);
-    for l in &r.libs {
-        c.push_str(&format!(" --lib {}", crate::out::escape(l)));
-    }
-    for n in &r.neff_args {
-        c.push_str(&format!(" --neff {}", crate::out::escape(n)));
+    for (flag, v) in r.libs.iter().map(|l| ("--lib", l)).chain(r.neff_args.iter().map(|n| ("--neff", n))) {
+        // Control characters escaped first, then quoted for a POSIX shell (a path with a space stays one word).
+        let word = crate::out::escape(v);
+        let quoted = shlex::try_quote(&word).map_or_else(|_| word.clone().into(), |q| q);
+        let _ = write!(c, " {flag} {quoted}");
     }
     c
 }
@@ -236,4 +237,98 @@ pub fn table(r: &Report, folder: &str) -> String {
     }
     let _ = writeln!(t, "{}; reports in {folder}/", headline(r));
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conform::report::Case;
+    use std::time::Duration;
+
+    fn report(sections: Vec<Section>) -> Report {
+        Report {
+            date: "2026-12-06".into(),
+            started: "2026-12-06T01:02:03Z".into(),
+            tpb_version: "0.1.0",
+            seed: 0x2a,
+            time_budget_secs: 7,
+            libs: vec!["a b/libwalrus.so".into()],
+            neffs: Vec::new(),
+            neff_args: vec!["progs".into()],
+            sections,
+            elapsed: Duration::from_millis(1500),
+        }
+    }
+
+    fn failing(n: usize) -> Section {
+        let mut s = Section::new("hand", "Hand checks");
+        s.cases = (0..n).map(|i| Case::fail(format!("case {i}"), format!("broke {i}\nsecond line"))).collect();
+        s.cases.push(Case::pass("fine", "ok"));
+        s
+    }
+
+    #[test]
+    fn the_table_lists_one_screen_of_failures_and_counts_the_rest() {
+        let exactly = table(&report(vec![failing(TABLE_LINES)]), "out");
+        assert_eq!(exactly.matches("  FAIL hand / case ").count(), TABLE_LINES);
+        assert!(!exactly.contains("more in summary.md"), "{exactly}");
+        let over = table(&report(vec![failing(TABLE_LINES + 3)]), "out");
+        assert_eq!(over.matches("  FAIL hand / case ").count(), TABLE_LINES);
+        assert!(over.contains("  … 3 more in summary.md"), "{over}");
+        // Only a failure's first line, and the headline with the folder last.
+        assert!(over.contains("case 0: broke 0\n… (1 more lines)"), "{over}");
+        assert!(over.trim_end().ends_with("FAIL: harness 13 failures; no real program judged; reports in out/"), "{over}");
+    }
+
+    #[test]
+    fn the_headline_counts_failures_skips_and_real_verdicts() {
+        let mut s = Section::new("neff", "Real programs");
+        s.cases = vec![Case::pass("a", ""), Case::skip("b", "no lib"), Case::skip("c", "no lib")];
+        s.data = Some(serde_json::json!({"verdicts": {"bundles": 900, "invalid_amended": 0, "invalid_spec": 12}}));
+        let mut r = report(vec![s]);
+        r.neffs = vec!["x.neff".into()];
+        assert_eq!(headline(&r), "PASS: harness 0 failures (2 checks skipped); real programs: 1 file, 900 bundles, 0 invalid (12 under --spec)");
+        let one = report(vec![failing(1)]);
+        assert_eq!(headline(&one), "FAIL: harness 1 failure; no real program judged");
+    }
+
+    #[test]
+    fn clip_and_cell_keep_markdown_whole() {
+        assert_eq!(clip("a\nb\nc", 2), "a\nb\n… (1 more lines)");
+        assert_eq!(clip("a\nb", 2), "a\nb");
+        assert_eq!(cell("x|y\nz"), "x\\|y<br>z");
+    }
+
+    #[test]
+    fn the_markdown_leads_with_failures_and_reproduces_the_run() {
+        let mut r = report(vec![failing(2)]);
+        r.sections[0].cases[0].disagreements = 4;
+        r.sections[0].cases[0].disagreement_samples = vec!["op|x".into()];
+        let m = markdown(&r);
+        assert!(m.starts_with("# tpb conform — 2026-12-06 — FAIL\n"), "{m}");
+        assert!(m.contains("## Harness failures (2)"), "{m}");
+        assert!(m.contains("### FAIL: Hand checks / case 1\n\n```text\nbroke 1\nsecond line\n```"), "{m}");
+        assert!(m.contains("tpb conform --seed 0x2a --time 7 --lib 'a b/libwalrus.so' --neff progs"), "{m}");
+        assert!(m.contains("## Spec disagreements (4 bundles;"), "{m}");
+        assert!(m.contains("- case 0: 4 bundles"), "{m}");
+        assert!(m.contains("### case 0 (4)\n\n- op\\|x"), "{m}");
+        assert!(m.contains("| Hand checks | 3 | 1 | 2 | 0 | 4 | 0.0 s |"), "{m}");
+        assert!(m.contains("| fine | pass | 0 | 0 | 0.00 s | ok |"), "{m}");
+        assert!(m.contains("| case 0 | FAIL | 0 | 4 | 0.00 s | see Harness failures |"), "{m}");
+        assert!(markdown(&report(vec![])).contains("## Harness failures (0)\n\nNone.\n"));
+    }
+
+    #[test]
+    fn the_campaign_reads_one_row_per_generation() {
+        let mut s = Section::new("campaign", "Property campaign");
+        s.cases = vec![
+            Case::pass("branch/v2", "").with_checked(10),
+            Case::fail("dma/v2", "x").with_checked(5),
+            Case::pass("branch/v3", "").with_checked(7),
+        ];
+        let m = by_generation(&s);
+        assert!(m.starts_with("3 checks in 0.0 s"), "{m}");
+        assert!(m.contains("| v2 | 2 | 1 | 1 | 0 | 15 | dma/v2 (FAIL) |"), "{m}");
+        assert!(m.contains("| v3 | 1 | 1 | 0 | 0 | 7 | — |"), "{m}");
+    }
 }
