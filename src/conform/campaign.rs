@@ -65,7 +65,7 @@ pub struct UnitResult {
 pub fn run(budget: Duration, seed: u64, threads: usize, bar: &ProgressBar) -> Vec<UnitResult> {
     let units = Unit::all();
     let threads = threads.clamp(1, units.len());
-    let slice = budget.mul_f64(threads as f64 / units.len() as f64);
+    let slice = slice_of(budget, threads, units.len());
     let next = AtomicUsize::new(0);
     let total = AtomicU64::new(0);
     let results: Mutex<Vec<UnitResult>> = Mutex::new(Vec::new());
@@ -89,6 +89,11 @@ pub fn run(budget: Duration, seed: u64, threads: usize, bar: &ProgressBar) -> Ve
     let mut v = results.into_inner().unwrap_or_default();
     v.sort_by_key(|r| (r.unit.generation, BodyKind::ALL.iter().position(|k| *k == r.unit.kind)));
     v
+}
+
+/// Each unit's share of `budget` when `threads` run `units` units one after another.
+fn slice_of(budget: Duration, threads: usize, units: usize) -> Duration {
+    budget.mul_f64(threads as f64 / units.max(1) as f64)
 }
 
 fn ops(k: BodyKind, g: Option<Generation>) -> Vec<&'static OpcodeInfo> {
@@ -252,6 +257,14 @@ mod tests {
         assert!(s.cases.iter().all(|c| c.status == Status::Pass), "{:?}", s.cases.iter().find(|c| c.status != Status::Pass));
         assert!(artifacts.is_empty());
         Ok(())
+    }
+
+    #[test]
+    fn the_budget_is_shared_by_the_units_each_thread_runs() {
+        assert_eq!(slice_of(Duration::from_secs(30), 2, 30), Duration::from_secs(2));
+        assert_eq!(slice_of(Duration::from_secs(30), 1, 30), Duration::from_secs(1));
+        assert_eq!(slice_of(Duration::from_secs(8), 4, 4), Duration::from_secs(8));
+        assert_eq!(slice_of(Duration::from_secs(8), 1, 0), Duration::from_secs(8));
     }
 
     #[test]
