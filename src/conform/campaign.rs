@@ -75,8 +75,7 @@ pub fn run(budget: Duration, seed: u64, threads: usize, bar: &ProgressBar) -> Ve
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&unit) = units.get(i) else { break };
-                let unit_seed = seed ^ ((i as u64 + 1) << 40);
-                let r = run_unit(unit, unit_seed, slice);
+                let r = run_unit(unit, unit_seed(seed, i), slice);
                 let done = total.fetch_add(r.iterations, Ordering::Relaxed) + r.iterations;
                 bar.set_message(format!("{} inputs", done));
                 bar.inc(1);
@@ -89,6 +88,12 @@ pub fn run(budget: Duration, seed: u64, threads: usize, bar: &ProgressBar) -> Ve
     let mut v = results.into_inner().unwrap_or_default();
     v.sort_by_key(|r| (r.unit.generation, BodyKind::ALL.iter().position(|k| *k == r.unit.kind)));
     v
+}
+
+/// The seed unit `i` draws its inputs from: the run's, with the unit's number
+/// flipped into the high bits, so no two units draw the same inputs whatever the run's seed.
+fn unit_seed(seed: u64, i: usize) -> u64 {
+    seed ^ ((i as u64 + 1) << 40)
 }
 
 /// Each unit's share of `budget` when `threads` run `units` units one after another.
@@ -257,6 +262,18 @@ mod tests {
         assert!(s.cases.iter().all(|c| c.status == Status::Pass), "{:?}", s.cases.iter().find(|c| c.status != Status::Pass));
         assert!(artifacts.is_empty());
         Ok(())
+    }
+
+    #[test]
+    fn no_two_units_draw_the_same_inputs() {
+        let n = Unit::all().len();
+        for seed in [0, 42, u64::MAX, 0xFFFF_FF00_0000_0000] {
+            let mut seeds: Vec<u64> = (0..n).map(|i| unit_seed(seed, i)).collect();
+            assert!(seeds.iter().all(|&s| s != seed), "a unit drew the run's own seed {seed:#x}");
+            seeds.sort_unstable();
+            seeds.dedup();
+            assert_eq!(seeds.len(), n, "seed {seed:#x}");
+        }
     }
 
     #[test]
