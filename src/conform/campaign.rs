@@ -255,6 +255,9 @@ mod tests {
         let results = run(Duration::from_millis(300), 42, 2, &bar);
         assert_eq!(results.len(), BodyKind::ALL.len() * Generation::ALL.len());
         assert!(results.iter().all(|r| r.iterations >= MIN_ITERS));
+        // In the units' own order (by generation, then family), whichever thread finished first.
+        let names: Vec<String> = results.iter().map(|r| r.unit.name()).collect();
+        assert_eq!(names, Unit::all().iter().map(Unit::name).collect::<Vec<_>>());
         let typed_v4 =
             results.iter().find(|r| r.unit.kind == BodyKind::MatmulMx && r.unit.generation == Generation::V4).ok_or("no MatmulMx unit on v4")?;
         assert!(typed_v4.mutations > 0);
@@ -262,6 +265,17 @@ mod tests {
         assert!(s.cases.iter().all(|c| c.status == Status::Pass), "{:?}", s.cases.iter().find(|c| c.status != Status::Pass));
         assert!(artifacts.is_empty());
         Ok(())
+    }
+
+    #[test]
+    fn the_bar_counts_units_and_inputs() {
+        // One thread, so the last message is the last count.
+        let bar = ProgressBar::hidden();
+        let results = run(Duration::ZERO, 7, 1, &bar);
+        assert_eq!(bar.position(), Unit::all().len() as u64);
+        let inputs: u64 = results.iter().map(|r| r.iterations).sum();
+        assert_eq!(inputs, MIN_ITERS * Unit::all().len() as u64);
+        assert_eq!(bar.message(), format!("{inputs} inputs"));
     }
 
     #[test]
