@@ -279,6 +279,21 @@ mod tests {
     }
 
     #[test]
+    fn a_unit_draws_the_opcodes_of_its_family_on_its_generation() {
+        for unit in Unit::all() {
+            let (all, on_gen) = (ops(unit.kind, None), ops(unit.kind, Some(unit.generation)));
+            let family = OPCODES.iter().filter(|o| o.body == unit.kind).count();
+            assert!(family > 0 && all.len() == family, "{}", unit.name());
+            assert!(all.iter().all(|o| o.body == unit.kind), "{}", unit.name());
+            let available = all.iter().filter(|o| o.available(unit.generation)).count();
+            assert_eq!(on_gen.len(), available, "{}", unit.name());
+            assert!(on_gen.iter().all(|o| o.body == unit.kind && o.available(unit.generation)), "{}", unit.name());
+        }
+        // Some opcodes are missing from some generation, so the filter binds.
+        assert!(Unit::all().iter().any(|u| ops(u.kind, Some(u.generation)).len() < ops(u.kind, None).len()));
+    }
+
+    #[test]
     fn no_two_units_draw_the_same_inputs() {
         let n = Unit::all().len();
         for seed in [0, 42, u64::MAX, 0xFFFF_FF00_0000_0000] {
