@@ -122,11 +122,11 @@ fn drive(
 ) -> UnitResult {
     let start = Instant::now();
     let mut r = UnitResult { unit, iterations: 0, mutations: 0, time: Duration::ZERO, failures: Vec::new(), failed_inputs: 0 };
-    loop {
-        if r.iterations >= MIN_ITERS && r.iterations.is_multiple_of(16) && start.elapsed() >= slice {
+    for n in 0u64.. {
+        if n >= MIN_ITERS && n.is_multiple_of(16) && start.elapsed() >= slice {
             break;
         }
-        let s = seed.wrapping_add(r.iterations);
+        let s = seed.wrapping_add(n);
         let data = seeded_bytes(s, INPUT);
         let mut found = Vec::new();
         let mut current = Vec::new();
@@ -143,7 +143,7 @@ fn drive(
                 }
             }
         }
-        r.iterations += 1;
+        r.iterations = n + 1;
     }
     r.time = start.elapsed();
     r
@@ -344,6 +344,15 @@ mod tests {
         assert_eq!(r.failures[0].bundle, seeded_bytes(102, INPUT)[..4]);
         assert_eq!(r.failures[4].seed, 106);
         assert!(r.failures[4].message.contains("input 7 panicked"), "{}", r.failures[4].message);
+    }
+
+    #[test]
+    fn the_driver_runs_until_its_slice_is_spent() {
+        let unit = Unit { kind: BodyKind::Branch, generation: Generation::V3 };
+        let slice = Duration::from_millis(150);
+        let r = drive(unit, 1, slice, |_, _, _| false);
+        assert!(r.time >= slice && r.iterations > MIN_ITERS && r.iterations.is_multiple_of(16), "{} inputs in {:?}", r.iterations, r.time);
+        assert_eq!((r.mutations, r.failed_inputs), (0, 0));
     }
 
     #[test]
