@@ -261,6 +261,12 @@ mod tests {
         let typed_v4 =
             results.iter().find(|r| r.unit.kind == BodyKind::MatmulMx && r.unit.generation == Generation::V4).ok_or("no MatmulMx unit on v4")?;
         assert!(typed_v4.mutations > 0);
+        // A mutation is counted only where one was checked: a family with no opcode on a generation generates none.
+        for r in &results {
+            let generated = !ops(r.unit.kind, Some(r.unit.generation)).is_empty();
+            assert_eq!(r.mutations > 0, generated, "{}: {} mutations", r.unit.name(), r.mutations);
+        }
+        assert!(results.iter().any(|r| ops(r.unit.kind, Some(r.unit.generation)).is_empty()), "every family has opcodes on every generation");
         let (s, artifacts) = section(&results);
         assert!(s.cases.iter().all(|c| c.status == Status::Pass), "{:?}", s.cases.iter().find(|c| c.status != Status::Pass));
         assert!(artifacts.is_empty());
