@@ -53,13 +53,19 @@ pub fn structured(data: &[u8]) -> Outcome {
     let mut u = Unstructured::new(data);
     for g in Generation::ALL {
         let Ok(b) = smith::bundle(&mut u, g) else { return Ok(()) };
-        if Bundle::decode(&b.encode()) != b {
-            return Err(format!("{g}: generated bundle does not round-trip: {}", hex(&b.encode())));
-        }
-        let f = validate::validate(&b, g);
-        if !f.is_empty() {
-            return Err(format!("{g}: generated bundle has findings {:?}\n{}", codes(&f), text::disasm(&b)));
-        }
+        generated_holds(g, &b)?;
+    }
+    Ok(())
+}
+
+/// A bundle generated for `g` encodes → decodes to itself and validates clean on `g`.
+pub fn generated_holds(g: Generation, b: &Bundle) -> Outcome {
+    if Bundle::decode(&b.encode()) != *b {
+        return Err(format!("{g}: generated bundle does not round-trip: {}", hex(&b.encode())));
+    }
+    let f = validate::validate(b, g);
+    if !f.is_empty() {
+        return Err(format!("{g}: generated bundle has findings {:?}\n{}", codes(&f), text::disasm(b)));
     }
     Ok(())
 }
@@ -102,7 +108,7 @@ pub fn mutation(data: &[u8]) -> Outcome {
 }
 
 /// A mutation of the valid bundle `b` gets exactly the check it names on `g`.
-fn mutation_holds(g: Generation, b: &Bundle, m: &smith::Mutation) -> Outcome {
+pub fn mutation_holds(g: Generation, b: &Bundle, m: &smith::Mutation) -> Outcome {
     let f = validate::validate(&m.bundle, g);
     if only(&f, m.expect.code) {
         return Ok(());

@@ -13,10 +13,10 @@ use indicatif::ProgressBar;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use tpb_isa::bundle::{BodyKind, Bundle, BUNDLE_BYTES};
+use tpb_isa::bundle::{BodyKind, BUNDLE_BYTES};
 use tpb_isa::opcode::{OpcodeInfo, OPCODES};
 use tpb_isa::props::{self, seeded_bytes};
-use tpb_isa::{smith, text, validate, Generation};
+use tpb_isa::{smith, text, Generation};
 
 /// Bytes behind one campaign input.
 const INPUT: usize = 512;
@@ -114,12 +114,7 @@ fn run_unit(unit: Unit, seed: u64, slice: Duration) -> UnitResult {
 /// Runs `check` (which returns whether it checked a mutation) on seeded
 /// inputs for about `slice`, catching a panic per input, counting the inputs
 /// that broke a property and keeping the first [`KEEP`] of their failures.
-fn drive(
-    unit: Unit,
-    seed: u64,
-    slice: Duration,
-    mut check: impl FnMut(&[u8], &mut Vec<(&'static str, String)>, &mut Vec<u8>) -> bool,
-) -> UnitResult {
+fn drive(unit: Unit, seed: u64, slice: Duration, mut check: impl FnMut(&[u8], &mut Vec<(&'static str, String)>, &mut Vec<u8>) -> bool) -> UnitResult {
     let start = Instant::now();
     let mut r = UnitResult { unit, iterations: 0, mutations: 0, time: Duration::ZERO, failures: Vec::new(), failed_inputs: 0 };
     for n in 0u64.. {
@@ -165,25 +160,15 @@ fn one_input(
     if let Ok(b) = u.choose(gen_ops).and_then(|op| smith::bundle_for(&mut u, g, op)) {
         let raw = b.encode();
         *current = raw.to_vec();
-        if Bundle::decode(&raw) != b {
-            found.push(("structured", format!("{g}: generated bundle does not decode to itself: {}", text::disasm(&b))));
-        }
-        let f = validate::validate(&b, g);
-        if !f.is_empty() {
-            let codes: Vec<_> = f.iter().map(|x| x.code).collect();
-            found.push(("structured", format!("{g}: generated bundle has findings {codes:?}: {}", text::disasm(&b))));
+        if let Err(e) = props::generated_holds(g, &b) {
+            found.push(("structured", e));
         }
         bytes_properties(&raw, found);
         match smith::mutate(&mut u, &b, g) {
             Ok(Some(m)) => {
                 mutated = true;
-                let f = validate::validate(&m.bundle, g);
-                if f.is_empty() || f.iter().any(|x| x.code != m.expect.code) {
-                    let codes: Vec<_> = f.iter().map(|x| x.code).collect();
-                    found.push((
-                        "validate",
-                        format!("{g}: mutation `{}` expected only {}, got {codes:?}: {}", m.what, m.expect.code, text::disasm(&m.bundle)),
-                    ));
+                if let Err(e) = props::mutation_holds(g, &b, &m) {
+                    found.push(("validate", e));
                 }
             }
             Ok(None) if unit.kind != BodyKind::Opaque => {
@@ -328,14 +313,14 @@ mod tests {
         let r = drive(unit, 100, Duration::ZERO, |data, found, current| {
             n += 1;
             current.extend_from_slice(&data[..4]);
-            if n % 7 == 0 {
+            if n.is_multiple_of(7) {
                 panic!("input {n} panicked");
             }
-            if n % 3 == 0 {
+            if n.is_multiple_of(3) {
                 found.push(("text", format!("input {n}")));
                 found.push(("roundtrip", format!("input {n} again")));
             }
-            n % 2 == 0
+            n.is_multiple_of(2)
         });
         // A zero slice stops at the first multiple of 16 past MIN_ITERS.
         assert_eq!(r.iterations, MIN_ITERS);
