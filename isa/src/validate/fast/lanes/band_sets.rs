@@ -38,7 +38,9 @@ impl BandSets {
         }
         // Every value must read as its set allows it, in each set a plan tests.
         let tested = (0..SETS).filter(|&set| s.bit[set].is_some());
-        let holds = tested.flat_map(|set| (0..=u8::MAX).map(move |v| (set, v))).all(|(set, v)| s.allowed(set, v) == Some(t.allowed[set][usize::from(v)] != 0));
+        let holds = tested
+            .flat_map(|set| (0..=u8::MAX).map(move |v| (set, v)))
+            .all(|(set, v)| s.allowed(set, v) == Some(t.allowed[set][usize::from(v)] != 0));
         holds.then_some(s)
     }
 

@@ -72,7 +72,8 @@ impl DtypeLanes {
             d.sections.push((base, Section { rows_at, shift, mask }));
         }
         // Every byte, read as each section reads it, must find its class in the scalar table.
-        let holds = d.sections.iter().all(|&(base, s)| (0..=u8::MAX).all(|b| d.class(s, b) == t.dtypes.get(usize::from(base) + usize::from(b)).copied()));
+        let holds =
+            d.sections.iter().all(|&(base, s)| (0..=u8::MAX).all(|b| d.class(s, b) == t.dtypes.get(usize::from(base) + usize::from(b)).copied()));
         holds.then_some(d)
     }
 

@@ -2,9 +2,10 @@
 //! judged whole in one pass: one permute per bundle, planned per opcode,
 //! lays its slots' address words, gathered words and nums out in lanes,
 //! another its dtype and band bytes; the classes of [`super::classes`]
-//! and the band sets become 128-entry byte tables looked up in lanes.
-//! Each rules has its own dtype tables (`dtypes.rs`) and band-set bits
-//! (`band_sets.rs`), so the errata's amended plans are held as the spec's are.
+//! become 128-entry byte tables looked up in lanes, the band sets
+//! 256-entry ones. Each rules has its own dtype tables (`dtypes.rs`) and
+//! band-set bits (`band_sets.rs`), so the errata's amended plans are held
+//! as the spec's are: every plan of every rules, or no lanes at all.
 //!
 //! This module is the description, the same on every CPU: the lane
 //! layout, and the plans and tables ([`Lanes`]), built from the scalar
@@ -28,11 +29,11 @@ mod dtypes;
 
 use super::classes::*;
 use super::plan::{BandTest, Plan, Planned, SlotPlan, MAX_BAND, SLOT_ENTRIES};
-use band_sets::BandSets;
-use dtypes::DtypeLanes;
 use crate::addr4::{Addr4, Region};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
+use band_sets::BandSets;
+use dtypes::DtypeLanes;
 use std::sync::OnceLock;
 
 /// Lanes of vector `a` (a bundle after its opcode's permute): the slots'
@@ -211,7 +212,8 @@ impl Lanes {
             return None;
         }
         // Each rules' dtype tables, band-set bits and plans: every plan must fit, the errata's too.
-        let (mut vectors, mut dtype_rows, mut dtype_classes, mut band_sets) = (Vec::new(), [[0; dtypes::ENTRIES]; 6], [[0; dtypes::ENTRIES]; 6], [[0; 0x100]; 6]);
+        let (mut vectors, mut dtype_rows, mut dtype_classes, mut band_sets) =
+            (Vec::new(), [[0; dtypes::ENTRIES]; 6], [[0; dtypes::ENTRIES]; 6], [[0; 0x100]; 6]);
         for (r, (t, rules)) in tables.iter().zip(super::Rules::ALL).enumerate() {
             let (d, b) = (DtypeLanes::build(t)?, BandSets::build(t)?);
             // An unused lane (all zeros: see `SlotVectors::default`) finds the no-field class.
@@ -404,7 +406,11 @@ mod tests {
                         continue;
                     }
                     let bases = u32_at(&v.b, BASES_AT + 4 * lane);
-                    let section = dtypes::Section { rows_at: bases as u8, shift: u32_at(&v.b, SHIFT_AT + 4 * lane), mask: u32_at(&v.b, TAG_MASK_AT + 4 * lane) };
+                    let section = dtypes::Section {
+                        rows_at: bases as u8,
+                        shift: u32_at(&v.b, SHIFT_AT + 4 * lane),
+                        mask: u32_at(&v.b, TAG_MASK_AT + 4 * lane),
+                    };
                     // The lane's byte is the slot's dtype byte (when it reads one).
                     assert!(section.mask == 0 || v.b[DTYPE_AT + 4 * lane] == s.dtype_at, "rules {r}, lane {lane}");
                     for byte in 0..=u8::MAX {
