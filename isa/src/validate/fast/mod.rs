@@ -259,8 +259,7 @@ pub(super) fn verdict_raw(raw: &[u8; BUNDLE_BYTES], rules: Rules) -> Verdict {
 
 impl Planned {
     /// One bundle's [`HEAD_CLEAN`] and [`BAND_CLEAN`] bits, every rule in
-    /// turn: the reference the kernels agree with (the lanes kernel also
-    /// runs it for an opcode whose plan its lanes cannot hold).
+    /// turn: the reference the kernels agree with.
     #[inline(always)]
     fn state(&self, raw: Raw) -> u8 {
         let plan = &self.plans[usize::from(raw.0[0])];

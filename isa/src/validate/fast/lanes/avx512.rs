@@ -7,9 +7,10 @@
 use super::super::plan::Planned;
 use super::super::tied::TiedBand;
 use super::super::{verdict_of, Batch, Raw, Rules, Verdict, BAND_CLEAN, BATCH};
+use super::dtypes::{COLUMN_MASK, ROW_BITS};
 use super::{
     Lanes, SlotVectors, ADDR_KEY_BITS, BAND_BYTE_AT, BAND_SET_AT, BASES_AT, DTYPE_CLASS_BITS, GATHERED_WIDE, MODE_KEY_SHIFT, NEED_FAIL, NEED_NUMS,
-    SHIFT_AT, TAG_LIMIT, TAG_MASK_AT, WORD_CLEAR_SHIFT,
+    SHIFT_AT, TAG_MASK_AT, WORD_CLEAR_SHIFT,
 };
 use crate::bundle::BUNDLE_BYTES;
 use std::arch::x86_64::*;
@@ -26,19 +27,22 @@ macro_rules! features {
 
 /// A 128-entry byte table, as the two sources of a byte permute.
 type Table128 = [__m512i; 2];
+/// A 256-entry byte table: its two halves, by the index's top bit.
+type Table256 = [Table128; 2];
 /// An opcode's permute indices: the description's own.
 type Plan = SlotVectors;
 
 pub(in super::super) struct Kernel {
     plans: [Box<[Plan; 0x100]>; 6],
-    by_scalar: [[u8; 0x100]; 6],
-    dtypes: [Table128; 3],
+    /// By rules: the dtype row and class tables (`dtypes.rs`).
+    dtype_rows: [Table128; 6],
+    dtype_classes: [Table128; 6],
     regions: Table128,
     modes: Table128,
     needs: Table128,
     word_clear: __m256i,
-    /// By rules, low and high halves of the band sets by value.
-    band_sets: [[Table128; 2]; 6],
+    /// By rules: the low and high bytes of the band-set bits by value.
+    band_sets: [[Table256; 2]; 6],
     gathered: __m512i,
     fill: __m512i,
 }
@@ -61,14 +65,15 @@ pub(in super::super) fn cpu_has_features() -> bool {
 
 impl Kernel {
     fn of(l: &Lanes) -> Kernel {
-        let band = l.band_sets.map(|b| {
-            let halves: [[u8; 128]; 2] = zerocopy::transmute!(b);
+        let table256 = |t: [u8; 0x100]| {
+            let halves: [[u8; 128]; 2] = zerocopy::transmute!(t);
             halves.each_ref().map(table128)
-        });
+        };
+        let band = l.band_sets.map(|b| [0, 8].map(|shift| table256(b.map(|bits| (bits >> shift) as u8))));
         Kernel {
             plans: l.plans.clone(),
-            by_scalar: l.by_scalar,
-            dtypes: l.dtypes.each_ref().map(table128),
+            dtype_rows: l.dtype_rows.each_ref().map(table128),
+            dtype_classes: l.dtype_classes.each_ref().map(table128),
             regions: table128(&l.regions),
             modes: table128(&l.modes),
             needs: table128(&l.needs),
@@ -119,11 +124,19 @@ fn fields(k: &Kernel, v: &Plan, raw: &[u8; BUNDLE_BYTES]) -> Fields {
 /// (0..128), in the lane's low byte; the lane's other bytes are entries
 /// for its other index bytes. Nothing reads them: every use of a class or
 /// need in [`failed`] either adds, ORs or shifts it left (carries move up,
-/// never into the low byte), or tests bits of its low byte.
+/// never into the low byte), or tests bits of its low byte (of the band
+/// sets' high byte, looked up by byte 1, only byte 1 is tested).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn lookup(idx: __m128i, t: &Table128) -> __m128i {
     _mm512_castsi512_si128(_mm512_permutex2var_epi8(t[0], _mm512_castsi128_si512(idx), t[1]))
+}
+
+/// [`lookup`] in a 256-entry table: each byte's entry from one half or the other by its index's top bit.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn lookup256(idx: __m128i, t: &Table256) -> __m128i {
+    _mm_blendv_epi8(lookup(idx, &t[0]), lookup(idx, &t[1]), idx)
 }
 
 /// The gathered-word mask of each lane's index (0..16).
@@ -133,18 +146,25 @@ fn gathered_clear(k: &Kernel, gidx: __m128i) -> __m128i {
     _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_castsi128_si512(gidx), k.gathered))
 }
 
+/// The tables of one rules.
+struct RulesTables<'k> {
+    dtype_rows: &'k Table128,
+    dtype_classes: &'k Table128,
+    band_sets: &'k [Table256; 2],
+}
+
 /// The state bits the bundle's slots and band tests clear: the scalar
 /// `slot_clean` of each used slot and `band_clean` of each band test, at
 /// once. No mask registers: on Zen 4 a mask's trip to a general register
 /// costs more than a few vector operations.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-fn failed(k: &Kernel, dtypes: &Table128, band_sets: &[Table128; 2], v: &Plan, raw: &[u8; BUNDLE_BYTES]) -> u8 {
+fn failed(k: &Kernel, t: &RulesTables, v: &Plan, raw: &[u8; BUNDLE_BYTES]) -> u8 {
     let Fields { words, gathered, nums, b, shift, mask, bases } = fields(k, v, raw);
-    // The dtype's class.
-    let tag = _mm_and_si128(_mm_srlv_epi32(b, shift), mask);
-    let tag = _mm_min_epu32(tag, _mm_set1_epi32(i32::from(TAG_LIMIT)));
-    let dclass = lookup(_mm_add_epi32(tag, bases), dtypes);
+    // The dtype's class: the row of what the slot reads (its section's start plus the high nibble), then the column.
+    let x = _mm_and_si128(_mm_srlv_epi32(b, shift), mask);
+    let row = lookup(_mm_add_epi32(_mm_srli_epi32::<{ ROW_BITS as i32 }>(x), bases), t.dtype_rows);
+    let dclass = lookup(_mm_add_epi32(row, _mm_and_si128(x, _mm_set1_epi32(COLUMN_MASK as i32))), t.dtype_classes);
     // The address word's class: its region, then its section, register and mode bits.
     let region = lookup(_mm_srli_epi32::<{ MODE_KEY_SHIFT as i32 }>(words), &k.regions);
     let top = _mm_slli_epi32::<2>(_mm_srli_epi32::<{ (MODE_KEY_SHIFT + ADDR_KEY_BITS) as i32 }>(words));
@@ -161,11 +181,12 @@ fn failed(k: &Kernel, dtypes: &Table128, band_sets: &[Table128; 2], v: &Plan, ra
     let nums_off = _mm256_cmpeq_epi64(_mm256_and_si256(wide_need, _mm256_set1_epi64x(i64::from(NEED_NUMS))), _mm256_setzero_si256());
     let zero_nums = _mm256_cmpeq_epi16(_mm256_or_si256(nums, nums_off), _mm256_setzero_si256());
     let slots_bad = _mm256_or_si256(zero_nums, _mm256_zextsi128_si256(bad));
-    // Band tests: the byte's sets (by the value's top bit, from one half of the table or the other) against the test's set.
-    let value = _mm_srli_epi32::<{ 8 * BAND_BYTE_AT as i32 }>(b);
-    let low = lookup(value, &band_sets[0]);
-    let high = lookup(value, &band_sets[1]);
-    let sets = _mm_blendv_epi8(low, high, value);
+    // Band tests: the byte's sets against the test's set, the low byte of their bits
+    // looked up by the byte moved to the lane's low byte, the high one where it is.
+    const _: () = assert!(BAND_BYTE_AT == 1);
+    let low = lookup256(_mm_srli_epi32::<8>(b), &t.band_sets[0]);
+    let high = lookup256(_mm_and_si128(b, _mm_set1_epi32(0xFF00)), &t.band_sets[1]);
+    let sets = _mm_blendv_epi8(low, high, _mm_set1_epi32(0x8000));
     let set = _mm_srli_epi32::<{ 8 * BAND_SET_AT as i32 }>(bases);
     let band_bad = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(sets, set), _mm_setzero_si128()), set);
     (u8::from(_mm256_testz_si256(slots_bad, slots_bad) == 0) * !0) | (u8::from(_mm_testz_si128(band_bad, band_bad) == 0) * BAND_CLEAN)
@@ -179,7 +200,8 @@ fn failed(k: &Kernel, dtypes: &Table128, band_sets: &[Table128; 2], v: &Plan, ra
 pub(in super::super) fn judge(k: &Kernel, batch: &Batch, rules: Rules) -> [Verdict; BATCH] {
     let t = Planned::get(rules);
     let r = rules.index() % Rules::ALL.len();
-    let (plans, dtypes, band_sets, by_scalar) = (&k.plans[r], &k.dtypes[rules.generation.index()], &k.band_sets[r], &k.by_scalar[r]);
+    let plans = &k.plans[r];
+    let tables = RulesTables { dtype_rows: &k.dtype_rows[r], dtype_classes: &k.dtype_classes[r], band_sets: &k.band_sets[r] };
     let mut state = [0u8; BATCH];
     // Only bundles with slots or band tests need the lanes: listed in the first pass.
     let mut work = [0u8; BATCH];
@@ -188,11 +210,6 @@ pub(in super::super) fn judge(k: &Kernel, batch: &Batch, rules: Rules) -> [Verdi
         super::super::prefetch::next_batch(raw);
         let op = raw[0];
         let plan = &t.plans[usize::from(op)];
-        if by_scalar[usize::from(op)] != 0 {
-            // A plan the lanes cannot hold (an amended dtype byte): the scalar rules, whole.
-            *st = t.state(Raw(raw));
-            continue;
-        }
         let mut s = t.head(&plan.head, Raw(raw));
         if plan.mx_used != 0 {
             s &= !u8::from(!t.mx_clean(Raw(raw), &plan.mx));
@@ -207,7 +224,7 @@ pub(in super::super) fn judge(k: &Kernel, batch: &Batch, rules: Rules) -> [Verdi
     for &i in &work[..n.min(BATCH)] {
         let i = usize::from(i) & (BATCH - 1);
         let raw = &batch[i];
-        state[i] &= !failed(k, dtypes, band_sets, &plans[usize::from(raw[0])], raw);
+        state[i] &= !failed(k, &tables, &plans[usize::from(raw[0])], raw);
     }
     state.map(verdict_of)
 }
