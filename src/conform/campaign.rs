@@ -180,15 +180,20 @@ fn one_input(
             return mutated;
         }
     }
-    // Raw bytes with one of the family's opcodes (on any generation).
-    if let (Some(op), Some(tail)) = (raw_ops.get(usize::from(data[0]) % raw_ops.len().max(1)), data.get(INPUT - BUNDLE_BYTES..)) {
-        let mut raw = [0u8; BUNDLE_BYTES];
-        raw.copy_from_slice(tail);
-        raw[0] = op.byte;
+    if let Some(raw) = raw_bundle(raw_ops, data) {
         *current = raw.to_vec();
         bytes_properties(&raw, found);
     }
     mutated
+}
+
+/// Raw bytes with one of the family's opcodes (on any generation): the
+/// input's last bundle, its opcode byte the one of `raw_ops` its first byte picks.
+fn raw_bundle(raw_ops: &[&'static OpcodeInfo], data: &[u8]) -> Option<[u8; BUNDLE_BYTES]> {
+    let op = raw_ops.get(usize::from(*data.first()?) % raw_ops.len().max(1))?;
+    let mut raw: [u8; BUNDLE_BYTES] = data.get(data.len().checked_sub(BUNDLE_BYTES)?..)?.try_into().ok()?;
+    raw[0] = op.byte;
+    Some(raw)
 }
 
 fn bytes_properties(raw: &[u8], found: &mut Vec<(&'static str, String)>) {
@@ -282,6 +287,25 @@ mod tests {
         }
         // Some opcodes are missing from some generation, so the filter binds.
         assert!(Unit::all().iter().any(|u| ops(u.kind, Some(u.generation)).len() < ops(u.kind, None).len()));
+    }
+
+    #[test]
+    fn the_raw_bundle_is_the_input_tail_with_a_family_opcode() {
+        // The family with the most opcodes.
+        let Some(ops) = BodyKind::ALL.iter().map(|&k| ops(k, None)).max_by_key(Vec::len) else { panic!("no family") };
+        assert!(ops.len() > 1);
+        let mut picked = std::collections::BTreeSet::new();
+        for first in 0..=u8::MAX {
+            let mut data = seeded_bytes(u64::from(first), INPUT);
+            data[0] = first;
+            let Some(raw) = raw_bundle(&ops, &data) else { panic!("input {first}: no raw bundle") };
+            assert_eq!(raw[1..], data[INPUT - BUNDLE_BYTES + 1..]);
+            assert_eq!(raw[0], ops[usize::from(first) % ops.len()].byte);
+            picked.insert(raw[0]);
+        }
+        assert_eq!(picked.len(), ops.len(), "every opcode of the family is drawn");
+        assert_eq!(raw_bundle(&[], &seeded_bytes(1, INPUT)), None);
+        assert_eq!(raw_bundle(&ops, &[1; BUNDLE_BYTES - 1]), None);
     }
 
     #[test]
