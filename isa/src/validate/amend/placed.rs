@@ -138,6 +138,17 @@ impl Placed<'_> {
         matches!(self.erratum.accepts, Accepts::Values { .. }) && self.conds.iter().all(|(of, _)| matches!(of, Of::Own))
     }
 
+    /// The offsets of every byte the conditions on named fields read (for
+    /// the tests that sweep them).
+    #[cfg(test)]
+    pub(super) fn cond_bytes(&self) -> Vec<usize> {
+        let fields = self.conds.iter().filter_map(|(of, _)| match of {
+            Of::Field(Some(at)) => Some(at.off..at.off + at.size),
+            _ => None,
+        });
+        fields.flatten().collect()
+    }
+
     /// Whether the erratum accepts by values alone ([`Accepts::Values`]), its
     /// own field holding `own`: what a byte rule's finding needs.
     pub(super) fn accepts_values(&self, bytes: &[u8], own: Option<u64>) -> bool {

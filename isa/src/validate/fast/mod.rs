@@ -214,11 +214,11 @@ impl Planned {
         mx::clean(raw, m, &self.mx, dtype)
     }
 
-    /// The rules of a Pool or Branch band.
+    /// The rules of a Pool or Branch band, or the amended tests of byte rules tied to other fields.
     #[inline(always)]
     fn tied_clean(&self, raw: Raw, band: tied::TiedBand) -> bool {
         let byte_tags = usize::from(dtype_base(Some(TagRead::Byte), PsumWrite::Reads));
-        band.clean(raw, |tag| self.dtypes[(byte_tags + usize::from(tag)) & (DTYPE_ENTRIES - 1)])
+        band.clean(raw, |tag| self.dtypes[(byte_tags + usize::from(tag)) & (DTYPE_ENTRIES - 1)], &self.amended, &self.allowed)
     }
 
     /// The dtype check and the pattern rules of one slot, as straight-line
