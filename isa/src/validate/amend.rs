@@ -223,6 +223,31 @@ pub(super) fn band_amenders(g: Generation, op: u8, code: &str, field: &str, at: 
     Some(found)
 }
 
+/// An erratum that accepts a misaligned address by another dtype's alignment
+/// ([`Accepts::AlignedTo`]), as the amending reads it: the fast path's
+/// amended tables check such a slot's alignment by it (`fast/aligned.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AlignAmender(&'static placed::Placed<'static>);
+
+impl AlignAmender {
+    /// Whether the erratum accepts the address word at `at` of the bundle `raw`.
+    #[inline]
+    pub(super) fn accepts(self, raw: &[u8], at: usize) -> bool {
+        self.0.aligned_by(raw, at)
+    }
+}
+
+/// The errata that accept a misaligned address of `slot` of opcode `op` on
+/// `g` by another dtype's alignment: where one accepts, so does the amending
+/// (it may name another first).
+pub(super) fn align_amenders(g: Generation, op: u8, slot: &operands::Slot) -> Vec<AlignAmender> {
+    use crate::checks::MISALIGNED_ADDRESS;
+    let layout = opcode::body_kind(op).layout();
+    let field = format!("{}.addr", slot.name);
+    let covers = |p: &&placed::Placed<'static>| p.field_at(MISALIGNED_ADDRESS.code, &field, layout).is_some();
+    placed::on(g, op).iter().filter(covers).filter(|p| matches!(p.erratum.accepts, Accepts::AlignedTo { .. })).map(AlignAmender).collect()
+}
+
 /// Reads a field of the body layout as an unsigned little-endian value.
 fn read(bytes: &[u8], layout: &Layout, field: &str) -> Option<u64> {
     let (off, size) = layout.resolve(field)?;

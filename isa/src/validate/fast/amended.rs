@@ -15,7 +15,8 @@
 //! which asks those errata (`tied.rs`).
 //! The spec's tables are not changed: they stay what findings are made by.
 
-use super::super::amend::{band_amenders, band_value_amended, dtype_reading, psum_write_amended, DtypeReading};
+use super::super::amend::{align_amenders, band_amenders, band_value_amended, dtype_reading, psum_write_amended, DtypeReading};
+use super::aligned::AlignedSlot;
 use super::super::band::BYTE_RULES;
 use super::classes::*;
 use super::plan::{BandTest, Plan, SETS};
@@ -26,9 +27,17 @@ use crate::operands;
 /// Dtype sections past the spec's, free for amended columns.
 const FIRST_FREE_SECTION: usize = PSUM_KINDS.len() * TAG_READS.len() + 1;
 
-/// Folds the errata into `plans`, `dtypes` and `allowed` (built by the spec
-/// on `g`); returns the tests the plans' [`TiedBand::Amended`] bands name.
-pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; DTYPE_ENTRIES], allowed: &mut [[u8; 0x100]; SETS]) -> Vec<AmendedTest> {
+/// What the amended tables check beside the plans: the tests the plans'
+/// [`TiedBand::Amended`] bands name, and by opcode the slots whose
+/// alignment an erratum relaxes (`aligned.rs`).
+pub(super) struct Checks {
+    pub(super) tests: Vec<AmendedTest>,
+    pub(super) aligned: Vec<Vec<AlignedSlot>>,
+}
+
+/// Folds the errata into `plans`, `dtypes` and `allowed` (built by the spec on `g`).
+pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; DTYPE_ENTRIES], allowed: &mut [[u8; 0x100]; SETS]) -> Checks {
+    let mut aligned = vec![Vec::new(); 0x100];
     // Each band test's byte rule (its set, before amended rows move some).
     let rules: Vec<[u8; 4]> = plans.iter().map(|p| p.band.map(|t| t.set)).collect();
     let mut free = FIRST_FREE_SECTION..DTYPE_ENTRIES / SECTION;
@@ -43,7 +52,15 @@ pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; 
             let Some(at) = placed.dtype_at[g.index()] else { continue };
             let (kind, read) = section_of(sp.dtype_base);
             let Some(read) = read else { continue };
-            let column: [u8; SECTION] = std::array::from_fn(|b| amended_class(g, op, placed.slot, at, kind, read, b as u8));
+            let errata = align_amenders(g, op, placed.slot);
+            // An alignment an erratum relaxes is checked apart, the spec's or the erratum's (the section holds none).
+            let align = if errata.is_empty() { !0 } else { !dclass::ALIGN_MASK };
+            let column: [u8; SECTION] = std::array::from_fn(|b| amended_class(g, op, placed.slot, at, kind, read, b as u8) & align);
+            if !errata.is_empty() {
+                let slot = AlignedSlot { word_at: sp.slot_at, mode_base: sp.mode_base, dtype_at: sp.dtype_at, own_base: sp.dtype_base, errata };
+                aligned[usize::from(op)].push(slot);
+                plan.head.special_used = 1;
+            }
             let base = usize::from(sp.dtype_base);
             if dtypes[base..base + SECTION] == column {
                 continue;
@@ -87,7 +104,7 @@ pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; 
     for ((op, plan), rules) in (0..=u8::MAX).zip(plans.iter_mut()).zip(&rules) {
         tie(g, op, plan, rules, &mut tests);
     }
-    tests
+    Checks { tests, aligned }
 }
 
 /// Moves the band tests of `plan` (of opcode `op`, each of the byte rule

@@ -35,6 +35,7 @@ mod entry;
 mod kernel;
 pub(super) use kernel::verdicts;
 pub use kernel::{Kernel, ENV_HIDE, ENV_KERNEL};
+mod aligned;
 mod amended;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
@@ -276,6 +277,9 @@ impl Planned {
         }
         if plan.mx_used != 0 {
             state &= !u8::from(!self.mx_clean(raw, &plan.mx));
+        }
+        if plan.head.special_used != 0 {
+            state &= !u8::from(!self.aligned_clean(raw));
         }
         state
     }

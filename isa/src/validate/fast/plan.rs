@@ -196,6 +196,8 @@ pub(super) struct Planned {
     pub(super) mx: mx::MxFields,
     /// The tests of [`tied::TiedBand::Amended`] bands (amended tables only).
     pub(super) amended: Vec<tied::AmendedTest>,
+    /// By opcode, the slots whose alignment an erratum relaxes (amended tables only; `aligned.rs`).
+    pub(super) aligned: Vec<Vec<super::aligned::AlignedSlot>>,
 }
 
 /// Byte-rule sets, rounded up to a power of two; the spare ones allow every value.
@@ -229,9 +231,9 @@ impl Planned {
         let sections = PSUM_KINDS.iter().flat_map(|&k| TAG_READS.iter().map(move |&r| (k, r)));
         let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_class(Some(r.tag(byte)), k, g)));
         let mut dtypes: [u8; DTYPE_ENTRIES] = filled(tagged.chain((0..SECTION).map(|_| dtype_class(None, PsumWrite::Reads, g))));
-        let amended = match rules.profile {
+        let checks = match rules.profile {
             Profile::Amended => super::amended::amend(g, &mut plans, &mut dtypes, &mut allowed),
-            Profile::Spec => Vec::new(),
+            Profile::Spec => super::amended::Checks { tests: Vec::new(), aligned: Vec::new() },
         };
         Planned {
             slot_items: filled(plans.iter().flat_map(|p| p.slots)),
@@ -246,7 +248,8 @@ impl Planned {
             allowed,
             plans,
             mx: mx_fields().unwrap_or_default(),
-            amended,
+            amended: checks.tests,
+            aligned: checks.aligned,
         }
     }
 }

@@ -340,3 +340,76 @@ fn byte_rules_tied_by_errata_are_decided_exactly() {
         }
     }
 }
+
+/// Where the amended tables check a slot's alignment apart (an erratum
+/// accepts it aligned to another field's dtype: TensorTensor's inputs to
+/// out_dtype's), every kernel proves clean only what `validate_as` finds
+/// valid, and proves clean every bundle whose only findings are the
+/// erratum's notes: on generated TensorTensor bundles, the low byte and the top byte
+/// of each such slot's address word, its dtype byte and the erratum's dtype
+/// byte each swept over every value.
+#[test]
+fn slots_aligned_by_an_erratum_are_decided_exactly() {
+    use super::plan::tables;
+    use super::{verdicts, Batch, Kernel, Rules, Verdict, Work, BATCH};
+    use crate::errata::Profile;
+    use crate::validate::{is_valid, validate_as};
+    let mut work = Work::default();
+    let (mut proven, mut misaligned_own) = (0usize, 0usize);
+    for g in Generation::ALL {
+        let rules = Rules { generation: g, profile: Profile::Amended };
+        let t = &tables()[rules.index()];
+        let ops: Vec<u8> = (0..=u8::MAX).filter(|&op| !t.aligned[usize::from(op)].is_empty()).collect();
+        assert_eq!(ops, [0x41], "{g}: opcodes with slots aligned by an erratum");
+        let slots = &t.aligned[0x41];
+        assert_eq!(slots.len(), 2, "{g}: TensorTensor's in0 and in1");
+        let layout = Bundle::decode(&[0x41; BUNDLE_BYTES]).layout();
+        let Some(out_at) = layout.field_offset("out_dtype") else { panic!("no out_dtype") };
+        let mut raws = Vec::new();
+        let mut bases = 0;
+        for seed in 0..20_000u64 {
+            let bytes = props::seeded_bytes(seed ^ 0xa11e, 512);
+            let Ok(b) = smith::bundle(&mut Unstructured::new(&bytes), g) else { continue };
+            if b.opcode() != 0x41 || bases >= 6 {
+                continue;
+            }
+            bases += 1;
+            let raw = b.encode();
+            let mut at: Vec<usize> = vec![out_at];
+            for a in slots {
+                at.extend([usize::from(a.word_at), usize::from(a.word_at) + 3, usize::from(a.dtype_at)]);
+            }
+            for &at in &at {
+                for v in 0..=u8::MAX {
+                    let mut r = raw;
+                    r[at] = v;
+                    raws.push(r);
+                }
+            }
+        }
+        assert!(bases >= 3, "{g}: only {bases} TensorTensor bundles");
+        // Valid, and whether nothing but the erratum's notes was found (then the fast path must decide).
+        let want: Vec<(bool, bool)> = raws
+            .iter()
+            .map(|r| {
+                let found = validate_as(&Bundle::decode(r), g, Profile::Amended);
+                (is_valid(&found), found.iter().all(|f| f.erratum == Some("tensortensor-inputs-aligned-to-out")))
+            })
+            .collect();
+        for kernel in Kernel::available_kernels() {
+            for (chunk, want) in raws.chunks(BATCH).zip(want.chunks(BATCH)) {
+                let mut batch: Batch = [[0; BUNDLE_BYTES]; BATCH];
+                batch.iter_mut().zip(chunk).for_each(|(d, s)| *d = *s);
+                for ((raw, v), &(valid, only_aligned)) in chunk.iter().zip(verdicts(&batch, rules, kernel, &mut work)).zip(want) {
+                    // Proven clean only if valid; valid with nothing but the erratum's notes, always proven.
+                    assert!(v != Verdict::Clean || valid, "{g} {}: proven clean, yet invalid: {raw:02x?}", kernel.name());
+                    assert!(v == Verdict::Clean || !(valid && only_aligned), "{g} {}: {v:?} for {raw:02x?}", kernel.name());
+                    proven += usize::from(v == Verdict::Clean);
+                    // Valid only by the erratum: the spec's own tables refuse it.
+                    misaligned_own += usize::from(v == Verdict::Clean && super::verdict_raw(raw, Rules::spec(g)) == Verdict::Unknown);
+                }
+            }
+        }
+    }
+    assert!(proven > 1000 && misaligned_own > 100, "{proven} proven clean, {misaligned_own} of them only by the erratum");
+}
