@@ -109,12 +109,7 @@ fn run_unit(unit: Unit, seed: u64, slice: Duration) -> UnitResult {
 /// Runs `check` (which returns whether it checked a mutation) on seeded
 /// inputs for about `slice`, catching a panic per input, counting the inputs
 /// that broke a property and keeping the first [`KEEP`] of their failures.
-fn drive(
-    unit: Unit,
-    seed: u64,
-    slice: Duration,
-    mut check: impl FnMut(&[u8], &mut Vec<(&'static str, String)>, &mut Vec<u8>) -> bool,
-) -> UnitResult {
+fn drive(unit: Unit, seed: u64, slice: Duration, mut check: impl FnMut(&[u8], &mut Vec<(&'static str, String)>, &mut Vec<u8>) -> bool) -> UnitResult {
     let start = Instant::now();
     let mut r = UnitResult { unit, iterations: 0, mutations: 0, time: Duration::ZERO, failures: Vec::new(), failed_inputs: 0 };
     loop {
@@ -276,14 +271,14 @@ mod tests {
         let r = drive(unit, 100, Duration::ZERO, |data, found, current| {
             n += 1;
             current.extend_from_slice(&data[..4]);
-            if n % 7 == 0 {
+            if n.is_multiple_of(7) {
                 panic!("input {n} panicked");
             }
-            if n % 3 == 0 {
+            if n.is_multiple_of(3) {
                 found.push(("text", format!("input {n}")));
                 found.push(("roundtrip", format!("input {n} again")));
             }
-            n % 2 == 0
+            n.is_multiple_of(2)
         });
         // A zero slice stops at the first multiple of 16 past MIN_ITERS.
         assert_eq!(r.iterations, MIN_ITERS);

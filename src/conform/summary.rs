@@ -76,7 +76,7 @@ pub fn reproduce(r: &Report) -> String {
     for (flag, v) in r.libs.iter().map(|l| ("--lib", l)).chain(r.neff_args.iter().map(|n| ("--neff", n))) {
         // Control characters escaped first, then quoted for a POSIX shell (a path with a space stays one word).
         let word = crate::out::escape(v);
-        let quoted = shlex::try_quote(&word).map_or_else(|_| word.clone().into(), |q| q);
+        let quoted = shlex::try_quote(&word).unwrap_or_else(|_| word.clone().into());
         let _ = write!(c, " {flag} {quoted}");
     }
     c

@@ -16,8 +16,8 @@
 //! The spec's tables are not changed: they stay what findings are made by.
 
 use super::super::amend::{align_amenders, band_amenders, band_value_amended, dtype_reading, psum_write_amended, DtypeReading};
-use super::aligned::AlignedSlot;
 use super::super::band::BYTE_RULES;
+use super::aligned::AlignedSlot;
 use super::classes::*;
 use super::plan::{BandTest, Plan, SETS};
 use super::tied::{AmendedTest, TiedBand};

@@ -294,7 +294,8 @@ fn byte_rules_tied_by_errata_are_decided_exactly() {
         for op in tied {
             let TiedBand::Amended { first, count } = t.plans[usize::from(op)].tied else { continue };
             let tests = &t.amended[usize::from(first)..usize::from(first + count)];
-            let mut read: Vec<usize> = tests.iter().flat_map(|a| std::iter::once(usize::from(a.test.at)).chain(a.errata.iter().flat_map(|e| e.reads()))).collect();
+            let mut read: Vec<usize> =
+                tests.iter().flat_map(|a| std::iter::once(usize::from(a.test.at)).chain(a.errata.iter().flat_map(|e| e.reads()))).collect();
             read.sort_unstable();
             read.dedup();
             // cmp_op, wait_idx, subtype, act_idx and the two 4-byte values.
@@ -305,12 +306,12 @@ fn byte_rules_tied_by_errata_are_decided_exactly() {
             assert_eq!(read, want, "{g} {op:#04x}: the bytes the tied tests read");
             let at = |f: &str| layout.field_offset(f).unwrap_or(0);
             // No wait and no action; a wait (0x05) and no action; no wait and an action (0x13); both.
-            let bases = [vec![], vec![(at("cmp_op"), 0x05), (at("wait_idx"), 3)], vec![(at("subtype"), 0x13), (at("act_idx"), 7)], vec![
-                (at("cmp_op"), 0x05),
-                (at("subtype"), 0x13),
-                (at("wait_value"), 1),
-                (at("act_value"), 1),
-            ]];
+            let bases = [
+                vec![],
+                vec![(at("cmp_op"), 0x05), (at("wait_idx"), 3)],
+                vec![(at("subtype"), 0x13), (at("act_idx"), 7)],
+                vec![(at("cmp_op"), 0x05), (at("subtype"), 0x13), (at("wait_value"), 1), (at("act_value"), 1)],
+            ];
             let mut raws = Vec::new();
             for base in &bases {
                 let mut raw = [0u8; BUNDLE_BYTES];
