@@ -12,7 +12,9 @@
 //! but for a byte rule whose errata all read it as their own field (the
 //! semaphore's `semaphore-no-wait` and `-no-action`, which tie the byte to
 //! the wait or action fields): its test moves to the plan's tied band,
-//! which asks those errata (`tied.rs`).
+//! which asks those errata (`tied.rs`); and for a slot whose alignment an
+//! erratum relaxes to another field's dtype's (`tensortensor-inputs-aligned-to-out`):
+//! its dtype section holds no alignment, and `aligned.rs` checks it.
 //! The spec's tables are not changed: they stay what findings are made by.
 
 use super::super::amend::{align_amenders, band_amenders, band_value_amended, dtype_reading, psum_write_amended, DtypeReading};
@@ -39,7 +41,7 @@ pub(super) struct Checks {
 pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; DTYPE_ENTRIES], allowed: &mut [[u8; 0x100]; SETS]) -> Checks {
     let mut aligned = vec![Vec::new(); 0x100];
     // Each band test's byte rule (its set, before amended rows move some).
-    let rules: Vec<[u8; 4]> = plans.iter().map(|p| p.band.map(|t| t.set)).collect();
+    let rules: Vec<_> = plans.iter().map(|p| p.band.map(|t| t.set)).collect();
     let mut free = FIRST_FREE_SECTION..DTYPE_ENTRIES / SECTION;
     // By byte-rule set: the row each plan's test of it asks for, and where the test is.
     let mut rows: Vec<Vec<([u8; 0x100], usize, usize)>> = vec![Vec::new(); SETS];
@@ -52,7 +54,9 @@ pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; 
             let Some(at) = placed.dtype_at[g.index()] else { continue };
             let (kind, read) = section_of(sp.dtype_base);
             let Some(read) = read else { continue };
-            let errata = align_amenders(g, op, placed.slot);
+            // Only where the dtype byte reads as the spec's tag: the own alignment checked apart is the spec's.
+            let read_otherwise = (0..=u8::MAX).any(|b| dtype_reading(g, op, placed.slot, at, b).is_some());
+            let errata = if read_otherwise { Vec::new() } else { align_amenders(g, op, placed.slot) };
             // An alignment an erratum relaxes is checked apart, the spec's or the erratum's (the section holds none).
             let align = if errata.is_empty() { !0 } else { !dclass::ALIGN_MASK };
             let column: [u8; SECTION] = std::array::from_fn(|b| amended_class(g, op, placed.slot, at, kind, read, b as u8) & align);
