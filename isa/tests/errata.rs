@@ -204,11 +204,12 @@ fn verdicts_of_band_bytes_match_the_reporting_checks() {
 /// Every kernel's `judge_stream` gives `validate_as`'s verdict where the errata
 /// decide by one byte (the amended fast-path tables fold those in): on
 /// generated bundles of every opcode an erratum names, each one-byte field an
-/// erratum lists and each slot's dtype byte swept over every value, under both
-/// profiles.
+/// erratum lists, each slot's dtype byte, every byte of the fields an erratum's
+/// condition reads and the low and top byte of a listed address swept over
+/// every value, under both profiles.
 #[test]
 fn verdicts_of_every_value_of_the_bytes_the_errata_read_match_the_reporting_checks() {
-    use tpb_isa::errata::ERRATA;
+    use tpb_isa::errata::{Accepts, ERRATA};
     use tpb_isa::validate::Kernel;
     let mut raws: Vec<[u8; 64]> = Vec::new();
     let mut ops = std::collections::BTreeSet::new();
@@ -218,12 +219,25 @@ fn verdicts_of_every_value_of_the_bytes_the_errata_read_match_the_reporting_chec
             let bytes = tpb_isa::props::seeded_bytes(seed ^ 0xe77a, 256);
             let Ok(b) = tpb_isa::smith::bundle(&mut arbitrary::Unstructured::new(&bytes), g) else { continue };
             let op = b.opcode();
-            let named = ERRATA.iter().filter(|e| e.amends.opcodes.contains(&op) && e.amends.generations.contains(&g));
-            let mut fields: Vec<usize> = named
-                .flat_map(|e| e.amends.fields.listed().iter().filter_map(|f| b.layout().resolve(f)))
+            let named = || ERRATA.iter().filter(|e| e.amends.opcodes.contains(&op) && e.amends.generations.contains(&g));
+            let layout = b.layout();
+            let mut fields: Vec<usize> = named()
+                .flat_map(|e| e.amends.fields.listed().iter().filter_map(|f| layout.resolve(f)))
                 .filter(|&(_, size)| size == 1)
                 .map(|(at, _)| at)
                 .collect();
+            // The fields an erratum reads besides the finding's: every byte of each (the fast path folds
+            // the semaphore's wait and action fields and TensorTensor's out_dtype); a listed address's low and top byte.
+            for e in named() {
+                let read: Vec<&str> = match e.accepts {
+                    Accepts::Values { all } => all.iter().map(|c| c.field).filter(|f| !f.is_empty()).collect(),
+                    Accepts::AlignedTo { by } => vec![by],
+                    _ => vec![],
+                };
+                fields.extend(read.iter().filter_map(|f| layout.resolve(f)).flat_map(|(at, size)| at..at + size));
+                let words = e.amends.fields.listed().iter().filter_map(|f| layout.resolve(f)).filter(|&(_, size)| size == 4);
+                fields.extend(words.flat_map(|(at, _)| [at, at + 3]));
+            }
             if fields.is_empty() {
                 continue;
             }
@@ -246,7 +260,7 @@ fn verdicts_of_every_value_of_the_bytes_the_errata_read_match_the_reporting_chec
             }
         }
     }
-    assert!([0x01, 0x02, 0x21, 0x49, 0xA0].iter().all(|op| ops.contains(op)), "opcodes swept: {ops:02x?}");
+    assert!([0x01, 0x02, 0x21, 0x41, 0x49, 0xA0].iter().all(|op| ops.contains(op)), "opcodes swept: {ops:02x?}");
     let stream: Vec<u8> = raws.iter().flatten().copied().collect();
     for g in Generation::ALL {
         for profile in [Profile::Spec, Profile::Amended] {

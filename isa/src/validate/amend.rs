@@ -180,6 +180,74 @@ pub(super) fn band_value_amended(g: Generation, op: u8, code: &str, field: &str,
     })
 }
 
+/// An erratum that may amend a byte rule's finding, read as [`band_amended`]
+/// reads it: the fast path's amended tables test a byte rule by these where
+/// an erratum ties the byte to other fields (`fast/tied.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BandAmender(&'static placed::Placed<'static>);
+
+impl BandAmender {
+    /// Whether the erratum accepts the rule's byte holding `v` in the bundle `raw`.
+    #[inline]
+    pub(super) fn accepts(self, raw: &[u8], v: u8) -> bool {
+        self.0.accepts_values(raw, Some(u64::from(v)))
+    }
+
+    /// Whether the byte's value alone decides (the amended rows fold those in).
+    pub(super) fn by_value_alone(self) -> bool {
+        self.0.values_own_only()
+    }
+
+    /// The offsets of the bytes its conditions read besides the rule's own.
+    #[cfg(test)]
+    pub(super) fn reads(self) -> Vec<usize> {
+        self.0.cond_bytes()
+    }
+}
+
+/// The errata that may amend a finding of the byte rule on `field` (check
+/// `code`) at `at`, on a bundle of opcode `op` on `g`: all of them read that
+/// byte as the finding's value, so a finding is amended exactly when one
+/// [`BandAmender::accepts`] it. `None` when one reads the value elsewhere
+/// (then the reporting checks decide).
+pub(super) fn band_amenders(g: Generation, op: u8, code: &str, field: &str, at: usize) -> Option<Vec<BandAmender>> {
+    let layout = opcode::body_kind(op).layout();
+    let mut found = Vec::new();
+    for p in placed::on(g, op) {
+        match p.field_at(code, field, layout) {
+            None => {}
+            Some(Some(placed::At { off, size: 1 })) if off == at => found.push(BandAmender(p)),
+            Some(_) => return None,
+        }
+    }
+    Some(found)
+}
+
+/// An erratum that accepts a misaligned address by another dtype's alignment
+/// ([`Accepts::AlignedTo`]), as the amending reads it: the fast path's
+/// amended tables check such a slot's alignment by it (`fast/aligned.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AlignAmender(&'static placed::Placed<'static>);
+
+impl AlignAmender {
+    /// Whether the erratum accepts the address word at `at` of the bundle `raw`.
+    #[inline]
+    pub(super) fn accepts(self, raw: &[u8], at: usize) -> bool {
+        self.0.aligned_by(raw, at)
+    }
+}
+
+/// The errata that accept a misaligned address of `slot` of opcode `op` on
+/// `g` by another dtype's alignment: where one accepts, so does the amending
+/// (it may name another first).
+pub(super) fn align_amenders(g: Generation, op: u8, slot: &operands::Slot) -> Vec<AlignAmender> {
+    use crate::checks::MISALIGNED_ADDRESS;
+    let layout = opcode::body_kind(op).layout();
+    let field = format!("{}.addr", slot.name);
+    let covers = |p: &&placed::Placed<'static>| p.field_at(MISALIGNED_ADDRESS.code, &field, layout).is_some();
+    placed::on(g, op).iter().filter(covers).filter(|p| matches!(p.erratum.accepts, Accepts::AlignedTo { .. })).map(AlignAmender).collect()
+}
+
 /// Reads a field of the body layout as an unsigned little-endian value.
 fn read(bytes: &[u8], layout: &Layout, field: &str) -> Option<u64> {
     let (off, size) = layout.resolve(field)?;

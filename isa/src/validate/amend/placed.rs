@@ -138,6 +138,17 @@ impl Placed<'_> {
         matches!(self.erratum.accepts, Accepts::Values { .. }) && self.conds.iter().all(|(of, _)| matches!(of, Of::Own))
     }
 
+    /// The offsets of every byte the conditions on named fields read (for
+    /// the tests that sweep them).
+    #[cfg(test)]
+    pub(super) fn cond_bytes(&self) -> Vec<usize> {
+        let fields = self.conds.iter().filter_map(|(of, _)| match of {
+            Of::Field(Some(at)) => Some(at.off..at.off + at.size),
+            _ => None,
+        });
+        fields.flatten().collect()
+    }
+
     /// Whether the erratum accepts by values alone ([`Accepts::Values`]), its
     /// own field holding `own`: what a byte rule's finding needs.
     pub(super) fn accepts_values(&self, bytes: &[u8], own: Option<u64>) -> bool {
@@ -154,6 +165,17 @@ impl Placed<'_> {
         })
     }
 
+    /// Whether the address word at `at` is aligned to the class of the dtype
+    /// in the erratum's field `by` ([`Accepts::AlignedTo`]; any other: `false`).
+    pub(super) fn aligned_by(&self, bytes: &[u8], at: usize) -> bool {
+        if !matches!(self.erratum.accepts, Accepts::AlignedTo { .. }) {
+            return false;
+        }
+        let word = bytes.get(at..at + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map(|w| Addr4::new(u32::from_le_bytes(w)));
+        let class = self.by.and_then(|at| at.read(bytes)).and_then(|t| u8::try_from(t).ok()).and_then(dtype::info);
+        matches!((word, class), (Some(a), Some(d)) if !slots::misaligned(a.addr29(), d.align))
+    }
+
     /// Whether the erratum accepts the encoding the finding refused; `own`
     /// is the value of the finding's field.
     pub(super) fn accepts(&self, bytes: &[u8], g: Generation, f: &Finding, own: Option<u64>) -> bool {
@@ -168,11 +190,7 @@ impl Placed<'_> {
             }
             Accepts::NibbleDtypes { .. } => own.is_some_and(|b| tag_ok(b & 0x0F) && tag_ok(b >> 4)),
             Accepts::TypedBy { value, .. } => own == Some(value),
-            Accepts::AlignedTo { .. } => {
-                let word = bytes.get(f.offset..f.offset + 4).and_then(|w| <[u8; 4]>::try_from(w).ok()).map(|w| Addr4::new(u32::from_le_bytes(w)));
-                let class = self.by.and_then(|at| at.read(bytes)).and_then(|t| u8::try_from(t).ok()).and_then(dtype::info);
-                matches!((word, class), (Some(a), Some(d)) if !slots::misaligned(a.addr29(), d.align))
-            }
+            Accepts::AlignedTo { .. } => self.aligned_by(bytes, f.offset),
             Accepts::SlotAt { dims, offset, .. } => {
                 let Some(spec_at) = self.slot_at else { return false };
                 let gap_zero = bytes.get(spec_at..offset).is_some_and(|b| b.iter().all(|&x| x == 0));

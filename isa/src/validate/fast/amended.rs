@@ -8,21 +8,40 @@
 //! write the errata allow any dtype (`psum-write-dtype-binds-matmul`) the
 //! PSUM bit, and a byte rule the values an erratum accepts
 //! (`matmul-row-group-zero`). What an erratum accepts by other fields too
-//! is left to the reporting checks (the amended verdict is then theirs).
+//! is left to the reporting checks (the amended verdict is then theirs),
+//! but for a byte rule whose errata all read it as their own field (the
+//! semaphore's `semaphore-no-wait` and `-no-action`, which tie the byte to
+//! the wait or action fields): its test moves to the plan's tied band,
+//! which asks those errata (`tied.rs`); and for a slot whose alignment an
+//! erratum relaxes to another field's dtype's (`tensortensor-inputs-aligned-to-out`):
+//! its dtype section holds no alignment, and `aligned.rs` checks it.
 //! The spec's tables are not changed: they stay what findings are made by.
 
-use super::super::amend::{band_value_amended, dtype_reading, psum_write_amended, DtypeReading};
+use super::super::amend::{align_amenders, band_amenders, band_value_amended, dtype_reading, psum_write_amended, DtypeReading};
 use super::super::band::BYTE_RULES;
+use super::aligned::AlignedSlot;
 use super::classes::*;
-use super::plan::{Plan, SETS};
+use super::plan::{BandTest, Plan, SETS};
+use super::tied::{AmendedTest, TiedBand};
 use crate::generation::Generation;
 use crate::operands;
 
 /// Dtype sections past the spec's, free for amended columns.
 const FIRST_FREE_SECTION: usize = PSUM_KINDS.len() * TAG_READS.len() + 1;
 
+/// What the amended tables check beside the plans: the tests the plans'
+/// [`TiedBand::Amended`] bands name, and by opcode the slots whose
+/// alignment an erratum relaxes (`aligned.rs`).
+pub(super) struct Checks {
+    pub(super) tests: Vec<AmendedTest>,
+    pub(super) aligned: Vec<Vec<AlignedSlot>>,
+}
+
 /// Folds the errata into `plans`, `dtypes` and `allowed` (built by the spec on `g`).
-pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; DTYPE_ENTRIES], allowed: &mut [[u8; 0x100]; SETS]) {
+pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; DTYPE_ENTRIES], allowed: &mut [[u8; 0x100]; SETS]) -> Checks {
+    let mut aligned = vec![Vec::new(); 0x100];
+    // Each band test's byte rule (its set, before amended rows move some).
+    let rules: Vec<_> = plans.iter().map(|p| p.band.map(|t| t.set)).collect();
     let mut free = FIRST_FREE_SECTION..DTYPE_ENTRIES / SECTION;
     // By byte-rule set: the row each plan's test of it asks for, and where the test is.
     let mut rows: Vec<Vec<([u8; 0x100], usize, usize)>> = vec![Vec::new(); SETS];
@@ -35,7 +54,17 @@ pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; 
             let Some(at) = placed.dtype_at[g.index()] else { continue };
             let (kind, read) = section_of(sp.dtype_base);
             let Some(read) = read else { continue };
-            let column: [u8; SECTION] = std::array::from_fn(|b| amended_class(g, op, placed.slot, at, kind, read, b as u8));
+            // Only where the dtype byte reads as the spec's tag: the own alignment checked apart is the spec's.
+            let read_otherwise = (0..=u8::MAX).any(|b| dtype_reading(g, op, placed.slot, at, b).is_some());
+            let errata = if read_otherwise { Vec::new() } else { align_amenders(g, op, placed.slot) };
+            // An alignment an erratum relaxes is checked apart, the spec's or the erratum's (the section holds none).
+            let align = if errata.is_empty() { !0 } else { !dclass::ALIGN_MASK };
+            let column: [u8; SECTION] = std::array::from_fn(|b| amended_class(g, op, placed.slot, at, kind, read, b as u8) & align);
+            if !errata.is_empty() {
+                let slot = AlignedSlot { word_at: sp.slot_at, mode_base: sp.mode_base, dtype_at: sp.dtype_at, own_base: sp.dtype_base, errata };
+                aligned[usize::from(op)].push(slot);
+                plan.head.special_used = 1;
+            }
             let base = usize::from(sp.dtype_base);
             if dtypes[base..base + SECTION] == column {
                 continue;
@@ -75,6 +104,43 @@ pub(super) fn amend(g: Generation, plans: &mut [Plan; 0x100], dtypes: &mut [u8; 
             }
         }
     }
+    let mut tests = Vec::new();
+    for ((op, plan), rules) in (0..=u8::MAX).zip(plans.iter_mut()).zip(&rules) {
+        tie(g, op, plan, rules, &mut tests);
+    }
+    Checks { tests, aligned }
+}
+
+/// Moves the band tests of `plan` (of opcode `op`, each of the byte rule
+/// `rules` names by index) that an erratum amends
+/// by other fields too into a [`TiedBand::Amended`] band, their tests
+/// appended to `tests`. Only where the plan has no tied band of its own and
+/// every erratum that may amend the rule reads it as its own field (else
+/// the test stays, and the reporting checks decide as before).
+fn tie(g: Generation, op: u8, plan: &mut Plan, rules: &[u8], tests: &mut Vec<AmendedTest>) {
+    if plan.tied != TiedBand::None {
+        return;
+    }
+    let used = usize::from(plan.head.band_used);
+    let (mut kept, mut tied) = (Vec::new(), Vec::new());
+    for (t, &rule) in plan.band.iter().zip(rules).take(used) {
+        let errata = BYTE_RULES.get(usize::from(rule)).and_then(|r| band_amenders(g, op, r.check.code, r.field, usize::from(t.at)));
+        match errata {
+            Some(errata) if errata.iter().any(|e| !e.by_value_alone()) => tied.push(AmendedTest { test: *t, errata }),
+            _ => kept.push(*t),
+        }
+    }
+    let (Ok(first), Ok(count), Ok(band_used)) = (u8::try_from(tests.len()), u8::try_from(tied.len()), u8::try_from(kept.len())) else { return };
+    if count == 0 {
+        return;
+    }
+    // The kept tests first, then tests that always pass (the set of all values), as the plan has them.
+    let always = plan.band.get(used).copied().unwrap_or(BandTest { at: 0, set: u8::try_from(BYTE_RULES.len()).unwrap_or(u8::MAX) });
+    plan.band = std::array::from_fn(|n| kept.get(n).copied().unwrap_or(always));
+    plan.head.band_used = band_used;
+    plan.tied = TiedBand::Amended { first, count };
+    plan.head.special_used = 1;
+    tests.extend(tied);
 }
 
 /// The PSUM kind and tag reading of the spec's dtype section at `base`

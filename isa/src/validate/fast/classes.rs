@@ -25,6 +25,9 @@ pub(super) mod dclass {
     pub const ALIGN_SHIFT: u8 = 2;
     /// Alignments up to 8 bytes are expressible (every dtype's is).
     pub const MAX_ALIGN_LOG2: u32 = 3;
+    /// The bits of a class that hold its alignment.
+    pub const ALIGN_MASK: u8 = 0b11 << ALIGN_SHIFT;
+    const _: () = assert!(MAX_ALIGN_LOG2 <= 0b11);
 
     /// The address bits a dtype of class `d` needs clear (its alignment less one).
     #[inline(always)]

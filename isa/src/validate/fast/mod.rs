@@ -35,6 +35,7 @@ mod entry;
 mod kernel;
 pub(super) use kernel::verdicts;
 pub use kernel::{Kernel, ENV_HIDE, ENV_KERNEL};
+mod aligned;
 mod amended;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
@@ -214,11 +215,11 @@ impl Planned {
         mx::clean(raw, m, &self.mx, dtype)
     }
 
-    /// The rules of a Pool or Branch band.
+    /// The rules of a Pool or Branch band, or the amended tests of byte rules tied to other fields.
     #[inline(always)]
     fn tied_clean(&self, raw: Raw, band: tied::TiedBand) -> bool {
         let byte_tags = usize::from(dtype_base(Some(TagRead::Byte), PsumWrite::Reads));
-        band.clean(raw, |tag| self.dtypes[(byte_tags + usize::from(tag)) & (DTYPE_ENTRIES - 1)])
+        band.clean(raw, |tag| self.dtypes[(byte_tags + usize::from(tag)) & (DTYPE_ENTRIES - 1)], &self.amended, &self.allowed)
     }
 
     /// The dtype check and the pattern rules of one slot, as straight-line
@@ -275,6 +276,9 @@ impl Planned {
         }
         if plan.mx_used != 0 {
             state &= !u8::from(!self.mx_clean(raw, &plan.mx));
+        }
+        if plan.head.special_used != 0 {
+            state &= !u8::from(!self.aligned_clean(raw));
         }
         state
     }

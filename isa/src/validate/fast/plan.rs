@@ -93,7 +93,7 @@ impl NumsPlan {
 }
 
 /// One band byte rule, planned: the byte's offset and the index of its set.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct BandTest {
     pub(super) at: u8,
     pub(super) set: u8,
@@ -194,6 +194,10 @@ pub(super) struct Planned {
     pub(super) plans: [Plan; 0x100],
     /// Where an MX operand's fields are.
     pub(super) mx: mx::MxFields,
+    /// The tests of [`tied::TiedBand::Amended`] bands (amended tables only).
+    pub(super) amended: Vec<tied::AmendedTest>,
+    /// By opcode, the slots whose alignment an erratum relaxes (amended tables only; `aligned.rs`).
+    pub(super) aligned: Vec<Vec<super::aligned::AlignedSlot>>,
 }
 
 /// Byte-rule sets, rounded up to a power of two; the spare ones allow every value.
@@ -227,9 +231,10 @@ impl Planned {
         let sections = PSUM_KINDS.iter().flat_map(|&k| TAG_READS.iter().map(move |&r| (k, r)));
         let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_class(Some(r.tag(byte)), k, g)));
         let mut dtypes: [u8; DTYPE_ENTRIES] = filled(tagged.chain((0..SECTION).map(|_| dtype_class(None, PsumWrite::Reads, g))));
-        if rules.profile == Profile::Amended {
-            super::amended::amend(g, &mut plans, &mut dtypes, &mut allowed);
-        }
+        let checks = match rules.profile {
+            Profile::Amended => super::amended::amend(g, &mut plans, &mut dtypes, &mut allowed),
+            Profile::Spec => super::amended::Checks { tests: Vec::new(), aligned: Vec::new() },
+        };
         Planned {
             slot_items: filled(plans.iter().flat_map(|p| p.slots)),
             needs: filled(ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d)))),
@@ -243,6 +248,8 @@ impl Planned {
             allowed,
             plans,
             mx: mx_fields().unwrap_or_default(),
+            amended: checks.tests,
+            aligned: checks.aligned,
         }
     }
 }

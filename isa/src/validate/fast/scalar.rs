@@ -92,7 +92,9 @@ pub(super) fn verdicts_scalar(batch: &Batch, rules: Rules, work: &mut Work) -> [
         let (i, plan) = (bundle(e), &t.plans[op(e)]);
         let mx_ok = plan.mx_used == 0 || t.mx_clean(Raw(&batch[i]), &plan.mx);
         let tied_ok = t.tied_clean(Raw(&batch[i]), plan.tied);
-        state[i] &= !disjoint(u8::from(!mx_ok), u8::from(!tied_ok) * BAND_CLEAN);
+        // A slot whose alignment an erratum relaxes fails the bundle as a slot does.
+        let slots_ok = mx_ok & t.aligned_clean(Raw(&batch[i]));
+        state[i] &= !disjoint(u8::from(!slots_ok), u8::from(!tied_ok) * BAND_CLEAN);
     }
     state.map(verdict_of)
 }

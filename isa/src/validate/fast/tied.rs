@@ -2,9 +2,14 @@
 //! together (the scale depends on the function; the dtype and operand kind
 //! matter only for a conditional branch), so each is one predicate shared
 //! with the reporting path (`band::pool_ok`, `band::branch_ok`), read at
-//! offsets taken from the layouts.
+//! offsets taken from the layouts. In the amended tables, a byte rule an
+//! erratum ties to other fields (the semaphore's no-wait and no-action
+//! errata: a zero comparator with the wait fields zero) is tested here too,
+//! by the predicate the amending reads (`amend::BandAmender`).
 
+use super::super::amend::BandAmender;
 use super::super::band::{self, BandKind};
+use super::plan::{BandTest, SETS};
 use super::{dclass, offset, Raw};
 use crate::bundle::{BranchBundle, PoolCopyBundle};
 
@@ -24,6 +29,31 @@ pub(super) enum TiedBand {
         lhs_dtype: u8,
         ap_kind: u8,
     },
+    /// Byte rules an erratum amends by other fields too (amended tables
+    /// only): `count` of [`AmendedTest`]s from `first` in the table's list.
+    Amended {
+        first: u8,
+        count: u8,
+    },
+}
+
+/// A byte rule of the amended tables whose value an erratum accepts by
+/// other fields too: its test (the set, as amended by value alone) and
+/// every erratum that may amend its finding.
+#[derive(Clone, Debug, Default)]
+pub(super) struct AmendedTest {
+    pub(super) test: BandTest,
+    pub(super) errata: Vec<BandAmender>,
+}
+
+impl AmendedTest {
+    /// Whether the rule holds or an erratum accepts its byte's value: no
+    /// finding, or only ones the amending makes notes.
+    #[inline]
+    fn clean(&self, raw: Raw, allowed: &[[u8; 0x100]; SETS]) -> bool {
+        let v = raw.byte(self.test.at);
+        allowed[usize::from(self.test.set) & (SETS - 1)][usize::from(v)] != 0 || self.errata.iter().any(|e| e.accepts(raw.0, v))
+    }
 }
 
 impl TiedBand {
@@ -45,11 +75,17 @@ impl TiedBand {
     }
 
     /// Whether the band passes; `lhs_class` gives the class of a branch's
-    /// lhs dtype byte (read as a whole-byte tag).
+    /// lhs dtype byte (read as a whole-byte tag), `amended` and `allowed`
+    /// the table's amended tests and byte-rule sets.
     #[inline(always)]
-    pub(super) fn clean(self, raw: Raw, lhs_class: impl Fn(u8) -> u8) -> bool {
+    pub(super) fn clean(self, raw: Raw, lhs_class: impl Fn(u8) -> u8, amended: &[AmendedTest], allowed: &[[u8; 0x100]; SETS]) -> bool {
         match self {
             TiedBand::None => true,
+            TiedBand::Amended { first, count } => match amended.get(usize::from(first)..usize::from(first) + usize::from(count)) {
+                Some(tests) => tests.iter().all(|t| t.clean(raw, allowed)),
+                // Not in the table (plans name only tests it has): left to the reporting checks.
+                None => false,
+            },
             TiedBand::Pool { func, scale, mode } => band::pool_ok(raw.byte(func), raw.word(scale), raw.byte(mode)),
             TiedBand::Branch { comp_op, lhs_dtype, ap_kind } => {
                 let valid = lhs_class(raw.byte(lhs_dtype)) & dclass::VALID != 0;

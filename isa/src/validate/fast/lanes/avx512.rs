@@ -217,6 +217,10 @@ pub(in super::super) fn judge(k: &Kernel, batch: &Batch, rules: Rules) -> [Verdi
         if plan.tied != TiedBand::None {
             s &= !(u8::from(!t.tied_clean(Raw(raw), plan.tied)) * BAND_CLEAN);
         }
+        if plan.head.special_used != 0 {
+            // A slot whose alignment an erratum relaxes: its lanes' dtype section asks none (`aligned.rs`).
+            s &= !u8::from(!t.aligned_clean(Raw(raw)));
+        }
         *st = s;
         work[n.min(BATCH - 1)] = i as u8;
         n += usize::from((plan.head.used | plan.head.band_used) != 0);

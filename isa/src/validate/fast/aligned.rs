@@ -1,0 +1,40 @@
+//! Slots whose alignment an erratum relaxes, in the amended tables: an
+//! address aligned to the class of another field's dtype is accepted too
+//! (`tensortensor-inputs-aligned-to-out`). The slot's dtype section there
+//! holds no alignment, and this check, run on the bundles of such an
+//! opcode only, asks for its own dtype's alignment or the erratum's, by the
+//! predicate the amending reads (`amend::AlignAmender`). It fails the whole
+//! bundle, as a misaligned slot does.
+
+use super::super::amend::AlignAmender;
+use super::classes::{dclass, ModeClass, DTYPE_ENTRIES, MODE_ENTRIES, MODE_KEY_SHIFT};
+use super::plan::Planned;
+use super::Raw;
+
+/// A slot checked here: its address word, the mode section it is classed
+/// by, its dtype byte and the spec's section for it (its own alignment).
+#[derive(Clone, Debug)]
+pub(super) struct AlignedSlot {
+    pub(super) word_at: u8,
+    pub(super) mode_base: u16,
+    pub(super) dtype_at: u8,
+    pub(super) own_base: u16,
+    pub(super) errata: Vec<AlignAmender>,
+}
+
+impl Planned {
+    /// Whether every slot of the bundle's opcode checked here is aligned as
+    /// the spec or an erratum asks, where its address mode is one alignment
+    /// is checked for (elsewhere the slot's own rules decide).
+    #[inline]
+    pub(super) fn aligned_clean(&self, raw: Raw) -> bool {
+        let Some(slots) = self.aligned.get(usize::from(raw.0[0])) else { return true };
+        slots.iter().all(|a| {
+            let word = raw.word(a.word_at);
+            let class = self.modes[(usize::from(a.mode_base) + (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
+            let checked = class == ModeClass::Plain as u8 || class == ModeClass::PlainPsum as u8;
+            let own = self.dtypes[(usize::from(a.own_base) + usize::from(raw.byte(a.dtype_at))) & (DTYPE_ENTRIES - 1)];
+            !checked || word & dclass::align_clear(own) == 0 || a.errata.iter().any(|e| e.accepts(raw.0, usize::from(a.word_at)))
+        })
+    }
+}
