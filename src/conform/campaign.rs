@@ -258,6 +258,11 @@ mod tests {
         }
         assert!(results.iter().any(|r| ops(r.unit.kind, Some(r.unit.generation)).is_empty()), "every family has opcodes on every generation");
         let (s, artifacts) = section(&results);
+        for (c, r) in s.cases.iter().zip(&results) {
+            let raw_only = ops(r.unit.kind, Some(r.unit.generation)).is_empty();
+            assert_eq!(c.detail.ends_with("raw-byte properties only"), raw_only, "{}: {}", c.name, c.detail);
+            assert_eq!(c.detail.contains(" generated, "), !raw_only, "{}: {}", c.name, c.detail);
+        }
         assert!(s.cases.iter().all(|c| c.status == Status::Pass), "{:?}", s.cases.iter().find(|c| c.status != Status::Pass));
         assert!(artifacts.is_empty());
         Ok(())
