@@ -157,6 +157,12 @@ pub fn open_with(path: &Path, cap: u64, warn: &mut dyn FnMut(String)) -> Result<
     Ok(Input::Raw(RawStream { name, r, buf: head, start: 0, offset: 0, done: false }))
 }
 
+/// A run of whole bundles from a raw file and the file offset of its first byte.
+pub struct Chunk<'a> {
+    pub at: u64,
+    pub bytes: &'a [u8],
+}
+
 /// A raw bundle file being read: whole bundles a chunk at a time, with their offsets.
 pub struct RawStream {
     name: String,
@@ -179,7 +185,7 @@ impl RawStream {
     /// `None` after the last one or after an error. The error is one line naming
     /// the file and the offset: a read failure, a trailing partial bundle, or
     /// the cap (the bundles before it have been handed over).
-    pub fn next_chunk(&mut self) -> Option<Result<(u64, &[u8]), String>> {
+    pub fn next_chunk(&mut self) -> Option<Result<Chunk<'_>, String>> {
         if self.done {
             return None;
         }
@@ -197,7 +203,7 @@ impl RawStream {
             let (at, from) = (self.offset, self.start);
             self.start += whole;
             self.offset += whole as u64;
-            return Some(Ok((at, &self.buf[from..from + whole])));
+            return Some(Ok(Chunk { at, bytes: &self.buf[from..from + whole] }));
         }
         // Nothing whole is left and the file has ended.
         self.done = true;
@@ -219,7 +225,7 @@ impl RawStream {
     /// file's, but for its last) is handed over without a copy.
     pub fn next_chunk_owned(&mut self, mut spare: Vec<u8>) -> Option<Result<(u64, Vec<u8>), String>> {
         let (at, len) = match self.next_chunk()? {
-            Ok((at, bytes)) => (at, bytes.len()),
+            Ok(c) => (c.at, c.bytes.len()),
             Err(e) => return Some(Err(e)),
         };
         spare.clear();
@@ -500,9 +506,9 @@ mod tests {
         let (mut chunks, mut bytes, mut error) = (Vec::new(), Vec::new(), None);
         while let Some(c) = raw.next_chunk() {
             match c {
-                Ok((at, b)) => {
-                    chunks.push((at, b.len()));
-                    bytes.extend_from_slice(b);
+                Ok(c) => {
+                    chunks.push((c.at, c.bytes.len()));
+                    bytes.extend_from_slice(c.bytes);
                 }
                 Err(e) => error = Some(e),
             }

@@ -38,8 +38,8 @@ pub fn run(a: Args) -> u8 {
                     match chunk {
                         // The bundles before the error have been printed.
                         Err(e) => code = super::fail(e),
-                        Ok((base, bytes)) => {
-                            if let Err(c) = out.write(code, |w| write_bundles(w, "", base, bytes)) {
+                        Ok(c) => {
+                            if let Err(c) = out.write(code, |w| write_bundles(w, "", c.at, c.bytes)) {
                                 return c;
                             }
                         }

@@ -140,7 +140,7 @@ impl Verdicts {
                 let at = Origin { file: json_name, member: "", label: raw.name().to_string(), choice: &choice, build: None };
                 while let Some(chunk) = raw.next_chunk() {
                     match chunk {
-                        Ok((base, bytes)) => self.bundles(&at, base, bytes)?,
+                        Ok(c) => self.bundles(&at, c.at, c.bytes)?,
                         // The bundles before the error have been judged.
                         Err(e) => self.unreadable = super::fail(e),
                     }
