@@ -4,7 +4,8 @@
 # cargo-nextest when missing, leaves out the validator kernels this CPU
 # cannot run (their every mutant would read "missed"), builds a copied tree
 # in target/mutants (kept between runs; never target/, where `cargo test`
-# would take a mutant's build for fresh), then runs `cargo mutants ARGS...`.
+# would take a mutant's build for fresh; with --jobs N each job's copy has its
+# own), then runs `cargo mutants ARGS...`.
 #   usage: ci/mutants.sh [CARGO_MUTANTS_ARGS...]   e.g. --workspace --shard 0/40
 #          ci/mutants.sh summary [--shards N] DIR...
 #                 one page of markdown from the mutants.out folders under DIRs
@@ -60,5 +61,20 @@ cargo nextest --version >/dev/null 2>&1 || cargo install cargo-nextest --locked 
 flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
 args=()
 [[ "$flags" == *" avx512vbmi "* && "$flags" == *" avx512bw "* ]] || args+=(--exclude isa/src/validate/fast/lanes/avx512.rs)
-[[ " $* " == *" --in-place "* ]] || export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/mutants}"
+# A kept target folder serves one job: with --jobs N, each job builds in its
+# own copy's target/, or one job would test another's mutant.
+jobs=1
+for ((i = 1; i <= $#; i++)); do
+  case "${!i}" in
+    --) break ;;
+    -j | --jobs) n=$((i + 1)); jobs="${!n:-1}" ;;
+    --jobs=*) jobs="${!i#--jobs=}" ;;
+    -j*) jobs="${!i#-j}" ;;
+  esac
+done
+if [ "$jobs" != 1 ]; then
+  [ -z "${CARGO_TARGET_DIR:-}" ] || { echo "ci/mutants.sh: --jobs $jobs with CARGO_TARGET_DIR set: the jobs would share one target folder" >&2; exit 1; }
+elif [[ " $* " != *" --in-place "* ]]; then
+  export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/mutants}"
+fi
 exec cargo mutants "${args[@]}" "$@"
