@@ -9,11 +9,13 @@ use std::thread::ScopedJoinHandle;
 /// Threads to load with: every core this process may use, or
 /// [`ENV_THREADS`] when set to a positive number.
 pub fn threads() -> usize {
-    std::env::var(ENV_THREADS)
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    threads_from(std::env::var(ENV_THREADS).ok().as_deref(), || std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// [`threads`] from the value of [`ENV_THREADS`] and the cores: a positive
+/// number is taken as it is, anything else (unset, 0, not a number) gives the cores.
+fn threads_from(var: Option<&str>, cores: impl FnOnce() -> usize) -> usize {
+    var.and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0).unwrap_or_else(cores)
 }
 
 /// Sets how many threads [`threads`] gives (e.g. 1 to compare).
@@ -53,7 +55,40 @@ pub fn in_order<I: Sync, T: Send, E>(
 
 #[cfg(test)]
 mod tests {
-    use super::in_order;
+    use super::{in_order, threads, threads_from, ENV_THREADS};
+
+    #[test]
+    fn threads_are_a_positive_count_from_the_environment_or_the_cores() {
+        let cores = || 6;
+        assert_eq!(threads_from(Some("3"), cores), 3);
+        assert_eq!(threads_from(Some("1"), cores), 1);
+        for not_a_count in [None, Some("0"), Some("-2"), Some("two"), Some("")] {
+            assert_eq!(threads_from(not_a_count, cores), 6, "{not_a_count:?}");
+        }
+        // This process: what its environment and cores give.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(threads(), threads_from(std::env::var(ENV_THREADS).ok().as_deref(), || cores));
+    }
+
+    #[test]
+    fn one_thread_loads_on_the_callers_and_more_load_on_their_own() {
+        let caller = std::thread::current().id();
+        let items: Vec<u32> = (0..9).collect();
+        for threads in [1, 2, 4] {
+            let mut on_caller = Vec::new();
+            let r: Result<(), ()> = in_order(
+                &items,
+                threads,
+                |_| std::thread::current().id() == caller,
+                |_, here| {
+                    on_caller.push(here);
+                    Ok(())
+                },
+            );
+            assert!(r.is_ok());
+            assert_eq!(on_caller, vec![threads == 1; items.len()], "{threads} threads");
+        }
+    }
 
     #[test]
     fn results_come_in_input_order_on_any_number_of_threads() {

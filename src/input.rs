@@ -189,7 +189,9 @@ impl RawStream {
         if self.done {
             return None;
         }
-        if self.buf.len() - self.start < BUNDLE_BYTES && !self.r.eof {
+        // Before the end, what is left of the buffer is less than a bundle (the
+        // rest of a chunk) or the first read: keep it, and read up to a chunk.
+        if !self.r.eof {
             self.buf.drain(..self.start);
             self.start = 0;
             if let Err(e) = self.r.fill(&mut self.buf, CHUNK) {
