@@ -8,6 +8,7 @@
 
 mod ahead;
 mod bench;
+mod clock;
 mod cmd;
 mod conform;
 mod html;

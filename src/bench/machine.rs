@@ -3,7 +3,6 @@
 //! anything unavailable reads `unknown`.
 
 use std::process::Command;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The machine and moment of a run.
 #[derive(Clone, Debug)]
@@ -50,7 +49,7 @@ impl Machine {
             .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
             .unwrap_or_else(|_| UNKNOWN.into());
         Machine {
-            date: utc_now(),
+            date: crate::clock::Utc::now().minutes(),
             cpu_model,
             logical_cpus: logical_cpus.max(1),
             parallelism,
@@ -72,38 +71,4 @@ fn tool_line(tool: &str, args: &[&str]) -> String {
         .filter(|o| o.status.success())
         .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string))
         .unwrap_or_else(|| UNKNOWN.into())
-}
-
-fn utc_now() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    utc(secs)
-}
-
-/// `YYYY-MM-DD HH:MM` for seconds since the epoch (proleptic Gregorian, UTC).
-fn utc(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let (hh, mm) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
-    // Days-to-civil over 400-year eras (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {hh:02}:{mm:02}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::utc;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(utc(0), "1970-01-01 00:00");
-        assert_eq!(utc(951_782_400), "2000-02-29 00:00");
-        assert_eq!(utc(1_767_323_096), "2026-01-02 03:04");
-    }
 }

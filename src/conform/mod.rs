@@ -8,7 +8,6 @@
 
 pub mod campaign;
 pub mod cheader;
-pub mod clock;
 pub mod description;
 pub mod elf_seed;
 pub mod hand;
@@ -99,7 +98,7 @@ fn write(folder: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
 /// report folder itself; everything else is a check in the report.
 pub fn run(o: &Options) -> Result<Outcome, String> {
     let started = Instant::now();
-    let now = clock::Utc::now();
+    let now = crate::clock::Utc::now();
     // Removed on any early return; swapped in over an earlier run's folder when complete.
     let staging = staging::Staging::new(&o.out, now.date())?;
     let folder = staging.dir().to_path_buf();
