@@ -231,12 +231,12 @@ impl RawStream {
             Err(e) => return Some(Err(e)),
         };
         spare.clear();
-        let from = self.start - len;
-        if from == 0 && self.start == self.buf.len() {
+        // The chunk is the whole buffer: hand the buffer over.
+        if len == self.buf.len() {
             self.start = 0;
             return Some(Ok((at, std::mem::replace(&mut self.buf, spare))));
         }
-        spare.extend_from_slice(&self.buf[from..self.start]);
+        spare.extend_from_slice(&self.buf[self.start - len..self.start]);
         Some(Ok((at, spare)))
     }
 }
@@ -253,39 +253,30 @@ struct Reader {
 }
 
 impl Reader {
-    /// Reads into `buf` until it holds `want` bytes, the file ends or the cap is passed.
+    /// Reads into `buf` until it holds `want` bytes, the file ends or the cap is
+    /// passed: never more than one byte past the cap, so a pipe is read no
+    /// further than the cap tells. (std's `read_to_end` retries an interrupted read.)
     fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
-        if buf.len() >= want || self.eof {
+        if self.eof {
             return Ok(());
         }
         // One byte past the cap tells a file over the cap; it is dropped.
         let allowed = usize::try_from(self.cap.saturating_add(1) - self.read).unwrap_or(usize::MAX);
-        let (from, end) = (buf.len(), buf.len() + (want - buf.len()).min(allowed));
-        buf.resize(end, 0);
-        let mut filled = from;
-        let result = loop {
-            if filled == end {
-                break Ok(());
-            }
-            match self.file.read(&mut buf[filled..end]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break Ok(());
-                }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => break Err(e),
-            }
-        };
-        buf.truncate(filled);
-        self.read += (filled - from) as u64;
+        let more = want.saturating_sub(buf.len()).min(allowed);
+        let from = buf.len();
+        buf.reserve_exact(more);
+        let result = (&mut self.file).take(more as u64).read_to_end(buf);
+        let got = buf.len() - from;
+        self.read += got as u64;
+        // `take` stops short of its limit only at the end of the file.
+        self.eof = result.is_ok() && got < more;
         if self.read > self.cap {
             buf.truncate(buf.len() - (self.read - self.cap) as usize);
             self.read = self.cap;
             self.over = true;
             self.eof = true;
         }
-        result
+        result.map(drop)
     }
 
     /// Reads everything up to the cap into `buf` (a container is read whole),
@@ -589,12 +580,81 @@ mod tests {
     }
 
     #[test]
+    fn owned_chunks_hand_over_the_same_bundles_and_errors() -> Result<(), Box<dyn std::error::Error>> {
+        let all = tpb_isa::props::seeded_bytes(4, CHUNK + 64 * 5);
+        let mut odd = all.clone();
+        odd.extend_from_slice(&[7; 10]);
+        // Through a pipe, so the trailing partial bundle is found at the end, not at open.
+        let (path, _r, w) = piped(odd)?;
+        let Input::Raw(mut raw) = open(&path, neff::MAX_FILE)? else { return Err("opened as a container".into()) };
+        let (mut bytes, mut spare, mut error) = (Vec::new(), Vec::new(), None);
+        while let Some(c) = raw.next_chunk_owned(std::mem::take(&mut spare)) {
+            match c {
+                Ok((at, chunk)) => {
+                    assert_eq!(at, bytes.len() as u64);
+                    bytes.extend_from_slice(&chunk);
+                    spare = chunk;
+                }
+                Err(e) => error = Some(e),
+            }
+        }
+        w.join().map_err(|_| "writer")?;
+        assert!(bytes == all, "{} bytes handed over of {}", bytes.len(), all.len());
+        let e = error.ok_or("no error")?;
+        assert!(e.contains(&format!("trailing partial bundle at offset {:#x}", all.len())), "{e}");
+        Ok(())
+    }
+
+    #[test]
+    fn a_pipe_is_read_no_further_than_one_byte_past_the_cap() -> Result<(), Box<dyn std::error::Error>> {
+        use std::io::Write as _;
+        use std::os::fd::AsRawFd as _;
+        let cap = CHUNK as u64 + 100;
+        let (r, mut w) = std::io::pipe()?;
+        let path = PathBuf::from(format!("/proc/self/fd/{}", r.as_raw_fd()));
+        // The writer counts what the reader took (and the pipe holds) until the reader leaves.
+        let writer = std::thread::spawn(move || {
+            let block = vec![0x46u8; 4096];
+            let mut written = 0u64;
+            while let Ok(n) = w.write(&block) {
+                written += n as u64;
+            }
+            written
+        });
+        let (chunks, _, error) = drain(&path, cap)?;
+        drop(r);
+        let written = writer.join().map_err(|_| "writer")?;
+        assert!(error.is_some_and(|e| e.contains("more than the cap")));
+        assert_eq!(chunks.iter().map(|c| c.1 as u64).sum::<u64>(), cap - cap % 64);
+        // A pipe holds 64 KiB (Linux's default; only its reader or writer could grow it): far less than a second chunk.
+        assert!(written <= cap + 1 + (256 << 10), "{written} bytes written for a cap of {cap}");
+        Ok(())
+    }
+
+    #[test]
     fn a_file_of_exactly_the_cap_opens() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let p = dir.path().join("full.bin");
         std::fs::write(&p, bundles(&[0x46; 2]))?;
         // The cap is a size allowed: only a byte more is refused.
         open(&p, 128)?;
+        // A container past the first chunk, read whole (from a file and from a pipe): the same.
+        let kelf = br#"{"target": "trn1", "graphs": [{"name": "sg00"}]}"#;
+        let noise = tpb_isa::props::seeded_bytes(9, CHUNK * 3 / 2);
+        let neff = neff::build::container(2, &[("kelf-0.json", kelf), ("sg00/PE.bin", &bundles(&[0x46; 3])), ("noise.bin", &noise)])?;
+        assert!(neff.len() > CHUNK, "{} bytes", neff.len());
+        let p = dir.path().join("big.neff");
+        std::fs::write(&p, &neff)?;
+        let cap = neff.len() as u64;
+        assert!(matches!(open(&p, cap)?, Input::Neff(_)));
+        let (path, _r, w) = piped(neff.clone())?;
+        let opened = open(&path, cap);
+        w.join().map_err(|_| "writer")?;
+        assert!(matches!(opened?, Input::Neff(_)));
+        let (path, _r, w) = piped(neff)?;
+        let refused = open(&path, cap - 1).err().ok_or("a byte over the cap opened")?;
+        w.join().map_err(|_| "writer")?;
+        assert!(refused.contains("more than the cap"), "{refused}");
         Ok(())
     }
 
