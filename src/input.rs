@@ -270,8 +270,9 @@ impl Reader {
         self.read += got as u64;
         // `take` stops short of its limit only at the end of the file.
         self.eof = result.is_ok() && got < more;
+        // At most the one byte past the cap was read: drop it.
         if self.read > self.cap {
-            buf.truncate(buf.len() - (self.read - self.cap) as usize);
+            buf.pop();
             self.read = self.cap;
             self.over = true;
             self.eof = true;
