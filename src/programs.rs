@@ -130,3 +130,29 @@ pub fn name(p: &Path) -> String {
     }
     parts.join("/")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::list;
+    use std::path::PathBuf;
+
+    #[test]
+    fn list_gives_the_finds_and_the_errors_expand_would_print() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let (full, empty) = (dir.path().join("full"), dir.path().join("empty"));
+        std::fs::create_dir_all(full.join("sub"))?;
+        std::fs::create_dir_all(&empty)?;
+        for f in ["b.neff", "sub/a.neff", "notes.txt"] {
+            std::fs::write(full.join(f), b"")?;
+        }
+        let file = dir.path().join("x.bin");
+        let (found, errors) = list(&[full.clone(), empty.clone(), file.clone()]);
+        let relative: Vec<&str> = found.iter().map(|f| f.relative.as_str()).collect();
+        assert_eq!(relative, ["b.neff", "sub/a.neff", "x.bin"]);
+        assert_eq!(found[2].path, file);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("empty: no *.neff file in this folder"), "{errors:?}");
+        assert_eq!(list(&[] as &[PathBuf]), (vec![], vec![]));
+        Ok(())
+    }
+}

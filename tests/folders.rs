@@ -39,6 +39,8 @@ fn validate_disasm_and_neff_read_a_folder_as_its_programs_in_name_order() {
     let by_folder = tpb(&["validate", "-q", &d]);
     assert_eq!(by_folder.status.code(), Some(0), "{}", text(&by_folder.stderr));
     assert_eq!(text(&by_folder.stdout), text(&by_files.stdout));
+    // Without -v the finds are not listed.
+    assert!(!text(&by_folder.stderr).contains("found:"), "{}", text(&by_folder.stderr));
     assert!(text(&by_folder.stdout).ends_with(" 0 invalid\n"), "{}", text(&by_folder.stdout));
     let v = tpb(&["validate", "-v", &d]);
     let err = text(&v.stderr);
