@@ -51,7 +51,8 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 /// The shard (1-based) of `relative` among `n`: jump consistent hash of its FNV-1a.
 pub fn of(relative: &str, n: u32) -> u32 {
     let mut key = fnv1a(relative.as_bytes());
-    let (mut b, mut j): (i64, i64) = (-1, 0);
+    // The loop runs at least once (n >= 1), so b's first value is never read.
+    let (mut b, mut j): (i64, i64) = (0, 0);
     while j < i64::from(n.max(1)) {
         b = j;
         key = key.wrapping_mul(2_862_933_555_777_941_757).wrapping_add(1);
@@ -67,6 +68,7 @@ mod tests {
     #[test]
     fn k_of_n_is_parsed_and_nonsense_refused() {
         assert_eq!("2/5".parse::<Shard>(), Ok(Shard { k: 2, n: 5 }));
+        assert_eq!(Shard { k: 2, n: 5 }.to_string(), "2/5");
         for bad in ["0/3", "4/3", "1", "a/b", "1/0", "-1/2"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
@@ -86,6 +88,11 @@ mod tests {
             }
             // Roughly even: no shard holds under half its share.
             assert!(per.iter().all(|&c| c * 2 * n as usize >= names.len()), "{n}: {per:?}");
+        }
+        // Fixed shards, so a fleet's shards never move between versions: the values of an
+        // independent implementation (Python, from the paper's pseudo-code and FNV-1a's constants).
+        for (name, want) in [("xla/MODULE_0.neff", [2, 2, 6, 65]), ("xla/MODULE_1.neff", [1, 3, 5, 85]), ("nki/kernel.neff", [2, 3, 6, 61])] {
+            assert_eq!([2, 3, 7, 100].map(|n| of(name, n)), want, "{name}");
         }
         // Growing from 4 to 5 shards moves about a fifth of the files, and only into the new shard.
         let moved: Vec<&String> = names.iter().filter(|f| of(f, 4) != of(f, 5)).collect();
