@@ -233,3 +233,14 @@ fn asm_errors_quote_a_huge_token_cut_and_escaped() {
     assert!(err.contains("\\u{1b}[31mAAA") && err.contains('…'), "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn the_temporary_file_is_made_beside_the_output_not_in_the_working_folder() {
+    // Nothing can be created in /proc, not even by root: a temporary file made
+    // in the working folder instead of the output's would fail the write.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.h");
+    let o = Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir("/proc").args(["header", "-o", s(&out)]).output().expect("runs tpb");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).expect("read out.h"), header());
+}
