@@ -260,6 +260,29 @@ mod tests {
     }
 
     #[test]
+    fn a_reader_that_left_keeps_the_verdict_and_any_other_failure_is_an_io_error() {
+        let (gone, full) = (io::Error::from(io::ErrorKind::BrokenPipe), io::Error::from(io::ErrorKind::StorageFull));
+        assert!(reader_left(&gone) && !reader_left(&full));
+        assert_eq!((lost(&gone, 1), lost(&full, 1)), (1, EXIT_USAGE));
+        assert_eq!((lost_or(&gone, 1, 3), lost_or(&full, 1, 3)), (1, 3));
+        // A Sink stops writing once the reader has left, and reports any other failure.
+        let mut sink = Sink::new();
+        assert_eq!(sink.write(1, |_| Err(io::Error::from(io::ErrorKind::BrokenPipe))), Ok(()));
+        let mut called = false;
+        assert_eq!(
+            sink.write(1, |_| {
+                called = true;
+                Ok(())
+            }),
+            Ok(())
+        );
+        assert!(!called, "written after the reader left");
+        assert_eq!(sink.finish(1), 1);
+        let mut sink = Sink::new();
+        assert_eq!(sink.write(1, |_| Err(io::Error::from(io::ErrorKind::StorageFull))), Err(EXIT_USAGE));
+    }
+
+    #[test]
     fn a_replaced_file_keeps_its_owner_where_root_can_give_it() -> Result {
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("owned");
