@@ -94,6 +94,8 @@ mod tests {
         for (name, want) in [("xla/MODULE_0.neff", [2, 2, 6, 65]), ("xla/MODULE_1.neff", [1, 3, 5, 85]), ("nki/kernel.neff", [2, 3, 6, 61])] {
             assert_eq!([2, 3, 7, 100].map(|n| of(name, n)), want, "{name}");
         }
+        // Two names (found by search) whose shard among 5000 moves if the divisor's `+ 1` does.
+        assert_eq!((of("xla/MODULE_20281.neff", 5000), of("xla/MODULE_59171.neff", 5000)), (3235, 4282));
         // Growing from 4 to 5 shards moves about a fifth of the files, and only into the new shard.
         let moved: Vec<&String> = names.iter().filter(|f| of(f, 4) != of(f, 5)).collect();
         assert!(moved.iter().all(|f| of(f, 5) == 5) && moved.len() < names.len() * 3 / 10, "{}", moved.len());
