@@ -180,10 +180,47 @@ fn asm_input_over_the_cap_is_refused_naming_it() {
         .expect("runs sh");
     assert_eq!(code(&o), IO_ERROR, "{}", stderr(&o));
     assert!(stderr(&o).contains("more than the cap of 100 bytes"), "{}", stderr(&o));
-    // Under the cap it assembles.
+    // Under the cap it assembles; so does text of exactly the cap, from the file and through a pipe.
     let o = tpb(&["asm", "--max-bytes", "1000", s(&text), "-o", s(&out)]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(std::fs::metadata(&out).expect("stat").len(), 4 * 64);
+    let exact = std::fs::metadata(&text).expect("stat").len().to_string();
+    let o = tpb(&["asm", "--max-bytes", &exact, s(&text), "-o", s(&out)]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = Command::new("sh")
+        .args(["-c", "cat \"$1\" | \"$0\" asm --max-bytes \"$3\" /dev/stdin -o \"$2\""])
+        .args([env!("CARGO_BIN_EXE_tpb"), s(&text), s(&out), &exact])
+        .output()
+        .expect("runs sh");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn asm_refuses_an_endless_stream_that_is_not_utf8_at_its_head() {
+    // 0xFF lines without end: refused once the head is seen, not read to the (huge) cap.
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.bin");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tpb"))
+        .args(["asm", "--max-bytes", "1099511627776", "/dev/stdin", "-o", s(&out)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns tpb");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // Writes until tpb has gone (the pipe breaks).
+    let writer = std::thread::spawn(move || while stdin.write_all(&[0xFF, b'\n'].repeat(4096)).is_ok() {});
+    let start = Instant::now();
+    while child.try_wait().expect("polls tpb").is_none() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let o = child.wait_with_output().expect("collects tpb");
+    writer.join().expect("writer");
+    assert!(start.elapsed() < Duration::from_secs(20), "tpb asm read on past the head");
+    assert_eq!(code(&o), IO_ERROR, "{}", stderr(&o));
+    assert!(stderr(&o).contains("offset 0x0: not UTF-8"), "{}", stderr(&o));
 }
 
 #[test]
