@@ -239,6 +239,11 @@ fn asm_of_binary_bundles_says_to_disassemble_first() {
     let o = tpb(&["asm", s(&bin), "-o", s(&out)]);
     assert_eq!(code(&o), IO_ERROR, "{}", stderr(&o));
     assert!(stderr(&o).contains("not UTF-8") && stderr(&o).contains("tpb disasm"), "{}", stderr(&o));
+    // A short file that ends inside a character.
+    let cut = write(dir.path(), "cut.tpb", b"# comment \xC3");
+    let o = tpb(&["asm", s(&cut), "-o", s(&out)]);
+    assert_eq!(code(&o), IO_ERROR, "{}", stderr(&o));
+    assert!(stderr(&o).contains("offset 0xa: not UTF-8"), "{}", stderr(&o));
 }
 
 #[test]

@@ -73,8 +73,9 @@ fn read_text(path: &Path, cap: u64) -> Result<String, String> {
         return Err(binary(off, "NUL byte"));
     }
     if let Err(e) = std::str::from_utf8(&bytes) {
-        // A character cut by the end of the head is judged once the rest is read.
-        if e.error_len().is_some() || bytes.len() < BINARY_SNIFF {
+        // A character cut by the end of the head is judged once the rest is read
+        // (in a file shorter than the head, by the same check at the end).
+        if e.error_len().is_some() {
             return Err(binary(e.valid_up_to(), "not UTF-8"));
         }
     }
