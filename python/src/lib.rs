@@ -455,9 +455,9 @@ fn validate_path(
                 let choice = choice::for_raw(arch);
                 let label = raw.name().to_string();
                 while let Some(chunk) = raw.next_chunk() {
-                    let (base, bytes) = chunk?;
+                    let chunk = chunk?;
                     let source = Source { file: file.clone(), member: String::new(), choice: choice.clone(), build: None };
-                    report.judge(source, &label, base, bytes, recovered, every)?;
+                    report.judge(source, &label, chunk.at, chunk.bytes, recovered, every)?;
                 }
             }
             tpb::input::Input::Neff(program) => {
