@@ -130,7 +130,7 @@ pub fn open_with(path: &Path, cap: u64, warn: &mut dyn FnMut(String)) -> Result<
         return Err(format!("{name}: offset {cap:#x}: {len} bytes is over the cap of {cap} bytes"));
     }
     let regular = meta.is_file();
-    let mut r = Reader { file, cap, read: 0, eof: false, over: false };
+    let mut r = Reader::new(file, cap);
     let mut head = Vec::with_capacity(CHUNK);
     r.fill(&mut head, CHUNK).map_err(cannot)?;
     if is_neff_name(path) || r.sniff_neff(&mut head, regular.then_some(len)).map_err(cannot)? {
@@ -241,8 +241,9 @@ impl RawStream {
     }
 }
 
-/// A file read up to its cap.
-struct Reader {
+/// A file read up to its cap: the one capped reader the commands share (a
+/// raw stream, a container read whole, `tpb asm`'s text).
+pub(crate) struct Reader {
     file: File,
     cap: u64,
     /// Bytes read so far (at most `cap`: the byte past it is dropped).
@@ -253,10 +254,19 @@ struct Reader {
 }
 
 impl Reader {
+    pub(crate) fn new(file: File, cap: u64) -> Self {
+        Reader { file, cap, read: 0, eof: false, over: false }
+    }
+
+    /// Whether the file holds more than the cap (seen once the byte past it is read).
+    pub(crate) fn over(&self) -> bool {
+        self.over
+    }
+
     /// Reads into `buf` until it holds `want` bytes, the file ends or the cap is
     /// passed: never more than one byte past the cap, so a pipe is read no
     /// further than the cap tells. (std's `read_to_end` retries an interrupted read.)
-    fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
+    pub(crate) fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
         if self.eof {
             return Ok(());
         }
@@ -281,15 +291,17 @@ impl Reader {
     }
 
     /// Reads everything up to the cap into `buf` (a container is read whole),
-    /// growing it by hand: never past the cap (read_to_end could double past it).
-    fn rest(&mut self, buf: &mut Vec<u8>, len: Option<u64>) -> io::Result<()> {
+    /// growing it by hand, never past the cap and the one byte after it
+    /// (read_to_end could double its buffer to twice the cap). `len`: the
+    /// length of a regular file, reserved at once.
+    pub(crate) fn rest(&mut self, buf: &mut Vec<u8>, len: Option<u64>) -> io::Result<()> {
         let limit = usize::try_from(self.cap.saturating_add(1)).unwrap_or(usize::MAX);
         if let Some(len) = len {
             buf.reserve_exact(usize::try_from(len).unwrap_or(0).saturating_add(1).min(limit).saturating_sub(buf.len()));
         }
         while !self.eof {
             if buf.len() == buf.capacity() {
-                buf.reserve_exact(buf.capacity().max(64 << 10).min(limit.saturating_sub(buf.len()).max(1)));
+                buf.reserve_exact(growth(buf.len(), limit));
             }
             let want = buf.capacity();
             self.fill(buf, want)?;
@@ -332,6 +344,13 @@ impl Reader {
             _ => Ok(false),
         }
     }
+}
+
+/// How much a full buffer of `len` bytes grows by when `limit` bytes in all
+/// are allowed: as much again (at least 64 KiB), never past `limit`, and by at
+/// least one byte, the one that tells the end of the file or a file over the cap.
+fn growth(len: usize, limit: usize) -> usize {
+    len.max(64 << 10).min(limit.saturating_sub(len)).max(1)
 }
 
 /// Whether `sample` (the start of a file) is text in the `tpb disasm` format:
@@ -517,6 +536,48 @@ mod tests {
         let (r, mut w) = std::io::pipe()?;
         let path = PathBuf::from(format!("/proc/self/fd/{}", r.as_raw_fd()));
         Ok((path, r, std::thread::spawn(move || drop(w.write_all(&bytes)))))
+    }
+
+    #[test]
+    fn a_full_buffer_grows_by_as_much_again_and_never_past_the_limit() {
+        let k = 64 << 10;
+        // (len, limit) -> growth: at least 64 KiB, as much again, cut at the limit, never 0.
+        for (len, limit, want) in
+            [(0, 1 << 30, k), (10, 1 << 30, k), (k + 1, 1 << 30, k + 1), (3 * k, 4 * k, k), (5, 8, 3), (7, 8, 1), (8, 8, 1), (9, 8, 1)]
+        {
+            assert_eq!(growth(len, limit), want, "growth({len}, {limit})");
+        }
+    }
+
+    #[test]
+    fn the_rest_of_a_pipe_is_read_whole_in_a_buffer_never_past_the_cap() -> Result<(), Box<dyn std::error::Error>> {
+        // Sizes about the growth steps (64 KiB, then doubling) and the cap.
+        let cap = 300_000u64;
+        for size in [0usize, 1, 65_535, 65_536, 65_537, 131_073, 299_999, 300_000, 300_001, 700_000] {
+            let all = tpb_isa::props::seeded_bytes(size as u64, size);
+            let (path, pipe, w) = piped(all.clone())?;
+            let mut r = Reader::new(File::open(&path)?, cap);
+            let mut buf = Vec::new();
+            r.fill(&mut buf, 100)?;
+            r.rest(&mut buf, None)?;
+            let over = r.over();
+            // Both ends of the read side close, so a writer left with bytes past the cap stops.
+            drop((r, pipe));
+            w.join().map_err(|_| "writer")?;
+            let kept = size.min(cap as usize);
+            assert!(buf == all[..kept], "{size} bytes: {} read", buf.len());
+            assert_eq!(over, size as u64 > cap, "{size} bytes");
+            assert!(buf.capacity() as u64 <= cap + 1, "{size} bytes: capacity {}", buf.capacity());
+        }
+        // A regular file's length is reserved at once: one allocation, of the length and the byte that tells its end.
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("f");
+        std::fs::write(&p, vec![7u8; 200_000])?;
+        let mut r = Reader::new(File::open(&p)?, cap);
+        let mut buf = Vec::new();
+        r.rest(&mut buf, Some(200_000))?;
+        assert_eq!((buf.len(), buf.capacity(), r.over()), (200_000, 200_001, false));
+        Ok(())
     }
 
     #[test]

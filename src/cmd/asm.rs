@@ -2,7 +2,6 @@
 //! (written atomically). The input is read under a size cap, binary input is
 //! refused at once, and errors quote the input only cut short and escaped.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -52,23 +51,20 @@ pub fn run(a: Args) -> u8 {
 fn read_text(path: &Path, cap: u64) -> Result<String, String> {
     let name = path.display();
     let unreadable = |e: std::io::Error| format!("{name}: cannot read: {e}");
-    let too_large = |what: String| format!("{name}: offset {cap:#x}: {what}");
+    let too_large = || format!("{name}: offset {cap:#x}: more than the cap of {cap} bytes");
     let binary = |off: usize, what: &str| {
         format!("{name}: offset {off:#x}: {what}: this looks like binary bundles, not text (turn them into text with `tpb disasm` first)")
     };
     let file = std::fs::File::open(path).map_err(unreadable)?;
-    let len = file.metadata().map_err(unreadable)?.len();
+    let meta = file.metadata().map_err(unreadable)?;
+    let len = meta.len();
     if len > cap {
-        return Err(too_large(format!("{len} bytes is over the cap of {cap} bytes")));
+        return Err(format!("{name}: offset {cap:#x}: {len} bytes is over the cap of {cap} bytes"));
     }
-    let limit = usize::try_from(cap.saturating_add(1)).unwrap_or(usize::MAX);
-    let mut reader = file.take(limit as u64);
+    let mut reader = crate::input::Reader::new(file, cap);
     // The head first: binary input (`/dev/zero`, a bundle file) is refused before more is read.
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1).clamp(1, limit));
-    reader.by_ref().take(BINARY_SNIFF as u64).read_to_end(&mut bytes).map_err(unreadable)?;
-    if bytes.len() as u64 > cap {
-        return Err(too_large(format!("more than the cap of {cap} bytes")));
-    }
+    let mut bytes = Vec::new();
+    reader.fill(&mut bytes, BINARY_SNIFF).map_err(unreadable)?;
     if let Some(off) = bytes.iter().position(|&b| b == 0) {
         return Err(binary(off, "NUL byte"));
     }
@@ -79,21 +75,9 @@ fn read_text(path: &Path, cap: u64) -> Result<String, String> {
             return Err(binary(e.valid_up_to(), "not UTF-8"));
         }
     }
-    // Then the rest, growing by hand, never past `cap + 1` (read_to_end could double to twice that).
-    if bytes.len() == BINARY_SNIFF {
-        loop {
-            if bytes.len() == bytes.capacity() {
-                bytes.reserve_exact(bytes.capacity().max(BINARY_SNIFF).min(limit - bytes.len()));
-            }
-            let room = (bytes.capacity() - bytes.len()) as u64;
-            let n = reader.by_ref().take(room).read_to_end(&mut bytes).map_err(unreadable)?;
-            if n == 0 || bytes.len() >= limit {
-                break;
-            }
-        }
-    }
-    if bytes.len() as u64 > cap {
-        return Err(too_large(format!("more than the cap of {cap} bytes")));
+    reader.rest(&mut bytes, meta.is_file().then_some(len)).map_err(unreadable)?;
+    if reader.over() {
+        return Err(too_large());
     }
     String::from_utf8(bytes).map_err(|e| binary(e.utf8_error().valid_up_to(), "not UTF-8"))
 }
