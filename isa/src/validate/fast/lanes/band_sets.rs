@@ -8,6 +8,8 @@ use super::super::plan::{Planned, SETS};
 
 /// Bits a band test's set may have.
 pub(super) const BITS: usize = u16::BITS as usize;
+// Every set the plans can name gets a bit of its own: more sets is a compile error here, not a fallback.
+const _: () = assert!(SETS <= BITS);
 
 pub(super) struct BandSets {
     /// By set: its bit, if a plan tests it.
@@ -17,7 +19,8 @@ pub(super) struct BandSets {
 }
 
 impl BandSets {
-    /// The bits of the sets `t`'s plans test; `None` when they need more than [`BITS`].
+    /// The bits of the sets `t`'s plans test; `None` when a plan names a set
+    /// past the table, or the bits do not read as the sets allow.
     pub(super) fn build(t: &Planned) -> Option<BandSets> {
         let tests = t.plans.iter().flat_map(|p| p.band.iter().take(usize::from(p.head.band_used)));
         let mut s = BandSets { bit: [None; SETS], allows: [0; 0x100] };
@@ -31,7 +34,7 @@ impl BandSets {
                     rows.len() - 1
                 }
             };
-            *s.bit.get_mut(set)? = Some(1 << u32::try_from(n).ok().filter(|&n| (n as usize) < BITS)?);
+            *s.bit.get_mut(set)? = Some(1 << n);
         }
         for (v, bits) in s.allows.iter_mut().enumerate() {
             *bits = rows.iter().enumerate().fold(0, |acc, (n, row)| acc | (u16::from(row[v] != 0) << n));
