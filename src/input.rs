@@ -319,8 +319,10 @@ impl Reader {
         }
         let Some(h) = neff::NeffHeader::read(head) else { return Ok(false) };
         let hs = h.header_size.get();
-        let seen = hs.saturating_add(PAYLOAD_SNIFF as u64) <= head.len() as u64;
-        if self.eof || seen || neff::integrity::Algorithm::for_version(h.pkg_version.get()).is_none() || hs < neff::HEADER_BYTES as u64 {
+        // Only a header that reads as one (a known version, a payload past the
+        // header) is looked at further on. A payload the head already holds is
+        // judged again, from the same bytes: the same verdict.
+        if neff::integrity::Algorithm::for_version(h.pkg_version.get()).is_none() || hs < neff::HEADER_BYTES as u64 {
             return Ok(false);
         }
         if let Some(len) = len {
@@ -759,6 +761,36 @@ mod tests {
         assert!(matches!(open(&p, neff::MAX_FILE)?, Input::Neff(_)));
         std::fs::write(&p, bundles(&[1, 2]))?;
         assert!(matches!(open(&p, neff::MAX_FILE)?, Input::Raw(_)));
+        Ok(())
+    }
+
+    #[test]
+    fn a_header_that_is_no_neff_header_is_never_followed_to_its_payload() -> Result<(), Box<dyn std::error::Error>> {
+        // Raw bundles (byte 1 is 0x10: an unknown pkg_version) whose header_size
+        // field points at gzip's magic, 2 MiB in: still raw bundles, from a file
+        // and from a pipe, and the pipe is not read ahead to look there.
+        let hs = 2 * CHUNK;
+        let mut raw = bundles(&[0x46; 3 * CHUNK / 64]);
+        raw[8..16].copy_from_slice(&(hs as u64).to_le_bytes());
+        raw[hs..hs + 4].copy_from_slice(&[0x1f, 0x8b, 0x08, 0x00]);
+        // A known version, but a header_size inside the header: not a container either.
+        let md5 = neff::integrity::PKG_VERSION_MD5;
+        let mut short = bundles(&[0x46; 64]);
+        short[..8].copy_from_slice(&md5.to_le_bytes());
+        short[8..16].copy_from_slice(&0x40u64.to_le_bytes());
+        short[0x40..0x44].copy_from_slice(&[0x1f, 0x8b, 0x08, 0x00]);
+        let dir = tempfile::tempdir()?;
+        for (name, bytes) in [("raw", raw), ("short", short)] {
+            let p = dir.path().join(format!("{name}.bin"));
+            std::fs::write(&p, &bytes)?;
+            assert!(matches!(open(&p, neff::MAX_FILE)?, Input::Raw(_)), "{name}: not raw");
+            let (path, pipe, w) = piped(bytes.clone())?;
+            let Input::Raw(mut s) = open(&path, neff::MAX_FILE)? else { return Err(format!("{name}: piped, not raw").into()) };
+            let first = s.next_chunk().ok_or("no chunk")??.bytes.len();
+            drop((s, pipe));
+            w.join().map_err(|_| "writer")?;
+            assert_eq!(first, CHUNK.min(bytes.len()), "{name}: the first chunk of a pipe");
+        }
         Ok(())
     }
 }
