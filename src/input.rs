@@ -791,6 +791,19 @@ mod tests {
             w.join().map_err(|_| "writer")?;
             assert_eq!(first, CHUNK.min(bytes.len()), "{name}: the first chunk of a pipe");
         }
+        // A header whose payload lies past what a pipe is read ahead for: that
+        // far is never read ahead (a file is looked at there; a pipe is raw).
+        let far = LOOKAHEAD as usize;
+        let mut bytes = bundles(&[0x46; (LOOKAHEAD as usize + CHUNK) / 64]);
+        bytes[..8].copy_from_slice(&md5.to_le_bytes());
+        bytes[8..16].copy_from_slice(&(far as u64).to_le_bytes());
+        bytes[far..far + 4].copy_from_slice(&[0x1f, 0x8b, 0x08, 0x00]);
+        let (path, pipe, w) = piped(bytes)?;
+        let Input::Raw(mut s) = open(&path, neff::MAX_FILE)? else { return Err("piped far header: not raw".into()) };
+        let first = s.next_chunk().ok_or("no chunk")??.bytes.len();
+        drop((s, pipe));
+        w.join().map_err(|_| "writer")?;
+        assert_eq!(first, CHUNK, "the first chunk of a pipe with a far header");
         Ok(())
     }
 }
