@@ -733,8 +733,25 @@ mod tests {
         // Control bytes (a bundle's inst_word_len, 0x10) are never text.
         assert!(!looks_like_text(b"#\x10\n0x46:T"));
         assert!(!looks_like_text(&bundles(&[b'#'; 4])));
-        // A sample cut inside a character is still text.
+        // A sample cut inside a character is still text; one with a byte that is never UTF-8 is not.
         assert!(looks_like_text(&"# caf\u{e9}".as_bytes()[..6]));
+        assert!(!looks_like_text(b"# comment\n\xff\xfe"));
+    }
+
+    #[test]
+    fn load_refuses_a_file_over_the_cap_at_its_offset_and_a_partial_bundle() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("x.bin");
+        std::fs::write(&p, bundles(&[0x46; 3]))?;
+        assert_eq!(load(&p, 192)?.streams[0].bytes.len(), 192);
+        let e = load(&p, 191).err().ok_or("over the cap loaded")?;
+        assert!(e.starts_with(&format!("{}: offset 0xbf: ", p.display())), "{e}");
+        let mut b = bundles(&[0x46; 2]);
+        b.push(0);
+        std::fs::write(&p, b)?;
+        let e = load(&p, 1 << 20).err().ok_or("a partial bundle loaded")?;
+        assert!(e.contains("trailing partial bundle"), "{e}");
+        Ok(())
     }
 
     #[test]
