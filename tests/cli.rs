@@ -346,6 +346,40 @@ fn validate_recovered_reports_a_broken_claim_as_info() {
 }
 
 #[test]
+fn check_of_a_library_exits_by_its_facts_and_passes_every_option_on() {
+    use tpb_oracle::fixture::Fixture;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = write(dir.path(), "libwalrus.so", &Fixture::moved().build().expect("fixture"));
+    let bad = write(dir.path(), "bad.so", &Fixture::moved().lut_byte(4, 0x0a).build().expect("fixture"));
+    let not_elf = write(dir.path(), "notes.txt", b"not a library\n");
+    let (g, b, n) = (good.display().to_string(), bad.display().to_string(), not_elf.display().to_string());
+    let o = tpb(&["check", &g]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains(&g), "the report names the library: {}", stdout(&o));
+    // A fact that differs: exit 4, in text and in JSON (which says its exit).
+    let o = tpb(&["check", &b]);
+    assert_eq!(code(&o), 4, "{}", stderr(&o));
+    let o = tpb(&["check", "--json", &b]);
+    assert_eq!(code(&o), 4, "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("--json is JSON");
+    assert_eq!(v["exit"], 4);
+    // Errors: exit 1, one line naming the file; the cap is the one given.
+    let o = tpb(&["check", &n]);
+    assert_eq!((code(&o), stdout(&o).is_empty()), (1, true), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("tpb: error: ") && stderr(&o).contains(&n), "{}", stderr(&o));
+    let o = tpb(&["check", "--max-bytes", "1000", &g]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("over the 1000-byte cap"), "{}", stderr(&o));
+    // The expected facts, as text and as JSON.
+    let o = tpb(&["facts"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stdout(&o).is_empty());
+    let o = tpb(&["facts", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    serde_json::from_str::<serde_json::Value>(&stdout(&o)).expect("facts --json is JSON");
+}
+
+#[test]
 fn diff_of_two_builds_exits_with_abidiff_bits() {
     use tpb_oracle::fixture::Fixture;
     let dir = tempfile::tempdir().expect("tempdir");
