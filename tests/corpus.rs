@@ -175,7 +175,14 @@ fn tpb_corpus_is_deterministic_and_prunes_stale_seeds() {
     std::fs::create_dir_all(tmp.path().join("regressions/roundtrip")).expect("mkdir");
     std::fs::write(tmp.path().join("regressions/roundtrip/kept.bin"), b"y").expect("write regression");
     let out = tpb(&args);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("1 stale removed"), "{}", String::from_utf8_lossy(&out.stdout));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    // An unchanged seed is left alone: only the stale one moved.
+    assert!(said.contains("(0 written,") && said.contains("1 stale removed"), "{said}");
+    assert_eq!(tree(tmp.path()), first);
+    // A seed changed by hand is written back, and only it.
+    std::fs::write(tmp.path().join("roundtrip/hand-v4-matmul_mx.bin"), b"changed").expect("write changed");
+    let said = String::from_utf8_lossy(&tpb(&args).stdout).into_owned();
+    assert!(said.contains("(1 written,"), "{said}");
     assert_eq!(tree(tmp.path()), first);
     assert!(tmp.path().join("regressions/roundtrip/kept.bin").exists(), "regressions are never touched");
     // Another seed gives other generated seeds.
