@@ -128,6 +128,19 @@ fn bad_inputs_are_one_line_errors_with_exit_2() {
 }
 
 #[test]
+fn disasm_numbers_the_bundles_of_a_raw_file_past_its_first_chunk() {
+    // A raw file is read a chunk (1 MiB) at a time: the bundle after the first chunk is [16384] at +0x100000.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bytes = tpb_isa::props::seeded_bytes(11, (1 << 20) + 2 * 64);
+    let raw = write(dir.path(), "big.bin", &bytes);
+    let o = tpb(&["disasm", raw.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let tails: Vec<&str> = out.lines().rev().take(3).filter_map(|l| l.rsplit_once(" # ").map(|(_, t)| t)).collect();
+    assert_eq!(tails, ["[16385] +0x100040", "[16384] +0x100000", "[16383] +0xfffc0"]);
+}
+
+#[test]
 fn disasm_asm_round_trip_is_exact() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bytes = tpb_isa::props::seeded_bytes(7, 64 * 40);
