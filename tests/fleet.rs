@@ -90,6 +90,11 @@ fn merging_refuses_what_no_single_run_writes_and_never_clobbers() {
     write("s2.json", &["evidence", "--json", "--shard", "2/2", REAL]);
     write("v3.json", &["evidence", "--json", "--arch", "v3", "--shard", "2/2", REAL]);
     write("whole.json", &["evidence", "--json", REAL]);
+    // Programs counted in this run and evidence JSON of others join as one run over both.
+    let (nki, xla) = (format!("{REAL}/nki-2.23"), format!("{REAL}/xla-2.14"));
+    write("xla.json", &["evidence", "--json", &xla]);
+    let both = ok(tpb(&["evidence", "--json", &nki, &xla]), "both folders");
+    assert_eq!(ok(tpb(&["evidence", "--json", &nki, &p("xla.json")]), "programs and JSON"), both, "programs joined with evidence JSON");
     let refused = |args: &[&str], says: &str| {
         let o = tpb(args);
         let err = String::from_utf8_lossy(&o.stderr);
