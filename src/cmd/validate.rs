@@ -160,58 +160,40 @@ impl Verdicts {
 
     /// `-q` on a raw file: its chunks judged on `threads` worker threads while
     /// this one reads the next. Only counts come out, so the order chunks
-    /// finish in does not matter; at most two chunks per worker are held (each
-    /// [`input::CHUNK`] bytes), their buffers reused. A read error is reported
-    /// after the bundles before it are judged, as in the one-thread loop.
+    /// finish in does not matter. Memory is bounded by construction: two
+    /// buffers per worker (each up to [`input::CHUNK`] bytes) go round, read
+    /// into here, judged there, handed back. A read error is reported after
+    /// the bundles before it are judged, as in the one-thread loop.
     fn quiet_raw(&mut self, raw: &mut input::RawStream, g: Generation, threads: usize) {
         use std::sync::{mpsc, Mutex};
         let profile = self.profile;
-        let held = 2 * threads;
-        let (to_workers, chunks) = mpsc::sync_channel::<Vec<u8>>(held);
+        let (to_workers, chunks) = mpsc::sync_channel::<Vec<u8>>(threads);
         let chunks = Mutex::new(chunks);
-        let (to_reader, judged) = mpsc::channel::<(Vec<u8>, u64, u64)>();
+        let (to_reader, free) = mpsc::channel::<Vec<u8>>();
+        for _ in 0..2 * threads {
+            // Cannot fail: `free` is alive.
+            let _ = to_reader.send(Vec::new());
+        }
         let mut error = None;
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                let (chunks, to_reader) = (&chunks, to_reader.clone());
-                s.spawn(move || loop {
-                    // The lock is held only to take a chunk; a poisoned one means a worker panicked (the scope re-raises it).
-                    let next = match chunks.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(chunk) = next else { return };
-                    let mut invalid = 0u64;
-                    let n = validate::judge_stream(&chunk, g, profile, |_, valid| invalid += u64::from(!valid));
-                    if to_reader.send((chunk, n as u64, invalid)).is_err() {
-                        return;
-                    }
-                });
-            }
-            drop(to_reader);
-            let mut in_flight = 0usize;
-            let mut count = |(chunk, n, invalid): (Vec<u8>, u64, u64)| {
-                self.total += n;
-                self.invalid += invalid;
-                self.any_invalid |= invalid > 0;
-                chunk
-            };
-            loop {
-                // A buffer back from a worker, or a new one while fewer than `held` are out.
-                let spare = match judged.try_recv() {
-                    Ok(done) => {
-                        in_flight -= 1;
-                        count(done)
-                    }
-                    Err(_) if in_flight < held => Vec::new(),
-                    Err(_) => match judged.recv() {
-                        Ok(done) => {
-                            in_flight -= 1;
-                            count(done)
+        let counts: Vec<(u64, u64)> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    let (chunks, to_reader) = (&chunks, to_reader.clone());
+                    s.spawn(move || {
+                        let (mut total, mut invalid) = (0u64, 0u64);
+                        // The lock is held only to take a chunk; a poisoned one means a worker panicked (the scope re-raises it).
+                        while let Ok(Ok(chunk)) = chunks.lock().map(|rx| rx.recv()) {
+                            total += validate::judge_stream(&chunk, g, profile, |_, valid| invalid += u64::from(!valid)) as u64;
+                            // The reader may have stopped at an error: the buffer is then dropped.
+                            let _ = to_reader.send(chunk);
                         }
-                        Err(_) => break,
-                    },
-                };
+                        (total, invalid)
+                    })
+                })
+                .collect();
+            drop(to_reader);
+            // Every chunk is read into a buffer no worker holds.
+            while let Ok(spare) = free.recv() {
                 match raw.next_chunk_owned(spare) {
                     None => break,
                     Some(Err(e)) => {
@@ -222,17 +204,18 @@ impl Verdicts {
                         if to_workers.send(chunk).is_err() {
                             break;
                         }
-                        in_flight += 1;
                     }
                 }
             }
+            // The workers judge what is queued, then see the channel closed.
             drop(to_workers);
-            while in_flight > 0 {
-                let Ok(done) = judged.recv() else { break };
-                in_flight -= 1;
-                count(done);
-            }
+            workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
         });
+        for (total, invalid) in counts {
+            self.total += total;
+            self.invalid += invalid;
+            self.any_invalid |= invalid > 0;
+        }
         if let Some(e) = error {
             self.unreadable = super::fail(e);
         }
