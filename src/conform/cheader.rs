@@ -29,7 +29,12 @@ struct Compiler {
 }
 
 fn compiler(var: &str, default: &str) -> Result<Compiler, String> {
-    let line = std::env::var(var).ok().filter(|v| !v.trim().is_empty()).unwrap_or_else(|| default.to_string());
+    compiler_from(var, std::env::var(var).ok(), default)
+}
+
+/// [`compiler`] given the variable's value: an empty one is as good as none.
+fn compiler_from(var: &str, value: Option<String>, default: &str) -> Result<Compiler, String> {
+    let line = value.filter(|v| !v.trim().is_empty()).unwrap_or_else(|| default.to_string());
     let mut words = line.split_whitespace().map(str::to_string);
     let program = words.next().unwrap_or_default();
     let args: Vec<String> = words.collect();
@@ -202,4 +207,71 @@ pub fn section(report_dir: &Path, corpus: Option<&Path>, seed: u64) -> Section {
         field_dump(&cc, d, &inputs)
     }));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in compiler: a shell script that prints `stderr` and exits with `code`.
+    fn fake(dir: &Path, name: &str, stderr: &str, code: u8) -> Compiler {
+        let script = dir.join(name);
+        std::fs::write(&script, format!("printf '%s' '{stderr}' >&2\nexit {code}\n")).expect("writes the script");
+        let line = format!("sh {}", script.display());
+        Compiler { program: "sh".into(), args: vec![script.display().to_string()], line }
+    }
+
+    #[test]
+    fn a_compiler_comes_from_its_variable_or_the_default_and_must_answer_version() {
+        let c = compiler_from("CC", Some("true -x".into()), "cc").expect("true runs");
+        assert_eq!((c.program.as_str(), c.args.as_slice(), c.line.as_str()), ("true", ["-x".to_string()].as_slice(), "true -x"));
+        for unset in [None, Some(String::new()), Some(" \t".into())] {
+            let c = compiler_from("CC", unset.clone(), "true").expect("true runs");
+            assert_eq!(c.line, "true", "{unset:?}");
+        }
+        // GNU false exits 1 even for --version.
+        let e = compiler_from("CC", Some("false".into()), "cc").err().expect("false is no compiler");
+        assert!(e.starts_with("`false` --version exited with ") && e.contains("set CC"), "{e}");
+        let e = compiler_from("CXX", Some("/nonexistent/tpb-cc".into()), "c++").err().expect("a missing program");
+        assert!(e.starts_with("no compiler: `/nonexistent/tpb-cc` cannot be started") && e.contains("set CXX"), "{e}");
+    }
+
+    #[test]
+    fn any_diagnostic_or_a_failing_status_fails_a_compile() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        assert_eq!(compile(&fake(d, "silent.sh", "", 0), d, C_FLAGS, &["x.c"], None), Ok(()));
+        let e = compile(&fake(d, "warns.sh", "x.c:1: warning: unused", 0), d, C_FLAGS, &["x.c"], None).err().expect("a warning fails");
+        assert!(e.contains("x.c:1: warning: unused") && e.contains("-Werror x.c"), "{e}");
+        let e = compile(&fake(d, "fails.sh", "", 1), d, C_FLAGS, &["x.c"], Some("x")).err().expect("a status fails");
+        assert!(e.contains("exit status: 1"), "{e}");
+    }
+
+    #[test]
+    fn the_dumped_bundles_are_the_corpus_padded_to_whole_bundles_the_hand_files_and_the_sample() {
+        let hand = hand::all().expect("hand files").len();
+        let bare = dump_inputs(None, 7).expect("inputs");
+        assert_eq!(bare.len(), hand + SAMPLE as usize);
+        let root = tempfile::tempdir().expect("temp dir");
+        let dir = root.path().join(super::super::targets::C_LAYOUT);
+        std::fs::create_dir_all(&dir).expect("corpus dir");
+        // 100 bytes: one bundle and a zero-padded second.
+        std::fs::write(dir.join("one"), [0xA5u8; 100]).expect("writes");
+        let with = dump_inputs(Some(root.path()), 7).expect("inputs");
+        assert_eq!(with.len(), bare.len() + 2);
+        assert_eq!(with[0].as_ref(), [0xA5u8; BUNDLE_BYTES].as_slice());
+        assert_eq!(&with[1].as_ref()[..100 - BUNDLE_BYTES], &[0xA5u8; 100 - BUNDLE_BYTES][..]);
+        assert!(with[1].as_ref()[100 - BUNDLE_BYTES..].iter().all(|&b| b == 0));
+        assert_eq!(&with[2..], &bare[..]);
+    }
+
+    #[test]
+    fn the_c_field_dump_reads_every_bundle_as_the_rust_decoder_does() {
+        let cc = compiler("CC", "cc").expect("a C compiler (the tests need one: apt-get install gcc)");
+        let dir = tempfile::tempdir().expect("temp dir");
+        write(dir.path(), c_header::FILE_NAME, &c_header::generate()).expect("header");
+        let inputs = dump_inputs(None, 11).expect("inputs");
+        assert_eq!(field_dump(&cc, dir.path(), &inputs), Ok(inputs.len() as u64));
+        assert_eq!(field_dump(&cc, dir.path(), &inputs[..3]), Ok(3));
+    }
 }
