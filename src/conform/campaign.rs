@@ -108,7 +108,7 @@ fn ops(k: BodyKind, g: Option<Generation>) -> Vec<&'static OpcodeInfo> {
 fn run_unit(unit: Unit, seed: u64, slice: Duration) -> UnitResult {
     let gen_ops = ops(unit.kind, Some(unit.generation));
     let raw_ops = ops(unit.kind, None);
-    drive(unit, seed, slice, |data, found, current| one_input(unit, &gen_ops, &raw_ops, data, found, current))
+    drive(unit, seed, slice, |data, found, current| one_input(unit, &gen_ops, &raw_ops, &BYTES_PROPERTIES, data, found, current))
 }
 
 /// Runs `check` (which returns whether it checked a mutation) on seeded
@@ -150,6 +150,7 @@ fn one_input(
     unit: Unit,
     gen_ops: &[&'static OpcodeInfo],
     raw_ops: &[&'static OpcodeInfo],
+    properties: &[BytesProperty],
     data: &[u8],
     found: &mut Vec<(&'static str, String)>,
     current: &mut Vec<u8>,
@@ -163,7 +164,7 @@ fn one_input(
         if let Err(e) = props::generated_holds(g, &b) {
             found.push(("structured", e));
         }
-        bytes_properties(&raw, found);
+        bytes_properties(properties, &raw, found);
         match smith::mutate(&mut u, &b, g) {
             Ok(Some(m)) => {
                 mutated = true;
@@ -182,7 +183,7 @@ fn one_input(
     }
     if let Some(raw) = raw_bundle(raw_ops, data) {
         *current = raw.to_vec();
-        bytes_properties(&raw, found);
+        bytes_properties(properties, &raw, found);
     }
     mutated
 }
@@ -196,10 +197,14 @@ fn raw_bundle(raw_ops: &[&'static OpcodeInfo], data: &[u8]) -> Option<[u8; BUNDL
     Some(raw)
 }
 
-fn bytes_properties(raw: &[u8], found: &mut Vec<(&'static str, String)>) {
-    for (target, p) in
-        [("roundtrip", props::roundtrip as fn(&[u8]) -> props::Outcome), ("text", props::text_roundtrip), ("validate", props::validate_any)]
-    {
+/// A property of any bundle's bytes, named by the fuzz target that checks it.
+type BytesProperty = (&'static str, fn(&[u8]) -> props::Outcome);
+
+/// What the bytes of every bundle the campaign draws must hold.
+const BYTES_PROPERTIES: [BytesProperty; 3] = [("roundtrip", props::roundtrip), ("text", props::text_roundtrip), ("validate", props::validate_any)];
+
+fn bytes_properties(properties: &[BytesProperty], raw: &[u8], found: &mut Vec<(&'static str, String)>) {
+    for &(target, p) in properties {
         if let Err(e) = p(raw) {
             found.push((target, e));
         }
@@ -364,6 +369,36 @@ mod tests {
         assert_eq!(r.failures[0].bundle, seeded_bytes(102, INPUT)[..4]);
         assert_eq!(r.failures[4].seed, 106);
         assert!(r.failures[4].message.contains("input 7 panicked"), "{}", r.failures[4].message);
+    }
+
+    #[test]
+    fn each_drawn_bundle_is_held_to_the_byte_properties_and_a_broken_one_ends_the_input() {
+        fn broken(_: &[u8]) -> props::Outcome {
+            Err("broken".into())
+        }
+        let unit = Unit { kind: BodyKind::ALL[0], generation: Generation::V3 };
+        let (gen_ops, raw_ops) = (ops(unit.kind, Some(unit.generation)), ops(unit.kind, None));
+        let mut structured = 0;
+        for s in 0..32 {
+            let data = seeded_bytes(s, INPUT);
+            let raw = raw_bundle(&raw_ops, &data).expect("an input holds a bundle").to_vec();
+            let (mut found, mut current) = (Vec::new(), Vec::new());
+            one_input(unit, &gen_ops, &raw_ops, &BYTES_PROPERTIES, &data, &mut found, &mut current);
+            assert_eq!((found.as_slice(), &current), (&[][..], &raw), "seed {s}: a clean input ends on its raw bundle");
+            // A property that always breaks: reported once, by the first bundle drawn.
+            let (mut found, mut current) = (Vec::new(), Vec::new());
+            one_input(unit, &gen_ops, &raw_ops, &[("text", broken)], &data, &mut found, &mut current);
+            assert_eq!(found, [("text", "broken".to_string())], "seed {s}");
+            let mut u = Unstructured::new(&data);
+            match u.choose(&gen_ops).and_then(|op| smith::bundle_for(&mut u, unit.generation, op)) {
+                Ok(b) => {
+                    structured += 1;
+                    assert_eq!(current, b.encode().to_vec(), "seed {s}: the structured bundle is the one kept");
+                }
+                Err(_) => assert_eq!(current, raw, "seed {s}"),
+            }
+        }
+        assert!(structured > 16, "{structured} of 32 inputs drew a structured bundle");
     }
 
     #[test]
