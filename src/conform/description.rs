@@ -9,6 +9,7 @@ use std::time::Instant;
 use tpb_isa::bundle::{BodyKind, BUNDLE_BYTES};
 use tpb_isa::catalog;
 use tpb_isa::checks;
+use tpb_isa::layout::Leaf;
 use tpb_isa::opcode::{self, OPCODES};
 
 fn timed(f: impl FnOnce() -> Case) -> Case {
@@ -22,16 +23,7 @@ fn layouts() -> Case {
     let mut failures = Vec::new();
     let all = catalog::layouts();
     for l in &all {
-        let mut end = 0usize;
-        for leaf in l.leaves() {
-            if leaf.offset < end {
-                failures.push(format!("{}: `{}` at {:#x} overlaps the field before it (ends {end:#x})", l.name, leaf.path, leaf.offset));
-            }
-            end = leaf.offset + leaf.size();
-            if end > l.size {
-                failures.push(format!("{}: `{}` ends at {end:#x}, past the {}-byte struct", l.name, leaf.path, l.size));
-            }
-        }
+        failures.extend(leaf_failures(l.name, l.size, &l.leaves()));
     }
     for k in BodyKind::ALL {
         if k.layout().size != BUNDLE_BYTES {
@@ -39,6 +31,23 @@ fn layouts() -> Case {
         }
     }
     Case::from_failures("layouts", format!("{} described structs", all.len()), &failures).with_checked(all.len() as u64)
+}
+
+/// What is wrong with a struct's `leaves` (in offset order): one overlapping
+/// the one before it, or ending past the struct's `size` bytes. A gap is fine.
+fn leaf_failures(name: &str, size: usize, leaves: &[Leaf]) -> Vec<String> {
+    let mut failures = Vec::new();
+    let mut end = 0usize;
+    for leaf in leaves {
+        if leaf.offset < end {
+            failures.push(format!("{name}: `{}` at {:#x} overlaps the field before it (ends {end:#x})", leaf.path, leaf.offset));
+        }
+        end = leaf.offset + leaf.size();
+        if end > size {
+            failures.push(format!("{name}: `{}` ends at {end:#x}, past the {size}-byte struct", leaf.path));
+        }
+    }
+    failures
 }
 
 /// Opcode bytes sorted and unique, each found by lookup, every body kind used.
@@ -106,4 +115,48 @@ pub fn section() -> Section {
     s.cases.push(timed(check_table));
     s.cases.extend(hand_files());
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conform::report::Status;
+
+    #[test]
+    fn leaves_may_leave_gaps_but_never_overlap_or_run_past_their_struct() {
+        let l = BodyKind::ALL[0].layout();
+        let leaves = l.leaves();
+        assert!(leaves.len() >= 3);
+        assert_eq!(leaf_failures(l.name, l.size, &leaves), Vec::<String>::new());
+        // Without its second leaf the struct has a gap: still fine.
+        let gap: Vec<Leaf> = leaves.iter().enumerate().filter(|(i, _)| *i != 1).map(|(_, f)| f.clone()).collect();
+        assert_eq!(leaf_failures(l.name, l.size, &gap), Vec::<String>::new());
+        let mut overlap = leaves.clone();
+        overlap[1].offset = overlap[0].offset;
+        let f = leaf_failures("S", l.size, &overlap);
+        assert_eq!(f.len(), 1 + usize::from(overlap[2].offset < overlap[1].offset + overlap[1].size()), "{f:?}");
+        assert!(f[0].starts_with(&format!("S: `{}` at {:#x} overlaps the field before it (ends ", overlap[1].path, overlap[0].offset)), "{f:?}");
+        let last = leaves.last().expect("a leaf");
+        let short = last.offset + last.size() - 1;
+        assert_eq!(leaf_failures("S", short, &leaves), [format!("S: `{}` ends at {:#x}, past the {short}-byte struct", last.path, short + 1)]);
+    }
+
+    #[test]
+    fn the_section_checks_the_tables_then_each_hand_file_then_their_coverage_and_passes() {
+        let s = section();
+        let names: Vec<&str> = s.cases.iter().map(|c| c.name.as_str()).collect();
+        let mut want = vec!["layouts", "opcode table", "validator checks"];
+        want.extend(hand::FILES.iter().map(|f| f.name));
+        want.push("hand coverage");
+        assert_eq!(names, want);
+        for c in &s.cases {
+            assert_eq!(c.status, Status::Pass, "{}: {}", c.name, c.detail);
+        }
+        let hand = hand::all().expect("hand files");
+        let checked: Vec<u64> = s.cases.iter().map(|c| c.checked).collect();
+        let mut want = vec![catalog::layouts().len() as u64, OPCODES.len() as u64, checks::ALL.len() as u64];
+        want.extend(hand::FILES.iter().map(|f| hand.iter().filter(|b| b.generation == f.generation).count() as u64));
+        want.push(0);
+        assert_eq!(checked, want);
+    }
 }

@@ -23,6 +23,7 @@ pub const FILES: &[HandFile] = &[
 ];
 
 /// One assembled hand line.
+#[derive(Clone, Debug)]
 pub struct HandBundle {
     pub generation: Generation,
     /// `corpus/hand/v2.tpb:12`.
@@ -97,4 +98,36 @@ pub fn uncovered(bundles: &[HandBundle]) -> Vec<(BodyKind, Generation)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_family_is_covered_on_a_generation_only_by_a_clean_hand_bundle_of_its_own() {
+        let all = all().expect("the hand files parse");
+        assert_eq!(uncovered(&all), []);
+        // With no bundles, every typed family is missing on each generation it has an opcode on, and only there.
+        let none = uncovered(&[]);
+        for g in Generation::ALL {
+            for &k in BodyKind::ALL.iter().filter(|k| **k != BodyKind::Opaque) {
+                let exists = tpb_isa::opcode::OPCODES.iter().any(|o| o.body == k && o.available(g));
+                assert_eq!(none.contains(&(k, g)), exists, "{k:?} on {g}");
+            }
+        }
+        assert!(none.len() < Generation::ALL.len() * (BodyKind::ALL.len() - 1), "some family is absent from some generation");
+        // Take away one family's clean bundles on one generation: that pair alone is uncovered,
+        // though the family has clean bundles on other generations and the generation has findings-bearing ones.
+        let first = all.iter().find(|b| b.expect.is_empty()).expect("a clean hand bundle");
+        let (k, g) = (first.kind(), first.generation);
+        assert!(all.iter().any(|b| b.kind() == k && b.generation != g && b.expect.is_empty()));
+        let mut rest: Vec<HandBundle> = all.iter().filter(|b| !(b.kind() == k && b.generation == g && b.expect.is_empty())).cloned().collect();
+        assert_eq!(uncovered(&rest), [(k, g)]);
+        // A bundle of that family there that carries findings does not cover it.
+        let mut flagged = first.clone();
+        flagged.expect = vec!["some-finding".into()];
+        rest.push(flagged);
+        assert_eq!(uncovered(&rest), [(k, g)]);
+    }
 }
