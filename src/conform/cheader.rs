@@ -230,9 +230,9 @@ mod tests {
             assert_eq!(c.line, "true", "{unset:?}");
         }
         // GNU false exits 1 even for --version.
-        let e = compiler_from("CC", Some("false".into()), "cc").err().expect("false is no compiler");
+        let Err(e) = compiler_from("CC", Some("false".into()), "cc") else { panic!("false is no compiler") };
         assert!(e.starts_with("`false` --version exited with ") && e.contains("set CC"), "{e}");
-        let e = compiler_from("CXX", Some("/nonexistent/tpb-cc".into()), "c++").err().expect("a missing program");
+        let Err(e) = compiler_from("CXX", Some("/nonexistent/tpb-cc".into()), "c++") else { panic!("a missing program") };
         assert!(e.starts_with("no compiler: `/nonexistent/tpb-cc` cannot be started") && e.contains("set CXX"), "{e}");
     }
 
@@ -241,9 +241,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let d = dir.path();
         assert_eq!(compile(&fake(d, "silent.sh", "", 0), d, C_FLAGS, &["x.c"], None), Ok(()));
-        let e = compile(&fake(d, "warns.sh", "x.c:1: warning: unused", 0), d, C_FLAGS, &["x.c"], None).err().expect("a warning fails");
+        let e = compile(&fake(d, "warns.sh", "x.c:1: warning: unused", 0), d, C_FLAGS, &["x.c"], None).expect_err("a warning fails");
         assert!(e.contains("x.c:1: warning: unused") && e.contains("-Werror x.c"), "{e}");
-        let e = compile(&fake(d, "fails.sh", "", 1), d, C_FLAGS, &["x.c"], Some("x")).err().expect("a status fails");
+        let e = compile(&fake(d, "fails.sh", "", 1), d, C_FLAGS, &["x.c"], Some("x")).expect_err("a status fails");
         assert!(e.contains("exit status: 1"), "{e}");
     }
 
