@@ -73,7 +73,26 @@ fn cuts(bytes: &[u8]) -> Result<Vec<(&'static str, usize)>, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::{cuts, EHDR, PHDR};
     use tpb_oracle::walrus::{fuzz_elf, FuzzDepth};
+
+    #[test]
+    fn an_elf_is_cut_at_its_header_boundaries_halfway_and_one_byte_short_all_inside_it() {
+        let file = |shoff: u64| {
+            let mut b = vec![0u8; 400];
+            b[56..58].copy_from_slice(&2u16.to_le_bytes());
+            b[40..48].copy_from_slice(&shoff.to_le_bytes());
+            b
+        };
+        let (e, p) = (EHDR as usize, PHDR as usize);
+        assert_eq!(
+            cuts(&file(300)),
+            Ok(vec![("header", e), ("program-headers", e + 2 * p), ("half", 200), ("section-headers", 300), ("last-byte", 399)])
+        );
+        assert_eq!(cuts(&file(0)), Err("elf seed: cut section-headers at 0 is outside the 400-byte file".to_string()));
+        assert_eq!(cuts(&file(400)), Err("elf seed: cut section-headers at 400 is outside the 400-byte file".to_string()));
+        assert_eq!(cuts(&file(300)[..50]), Err("elf seed: no e_phnum".to_string()));
+    }
 
     #[test]
     fn whole_libraries_are_checked_and_cut_ones_refused_or_parsed() {

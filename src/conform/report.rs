@@ -194,7 +194,32 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use super::{Case, Duration};
+    use super::{Case, Duration, Report, Section, Status};
+
+    #[test]
+    fn a_section_takes_its_wall_time_when_measured_else_its_cases_sum_and_a_report_counts_every_case() {
+        let ms = Duration::from_millis;
+        let mut s = Section::new("a", "A");
+        s.cases = vec![Case::pass("x", "").with_time(ms(30)), Case::fail("y", "why").with_time(ms(12)), Case::skip("z", "no cc")];
+        assert_eq!(s.time(), ms(42));
+        s.wall = Some(ms(31));
+        assert_eq!(s.time(), ms(31));
+        let mut t = Section::new("b", "B");
+        t.cases = vec![Case::pass("w", "")];
+        let r = Report {
+            date: String::new(),
+            started: String::new(),
+            tpb_version: "",
+            seed: 0,
+            time_budget_secs: 0,
+            libs: vec![],
+            neffs: vec![],
+            neff_args: vec![],
+            sections: vec![s, t],
+            elapsed: Duration::ZERO,
+        };
+        assert_eq!((r.cases(), r.total(Status::Pass), r.total(Status::Fail), r.total(Status::Skip), r.passed()), (4, 2, 1, 1, false));
+    }
 
     #[test]
     fn times_are_seconds_to_the_millisecond_in_json() -> Result<(), serde_json::Error> {

@@ -144,3 +144,24 @@ fn generator_inputs(count: usize, seed: u64, read: fn(&[u8]) -> Vec<(BodyKind, G
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generator_search_stops_once_each_family_is_reached_count_times() {
+        assert_eq!(generator_inputs(0, 1, chain_kinds), Ok(vec![]));
+        let inputs = generator_inputs(1, 1, chain_kinds).expect("every family is reached");
+        let reached: Vec<(BodyKind, Generation)> = inputs.iter().flat_map(|(_, data)| chain_kinds(data)).collect();
+        let mut wanted = 0;
+        for g in Generation::ALL {
+            for &k in BodyKind::ALL {
+                assert_eq!(reached.contains(&(k, g)), !ops(k, g).is_empty(), "{k:?} on {g}");
+                wanted += usize::from(!ops(k, g).is_empty());
+            }
+        }
+        // Each input kept was the first to reach some family still wanted.
+        assert!(!inputs.is_empty() && inputs.len() <= wanted, "{} inputs for {wanted} families", inputs.len());
+    }
+}
