@@ -46,3 +46,36 @@ fn exit_codes_follow_integrity_and_malformed_input() -> R<()> {
     assert_eq!(code(&[&bad_md5, &short, &ok], true)?, Some(2));
     Ok(())
 }
+
+/// `tpb neff unpack` and `mutate` refuse a container over `--max-bytes`,
+/// the error placed at the cap (the first byte not read), exit 2.
+#[test]
+fn a_container_over_the_cap_is_refused_at_the_cap() -> R<()> {
+    let dir = tempfile::tempdir()?;
+    let good = neff::build::container(2, &[("kelf-0.json", br#"{"target":"cayman"}"#)])?;
+    let big = write(dir.path(), "big.neff", &good)?;
+    let cap = good.len() as u64 - 1;
+    let out = dir.path().join("out");
+    let max = cap.to_string();
+    let runs: [Vec<&std::ffi::OsStr>; 2] = [
+        vec!["unpack".as_ref(), "--max-bytes".as_ref(), max.as_ref(), big.as_os_str(), out.as_os_str()],
+        vec![
+            "mutate".as_ref(),
+            "--max-bytes".as_ref(),
+            max.as_ref(),
+            "--seed".as_ref(),
+            "1".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            big.as_os_str(),
+        ],
+    ];
+    for sub in runs {
+        let o = Command::new(env!("CARGO_BIN_EXE_tpb")).arg("neff").args(&sub).output()?;
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{sub:?}: {err}");
+        assert!(err.contains(&format!("big.neff: file: file offset {cap:#x}: cannot read: ")), "{sub:?}: {err}");
+        assert!(err.contains("over the cap"), "{sub:?}: {err}");
+    }
+    Ok(())
+}

@@ -71,6 +71,9 @@ mod tests {
         let f = dir.path().join("f");
         std::fs::write(&f, b"x")?;
         assert!(existing_dir(&f, "x").err().ok_or("a file")?.contains("f: not a folder"));
+        // A path through a file is not missing: it cannot be read, and the system says why.
+        let e = existing_dir(&f.join("sub"), "x").err().ok_or("a path through a file")?;
+        assert!(e.ends_with("f/sub: cannot read folder: Not a directory (os error 20)"), "{e}");
         Ok(())
     }
 
