@@ -212,6 +212,14 @@ mod tests {
     }
 
     #[test]
+    fn an_artifact_stem_is_the_index_and_the_file_stem_in_safe_characters() {
+        assert_eq!(stem(Path::new("/a/b/my prog.v1.neff"), 3), "03-my_prog_v1");
+        assert_eq!(stem(Path::new("x-y_Z9.neff"), 12), "12-x-y_Z9");
+        assert_eq!(stem(Path::new("../é;rm.neff"), 0), "00-__rm");
+        assert_eq!(stem(Path::new("/"), 7), "07-neff");
+    }
+
+    #[test]
     fn a_sound_container_passes() -> R<()> {
         let dir = tempfile::tempdir()?;
         let c = case(&container(dir.path(), "ok.neff", &[("sg00/SP.bin", &noops())])?)?;
