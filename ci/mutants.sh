@@ -77,4 +77,13 @@ if [ "$jobs" != 1 ]; then
 elif [[ " $* " != *" --in-place "* ]]; then
   export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target/mutants}"
 fi
+# The tests that read real programs look for ../shared beside the tree they
+# run in, and cargo-mutants copies the tree into $TMPDIR: link ../shared there
+# too (when this clone has it, as CI does), or those tests skip and every
+# mutant only they catch reads "missed".
+if [ -d "$root/../shared" ]; then
+  export TMPDIR="$root/target/mutants-tmp"
+  mkdir -p "$TMPDIR"
+  ln -sfn "$(cd "$root/../shared" && pwd)" "$TMPDIR/shared"
+fi
 exec cargo mutants "${args[@]}" "$@"
