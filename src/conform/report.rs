@@ -5,6 +5,18 @@
 use serde::Serialize;
 use std::time::Duration;
 
+/// What to write into the report folder: (relative path, bytes).
+pub type Artifacts = Vec<(String, Vec<u8>)>;
+
+/// The stem of input `i`'s files in the report folder: its index, then `name`
+/// (`fallback` when the path has none) with every character but ASCII
+/// letters, digits, `-`, `_` and `.` made `_` (an input's name is never a path there).
+pub fn artifact_stem(i: usize, name: Option<&std::ffi::OsStr>, fallback: &str) -> String {
+    let s = name.map_or_else(|| fallback.to_string(), |s| s.to_string_lossy().into_owned());
+    let clean: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect();
+    format!("{i:02}-{clean}")
+}
+
 /// Outcome of one check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -194,7 +206,17 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use super::{Case, Duration, Report, Section, Status};
+    use super::{artifact_stem, Case, Duration, Report, Section, Status};
+    use std::path::Path;
+
+    #[test]
+    fn an_artifact_stem_is_the_index_and_the_name_in_safe_characters() {
+        let name = |p: &'static str| Path::new(p).file_name();
+        assert_eq!(artifact_stem(3, name("/a/b/my prog.v1.neff"), "neff"), "03-my_prog.v1.neff");
+        assert_eq!(artifact_stem(12, name("x-y_Z9"), "neff"), "12-x-y_Z9");
+        assert_eq!(artifact_stem(0, name("../é;rm"), "lib"), "00-__rm");
+        assert_eq!(artifact_stem(7, name("/"), "lib"), "07-lib");
+    }
 
     #[test]
     fn a_section_takes_its_wall_time_when_measured_else_its_cases_sum_and_a_report_counts_every_case() {

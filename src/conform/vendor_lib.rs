@@ -6,7 +6,7 @@
 //! build disagrees with what the spec says), reported but never failed.
 
 use super::panics;
-use super::report::{Case, Section};
+use super::report::{artifact_stem, Artifacts, Case, Section};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tpb_oracle::walrus::{self, command, render, Profiles, Status};
@@ -17,15 +17,6 @@ const GENERIC: [&str; 3] = ["identity.", "elf.", "section."];
 /// Disagreeing facts copied into the summary per library.
 const SAMPLES: usize = 12;
 
-/// What to write into the report folder: (relative path, bytes).
-pub type Artifacts = Vec<(String, Vec<u8>)>;
-
-fn stem(p: &Path, i: usize) -> String {
-    let s = p.file_name().map_or_else(|| "lib".to_string(), |s| s.to_string_lossy().into_owned());
-    let clean: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect();
-    format!("{i:02}-{clean}")
-}
-
 fn one(path: &Path, i: usize, profiles: &Profiles, artifacts: &mut Artifacts) -> Case {
     let name = path.display().to_string();
     let report = match panics::catching(|| command::check_path(path, walrus::DEFAULT_MAX_BYTES, profiles)) {
@@ -33,7 +24,7 @@ fn one(path: &Path, i: usize, profiles: &Profiles, artifacts: &mut Artifacts) ->
         Ok(Err(e)) => return Case::fail(&name, format!("cannot check the library: {e}")),
         Ok(Ok(r)) => r,
     };
-    let base = format!("lib/{}", stem(path, i));
+    let base = format!("lib/{}", artifact_stem(i, path.file_name(), "lib"));
     artifacts.push((format!("{base}.txt"), render::report_text(&report).into_bytes()));
     artifacts.push((format!("{base}.json"), serde_json::to_vec_pretty(&report).unwrap_or_default()));
     let s = report.summary;

@@ -5,23 +5,14 @@
 //! bundle fail the input; validator findings and opcodes the spec does not
 //! name are spec disagreements, reported but never failed.
 
-use super::report::{Case, Section};
+use super::report::{artifact_stem, Artifacts, Case, Section};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 use tpb_oracle::neff;
 
 /// Disagreement and failure lines copied into the summary per container.
 const SAMPLES: usize = 12;
-
-/// What to write into the report folder: (relative path, bytes).
-pub type Artifacts = Vec<(String, Vec<u8>)>;
-
-fn stem(p: &Path, i: usize) -> String {
-    let s = p.file_stem().map_or_else(|| "neff".to_string(), |s| s.to_string_lossy().into_owned());
-    let clean: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
-    format!("{i:02}-{clean}")
-}
 
 fn samples(json: &Value) -> (Vec<String>, Vec<String>) {
     let failures = json["harness_failures"]["details"]
@@ -133,7 +124,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
                     crate::input::say(f, &choice);
                 }
                 let json = c.to_json();
-                let base = format!("neff/{}", stem(f, i));
+                let base = format!("neff/{}", artifact_stem(i, f.file_stem(), "neff"));
                 artifacts.push((format!("{base}.md"), c.to_markdown().into_bytes()));
                 artifacts.push((format!("{base}.json"), serde_json::to_vec_pretty(&json).unwrap_or_default()));
                 let (failures, dis) = samples(&json);
@@ -185,6 +176,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     type R<T> = Result<T, Box<dyn std::error::Error>>;
     use crate::conform::report::Status;
@@ -209,14 +201,6 @@ mod tests {
     fn case(p: &Path) -> R<Case> {
         let (s, _) = section(&[p.to_path_buf()], MAX_BUNDLES);
         Ok(s.cases.into_iter().next().ok_or("one case")?)
-    }
-
-    #[test]
-    fn an_artifact_stem_is_the_index_and_the_file_stem_in_safe_characters() {
-        assert_eq!(stem(Path::new("/a/b/my prog.v1.neff"), 3), "03-my_prog_v1");
-        assert_eq!(stem(Path::new("x-y_Z9.neff"), 12), "12-x-y_Z9");
-        assert_eq!(stem(Path::new("../é;rm.neff"), 0), "00-__rm");
-        assert_eq!(stem(Path::new("/"), 7), "07-neff");
     }
 
     #[test]
