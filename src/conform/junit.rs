@@ -103,7 +103,73 @@ pub fn render(r: &Report) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use super::{escape, render};
+    use crate::conform::report::{Case, Report, Section};
+    use std::time::Duration;
+
+    #[test]
+    fn every_case_becomes_a_testcase_with_what_its_status_and_disagreements_say() {
+        let disagreeing = |mut c: Case, n| {
+            c.disagreements = n;
+            c.disagreement_samples = vec!["`x` <here>".into()];
+            c
+        };
+        let mut s = Section::new("neff", "NEFF");
+        s.cases = vec![
+            Case::pass("bare", ""),
+            Case::pass("said", "3 files"),
+            disagreeing(Case::pass("spec", "ok"), 2),
+            Case::fail("broke", "first & line\nsecond"),
+            disagreeing(Case::fail("both", "why"), 1),
+            disagreeing(Case::pass("none", ""), 0),
+            Case::skip("later", "no <cc>"),
+        ];
+        s.wall = Some(Duration::from_millis(1500));
+        let r = Report {
+            date: String::new(),
+            started: "2026-12-06T00:00:00Z".into(),
+            tpb_version: "",
+            seed: 0,
+            time_budget_secs: 0,
+            libs: vec![],
+            neffs: vec![],
+            neff_args: vec![],
+            sections: vec![s],
+            elapsed: Duration::from_millis(2250),
+        };
+        let want = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="tpb conform" tests="7" failures="2" skipped="1" errors="0" time="2.250" timestamp="2026-12-06T00:00:00Z">
+  <testsuite name="neff" tests="7" failures="2" skipped="1" errors="0" time="1.500" timestamp="2026-12-06T00:00:00Z">
+    <testcase classname="tpb.conform.neff" name="bare" time="0.000"/>
+    <testcase classname="tpb.conform.neff" name="said" time="0.000">
+      <system-out>3 files
+</system-out>
+    </testcase>
+    <testcase classname="tpb.conform.neff" name="spec" time="0.000">
+      <system-out>ok
+2 spec disagreement(s):
+  `x` &lt;here&gt;
+</system-out>
+    </testcase>
+    <testcase classname="tpb.conform.neff" name="broke" time="0.000">
+      <failure message="first &amp; line" type="harness">first &amp; line
+second</failure>
+    </testcase>
+    <testcase classname="tpb.conform.neff" name="both" time="0.000">
+      <failure message="why" type="harness">why</failure>
+      <system-out>1 spec disagreement(s):
+  `x` &lt;here&gt;
+</system-out>
+    </testcase>
+    <testcase classname="tpb.conform.neff" name="none" time="0.000"/>
+    <testcase classname="tpb.conform.neff" name="later" time="0.000">
+      <skipped message="no &lt;cc&gt;"/>
+    </testcase>
+  </testsuite>
+</testsuites>
+"#;
+        assert_eq!(render(&r), want);
+    }
 
     #[test]
     fn escapes_markup_quotes_and_control_characters() {
