@@ -101,3 +101,50 @@ pub fn section(root: Option<&Path>, seed: u64, bar: &ProgressBar) -> Section {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tpb_isa::props::Outcome;
+
+    /// A target that refuses the input `!`, panics on `?`, and passes only 3 or 7 bytes.
+    fn picky(data: &[u8]) -> Outcome {
+        match data {
+            b"!" => Err("refused".into()),
+            b"?" => panic!("asked"),
+            _ if data.len() == 7 || data.len() == 3 => Ok(()),
+            _ => Err(format!("{} bytes", data.len())),
+        }
+    }
+    const PICKY: Target = Target { name: "picky", run: picky, smoke_len: 7, about: "" };
+
+    #[test]
+    fn a_corpus_folder_replays_its_inputs_in_order_and_names_each_that_fails() {
+        let _quiet = panics::Quiet::install();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        for (name, bytes) in [("b", &b"abc"[..]), ("a", b"xyz"), (".hidden", b"!"), ("notes.md", b"!"), ("c.bin", b"1234567")] {
+            std::fs::write(d.join(name), bytes).expect("writes");
+        }
+        std::fs::create_dir(d.join("sub")).expect("a folder is no input");
+        assert_eq!(inputs(d).expect("lists"), [d.join("a"), d.join("b"), d.join("c.bin")]);
+        assert_eq!(replay_dir(&PICKY, d), Ok(3));
+        std::fs::write(d.join("d"), b"!").expect("writes");
+        std::fs::write(d.join("e"), b"?").expect("writes");
+        let failures = replay_dir(&PICKY, d).expect_err("two fail");
+        assert_eq!(failures.len(), 2, "{failures:?}");
+        assert_eq!(failures[0], format!("{}: refused", d.join("d").display()));
+        assert!(failures[1].starts_with(&format!("{}: panic: ", d.join("e").display())) && failures[1].contains("asked"), "{failures:?}");
+        let e = replay_dir(&PICKY, &d.join("missing")).expect_err("no folder");
+        assert!(e[0].contains("missing: cannot list: "), "{e:?}");
+    }
+
+    #[test]
+    fn the_smoke_run_feeds_each_seeded_input_and_names_the_seeds_that_fail() {
+        let _quiet = panics::Quiet::install();
+        assert_eq!(smoke(&PICKY, 5), Ok(SMOKE_INPUTS));
+        let failures = smoke(&Target { smoke_len: 4, ..PICKY }, 5).expect_err("4 bytes fail");
+        assert_eq!(failures.len(), SMOKE_INPUTS as usize);
+        assert!(failures[0].starts_with("seeded input 0x5 (4 bytes): "), "{}", failures[0]);
+    }
+}
