@@ -176,6 +176,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::path::Path;
 
     type R<T> = Result<T, Box<dyn std::error::Error>>;
@@ -209,7 +210,31 @@ mod tests {
         let c = case(&container(dir.path(), "ok.neff", &[("sg00/SP.bin", &noops())])?)?;
         assert_eq!(c.status, Status::Pass, "{}", c.detail);
         assert_eq!(c.checked, 2);
+        assert!(c.detail.starts_with("2 bundles in 1 streams ("), "{}", c.detail);
         Ok(())
+    }
+
+    #[test]
+    fn samples_quote_the_first_failures_and_disagreements_of_a_report() {
+        let failure = |i: usize| json!({"file": "p.neff", "member": "sg00/PE.bin", "offset": i * 64, "opcode": "0x41", "kind": "roundtrip", "detail": "differs"});
+        let report = json!({
+            "harness_failures": {"details": (0..SAMPLES + 1).map(failure).collect::<Vec<_>>()},
+            "spec_disagreements": {
+                "checks": [{"code": "dtype", "section": "4.2", "bundles": 7, "refused": 0}],
+                "unknown_opcodes": [{"opcode": "0xee", "count": 3}, {"opcode": "0xef", "count": 1}],
+            },
+        });
+        let (failures, dis) = samples(&report);
+        assert_eq!(failures.len(), SAMPLES);
+        assert_eq!(failures[1], "p.neff:sg00/PE.bin +64 op 0x41: roundtrip: differs");
+        assert_eq!(
+            dis,
+            ["`dtype` (§4.2): 7 bundles under the spec alone, 0 of them refused by the errata", "opcodes the spec does not name: 0xee ×3, 0xef ×1"]
+        );
+        // No unknown opcode: no line for them; nothing at all: nothing quoted.
+        let clean = json!({"spec_disagreements": {"checks": [], "unknown_opcodes": []}});
+        assert_eq!(samples(&clean), (vec![], vec![]));
+        assert_eq!(samples(&json!({})), (vec![], vec![]));
     }
 
     #[test]
