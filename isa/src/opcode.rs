@@ -28,7 +28,7 @@ pub struct Operands {
 }
 
 /// One row of the opcode table.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct OpcodeInfo {
     pub byte: u8,
     pub name: &'static str,

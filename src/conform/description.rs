@@ -10,7 +10,7 @@ use tpb_isa::bundle::{BodyKind, BUNDLE_BYTES};
 use tpb_isa::catalog;
 use tpb_isa::checks;
 use tpb_isa::layout::Leaf;
-use tpb_isa::opcode::{self, OPCODES};
+use tpb_isa::opcode::{self, OpcodeInfo, OPCODES};
 
 fn timed(f: impl FnOnce() -> Case) -> Case {
     let start = Instant::now();
@@ -52,23 +52,31 @@ fn leaf_failures(name: &str, size: usize, leaves: &[Leaf]) -> Vec<String> {
 
 /// Opcode bytes sorted and unique, each found by lookup, every body kind used.
 fn opcode_table() -> Case {
+    let failures = opcode_failures(OPCODES, opcode::lookup);
+    Case::from_failures("opcode table", format!("{} opcodes", OPCODES.len()), &failures).with_checked(OPCODES.len() as u64)
+}
+
+/// What is wrong with an opcode `table` and its `lookup`: bytes out of
+/// order or repeated, a row lookup does not find (or with no name), a body
+/// kind no row uses.
+fn opcode_failures<'a>(table: &'a [OpcodeInfo], lookup: impl Fn(u8) -> Option<&'a OpcodeInfo>) -> Vec<String> {
     let mut failures = Vec::new();
-    for w in OPCODES.windows(2) {
+    for w in table.windows(2) {
         if w[0].byte >= w[1].byte {
             failures.push(format!("opcode table not strictly increasing at {:#04x}, {:#04x}", w[0].byte, w[1].byte));
         }
     }
-    for o in OPCODES {
-        if opcode::lookup(o.byte).map(|x| x.name) != Some(o.name) || o.name.is_empty() {
+    for o in table {
+        if lookup(o.byte).map(|x| x.name) != Some(o.name) || o.name.is_empty() {
             failures.push(format!("{:#04x}: lookup does not return its row", o.byte));
         }
     }
     for k in BodyKind::ALL {
-        if !OPCODES.iter().any(|o| o.body == *k) {
+        if !table.iter().any(|o| o.body == *k) {
             failures.push(format!("body kind {k:?} has no opcode"));
         }
     }
-    Case::from_failures("opcode table", format!("{} opcodes", OPCODES.len()), &failures).with_checked(OPCODES.len() as u64)
+    failures
 }
 
 /// Check codes unique and each with a section.
@@ -139,6 +147,31 @@ mod tests {
         let last = leaves.last().expect("a leaf");
         let short = last.offset + last.size() - 1;
         assert_eq!(leaf_failures("S", short, &leaves), [format!("S: `{}` ends at {:#x}, past the {short}-byte struct", last.path, short + 1)]);
+    }
+
+    #[test]
+    fn an_opcode_table_must_be_sorted_found_by_lookup_named_and_use_every_body_kind() {
+        assert_eq!(opcode_failures(OPCODES, opcode::lookup), Vec::<String>::new());
+        let find = |t: &'static [OpcodeInfo]| move |b: u8| t.iter().find(|o| o.byte == b);
+        // Two rows of one kind: every other kind has no opcode.
+        let kind = OPCODES[0].body;
+        let two: &'static [OpcodeInfo] = Vec::leak(OPCODES.iter().filter(|o| o.body == kind).take(2).cloned().collect());
+        let unused: Vec<String> = BodyKind::ALL.iter().filter(|k| **k != kind).map(|k| format!("body kind {k:?} has no opcode")).collect();
+        assert_eq!(opcode_failures(two, find(two)), unused);
+        // Out of order, and a nameless row that lookup does find.
+        let mut rows = OPCODES.to_vec();
+        rows.swap(0, 1);
+        rows[5].name = "";
+        let rows: &'static [OpcodeInfo] = Vec::leak(rows);
+        let (a, b) = (rows[0].byte, rows[1].byte);
+        assert_eq!(
+            opcode_failures(rows, find(rows)),
+            [format!("opcode table not strictly increasing at {a:#04x}, {b:#04x}"), format!("{:#04x}: lookup does not return its row", rows[5].byte)]
+        );
+        // A byte twice.
+        let twice: &'static [OpcodeInfo] = Vec::leak([&OPCODES[..2], &OPCODES[1..]].concat());
+        let b = OPCODES[1].byte;
+        assert_eq!(opcode_failures(twice, find(twice)), [format!("opcode table not strictly increasing at {b:#04x}, {b:#04x}")]);
     }
 
     #[test]
