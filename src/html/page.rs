@@ -396,6 +396,17 @@ mod tests {
         assert_eq!(svg.matches("<rect").count(), 2);
     }
 
+    /// Tests run in the package's root, where the repository keeps `reports/`.
+    #[test]
+    fn the_repositorys_reports_are_found_beside_the_working_folder_by_absolute_link() {
+        let extras = super::Extra::beside_cwd();
+        let titles: Vec<&str> = extras.iter().map(|e| e.title.as_str()).collect();
+        assert_eq!(titles, ["Fuzzing", "Mutation testing"]);
+        let abs = std::fs::canonicalize("reports").expect("reports/ is here");
+        assert_eq!(extras[1].href, format!("file://{}/mutants.md", abs.display()));
+        assert!(extras[1].headline.starts_with("Mutation testing: "), "{}", extras[1].headline);
+    }
+
     #[test]
     fn headline_is_the_heading_and_first_line() {
         assert_eq!(headline("# Fuzzing\n\n| a |\nRan 3 targets.\n"), "Fuzzing: Ran 3 targets.");
