@@ -394,6 +394,22 @@ mod tests {
         let svg = bars(&[("0xaa".into(), 3), ("other".into(), 1)]).into_string();
         assert!(svg.contains("<title>0xaa ×3</title>"), "{svg}");
         assert_eq!(svg.matches("<rect").count(), 2);
+        // A 16-px row per bar (one when there is none); the longest bar is 220 px, the rest in proportion.
+        assert!(svg.contains(r#"width="450" height="32""#), "{svg}");
+        assert!(
+            svg.contains(r#"<rect x="150" y="2" width="220" height="12""#) && svg.contains(r#"<rect x="150" y="18" width="73" height="12""#),
+            "{svg}"
+        );
+        assert!(bars(&[]).into_string().contains(r#"height="16""#));
+    }
+
+    #[test]
+    fn a_long_label_is_clipped_to_fit_with_an_ellipsis() {
+        assert_eq!(clip("dtype", 5), "dtype");
+        assert_eq!(clip("dtypes", 5), "dtyp…");
+        assert_eq!(clip("ééééé", 5), "ééééé");
+        let svg = bars(&[("a_very_long_check_name_indeed".into(), 1)]).into_string();
+        assert!(svg.contains(">a_very_long_check_nam…</text>") && svg.contains("<title>a_very_long_check_name_indeed ×1</title>"), "{svg}");
     }
 
     /// Tests run in the package's root, where the repository keeps `reports/`.
