@@ -404,6 +404,16 @@ mod tests {
     }
 
     #[test]
+    fn verdicts_give_each_profiles_share_of_the_bundles_and_an_opcode_is_labelled_by_generation_byte_and_name() {
+        let v = verdicts(200, 3, 50).into_string();
+        assert!(v.contains(r#"<td class="num" data-count="invalid-default">3</td><td class="num">1.5%</td>"#), "{v}");
+        assert!(v.contains(r#"<td class="num" data-count="invalid-spec">50</td><td class="num">25.0%</td>"#), "{v}");
+        assert_eq!(verdicts(0, 0, 0).into_string().matches(">0.0%<").count(), 2);
+        let label = op_label(&json!({"generation": "v2", "opcode": "0x41", "name": "<Add>"})).into_string();
+        assert_eq!(label, "v2 <code>0x41</code> &lt;Add&gt;");
+    }
+
+    #[test]
     fn a_long_label_is_clipped_to_fit_with_an_ellipsis() {
         assert_eq!(clip("dtype", 5), "dtype");
         assert_eq!(clip("dtypes", 5), "dtyp…");
