@@ -65,6 +65,29 @@ mod tests {
     }
 
     #[test]
+    fn a_broken_recovered_claim_fails_and_a_kept_one_does_not() {
+        use arbitrary::Unstructured;
+        let g = Generation::V3;
+        let op = tpb_isa::opcode::OPCODES
+            .iter()
+            .find(|o| o.available(g) && tpb_isa::bundle::claims::claims(o.byte).next().is_some())
+            .expect("an opcode with a recovered claim");
+        let data = tpb_isa::props::seeded_bytes(1, 4096);
+        let mut u = Unstructured::new(&data);
+        let kept = tpb_isa::smith::bundle_for(&mut u, g, op).expect("a bundle");
+        let broken = tpb_isa::smith::break_claim(&mut u, &kept, g).expect("draws").expect("a claim to break");
+        let mut ev = Evidence::new();
+        ev.add_stream("p.neff", Some("b"), g, "PE", &kept.encode());
+        let claim_failures = |v: Verdict| v.failures.into_iter().filter(|f| f.starts_with("recovered claim broken")).collect::<Vec<_>>();
+        assert_eq!(claim_failures(judge(&ev, false)), Vec::<String>::new());
+        ev.add_stream("p.neff", Some("b"), g, "PE", &broken.bundle.encode());
+        let f = claim_failures(judge(&ev, false));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].starts_with(&format!("recovered claim broken: v3 b {:#04x} {} ", op.byte, op.name)), "{f:?}");
+        assert!(f[0].ends_with(": 1 bundle(s) hold what the claim excludes"), "{f:?}");
+    }
+
+    #[test]
     fn a_contradiction_fails_whatever_the_support() {
         let mut ev = Evidence::new();
         ev.add_stream("odd.bin", None, Generation::V3, "", &bundle(0x3B));

@@ -8,7 +8,6 @@
 use crate::input;
 use crate::programs::Found;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal as _;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use tpb_isa::Generation;
@@ -43,15 +42,11 @@ pub fn gather(files: &[Found], arch: Option<Generation>, max_bytes: u64, jobs: u
         done.lock().unwrap_or_else(|p| p.into_inner()).push(ev);
     };
     let jobs = jobs.clamp(1, files.len().max(1));
-    if jobs == 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..jobs {
-                s.spawn(work);
-            }
-        });
-    }
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(work);
+        }
+    });
     bar.finish_and_clear();
     let mut all = Evidence::with_arch(arch);
     for ev in done.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -61,7 +56,8 @@ pub fn gather(files: &[Found], arch: Option<Generation>, max_bytes: u64, jobs: u
 }
 
 fn progress(len: u64, quiet: bool) -> ProgressBar {
-    let target = if !quiet && std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+    // indicatif draws to stderr only when it is a terminal.
+    let target = if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
     let bar = ProgressBar::with_draw_target(Some(len), target);
     let style = ProgressStyle::with_template("evidence [{bar:30}] {pos}/{len} files {elapsed} (eta {eta})")
         .unwrap_or_else(|_| ProgressStyle::default_bar())
