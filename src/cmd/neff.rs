@@ -97,14 +97,6 @@ pub fn run(a: Args) -> u8 {
     out.finish(code)
 }
 
-/// Reads a container's bytes under the cap, the error naming the file as `tpb neff` does.
-fn read_container(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, neff::NeffError> {
-    neff::read_file_capped(path, cap).map_err(|e| {
-        let at = if e.kind() == std::io::ErrorKind::FileTooLarge { cap } else { 0 };
-        neff::NeffError::new(&path.display().to_string(), "file", neff::At::File(at), format!("cannot read: {e}"))
-    })
-}
-
 /// Prints the notes of `file` as warnings, escaped.
 fn warn(file: &std::path::Path, notes: &[String]) {
     for n in notes {

@@ -137,12 +137,18 @@ pub fn read_file(path: &Path) -> Result<Neff, NeffError> {
 /// reading when its length says so, else as soon as the excess arrives (pipes
 /// and devices report length 0).
 pub fn read_file_with(path: &Path, limits: &Limits) -> Result<Neff, NeffError> {
-    let name = path.display().to_string();
-    let bytes = read_file_capped(path, limits.max_file).map_err(|e| {
-        let at = if e.kind() == std::io::ErrorKind::FileTooLarge { limits.max_file } else { 0 };
-        NeffError::new(&name, "file", At::File(at), format!("cannot read: {e}"))
-    })?;
-    parse_with(&bytes, &name, limits)
+    let bytes = read_container(path, limits.max_file)?;
+    parse_with(&bytes, &path.display().to_string(), limits)
+}
+
+/// A container file's bytes, at most `max_file` of them: [`read_file_capped`]
+/// with its error as a [`NeffError`] (over the cap: placed at the cap, the
+/// first byte not read).
+pub fn read_container(path: &Path, max_file: u64) -> Result<Vec<u8>, NeffError> {
+    read_file_capped(path, max_file).map_err(|e| {
+        let at = if e.kind() == std::io::ErrorKind::FileTooLarge { max_file } else { 0 };
+        NeffError::new(&path.display().to_string(), "file", At::File(at), format!("cannot read: {e}"))
+    })
 }
 
 /// Reads at most `cap` bytes of `path` (any file: regular, pipe or device);

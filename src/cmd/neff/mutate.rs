@@ -56,7 +56,7 @@ struct Done {
 pub fn run(a: Args) -> u8 {
     let name = a.file.display().to_string();
     let limits = neff::Limits { max_file: a.max_bytes, ..neff::Limits::default() };
-    let bytes = match super::read_container(&a.file, a.max_bytes) {
+    let bytes = match neff::read_container(&a.file, limits.max_file) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };

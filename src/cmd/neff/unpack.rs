@@ -20,7 +20,7 @@ pub struct Args {
 
 pub fn run(a: Args) -> u8 {
     let limits = neff::Limits { max_file: a.max_bytes, ..neff::Limits::default() };
-    let bytes = match super::read_container(&a.file, a.max_bytes) {
+    let bytes = match neff::read_container(&a.file, limits.max_file) {
         Ok(b) => b,
         Err(e) => return super::super::fail(e),
     };
