@@ -271,6 +271,11 @@ mod tests {
             assert_eq!(c.status, Status::Fail, "{name}: {}", c.detail);
             assert!(c.detail.contains("no bundles"), "{name}: {}", c.detail);
         }
+        // No bundle judged anywhere: no errata appendix, no data for the page.
+        let (s, _) = section(&[dir.path().join("none.neff")], MAX_BUNDLES);
+        assert!(s.appendix.is_none() && s.data.is_none() && s.page.is_none());
+        let (s, _) = section(&[container(dir.path(), "ok.neff", &[("sg00/SP.bin", &noops())])?], MAX_BUNDLES);
+        assert!(s.appendix.is_some() && s.data.is_some() && s.page.is_some());
         Ok(())
     }
 }
