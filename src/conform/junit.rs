@@ -125,18 +125,7 @@ mod tests {
             Case::skip("later", "no <cc>"),
         ];
         s.wall = Some(Duration::from_millis(1500));
-        let r = Report {
-            date: String::new(),
-            started: "2026-12-06T00:00:00Z".into(),
-            tpb_version: "",
-            seed: 0,
-            time_budget_secs: 0,
-            libs: vec![],
-            neffs: vec![],
-            neff_args: vec![],
-            sections: vec![s],
-            elapsed: Duration::from_millis(2250),
-        };
+        let r = Report::of(vec![s], "2026-12-06T00:00:00Z", Duration::from_millis(2250));
         let want = r#"<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="tpb conform" tests="7" failures="2" skipped="1" errors="0" time="2.250" timestamp="2026-12-06T00:00:00Z">
   <testsuite name="neff" tests="7" failures="2" skipped="1" errors="0" time="1.500" timestamp="2026-12-06T00:00:00Z">

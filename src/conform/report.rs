@@ -205,6 +205,25 @@ impl Report {
 }
 
 #[cfg(test)]
+impl Report {
+    /// A report of `sections` and nothing else (no inputs, seed 0), for tests.
+    pub(crate) fn of(sections: Vec<Section>, started: &str, elapsed: Duration) -> Report {
+        Report {
+            date: String::new(),
+            started: started.into(),
+            tpb_version: "",
+            seed: 0,
+            time_budget_secs: 0,
+            libs: vec![],
+            neffs: vec![],
+            neff_args: vec![],
+            sections,
+            elapsed,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::{artifact_stem, Case, Duration, Report, Section, Status};
     use std::path::Path;
@@ -228,18 +247,7 @@ mod tests {
         assert_eq!(s.time(), ms(31));
         let mut t = Section::new("b", "B");
         t.cases = vec![Case::pass("w", "")];
-        let r = Report {
-            date: String::new(),
-            started: String::new(),
-            tpb_version: "",
-            seed: 0,
-            time_budget_secs: 0,
-            libs: vec![],
-            neffs: vec![],
-            neff_args: vec![],
-            sections: vec![s, t],
-            elapsed: Duration::ZERO,
-        };
+        let r = Report::of(vec![s, t], "", Duration::ZERO);
         assert_eq!((r.cases(), r.total(Status::Pass), r.total(Status::Fail), r.total(Status::Skip), r.passed()), (4, 2, 1, 1, false));
     }
 
