@@ -33,7 +33,8 @@ fn write(dir: &Path, name: &str, members: &[(&str, &[u8])]) -> PathBuf {
 fn renamed(dir: &Path) -> PathBuf {
     let pe = bundles(&[0xB1, 0xCC, 0xA4]);
     let unknown_engine = bundles(&[0xB1, 0xA4]);
-    let table = bundles(&[0x8C]);
+    // A table that holds a valid bundle: no command may read it as one.
+    let table = bundles(&[0xA4]);
     let def: &[u8] = br#"{"pe_instr": "pe_stream.data", "foo_instr": "foo.stream", "pe": "PE.json"}"#;
     write(
         dir,
@@ -80,6 +81,10 @@ fn streams_a_definition_names_are_validated_and_shown_under_their_engines() {
     let members: Vec<&str> = log["mutations"].as_array().into_iter().flatten().filter_map(|m| m["member"].as_str()).collect();
     assert_eq!(members.len(), 2, "{log}");
     assert!(members.iter().all(|m| ["sg00/pe_stream.data", "sg00/foo.stream"].contains(m)), "{members:?}");
+    // The table's bundle is never a candidate, even when the streams run out.
+    let o = tpb(&["neff", "mutate", path, "-o", out.to_str().unwrap_or_default(), "--seed", "3", "--count", "6"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("only 2 of 6 mutations made: 2 bundles are valid on v3"), "{}", stderr(&o));
 }
 
 #[test]

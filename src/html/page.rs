@@ -433,6 +433,21 @@ mod tests {
         assert!(extras[1].headline.starts_with("Mutation testing: "), "{}", extras[1].headline);
     }
 
+    /// The verdicts and errata come from the NEFF section's data, wherever it sits among the sections.
+    #[test]
+    fn the_conform_page_reads_verdicts_and_errata_from_the_neff_section() {
+        use crate::conform::report::{Report, Section};
+        let mut other = Section::new("campaign", "Campaign");
+        other.data = Some(json!({"verdicts": {"bundles": 1, "invalid_amended": 1, "invalid_spec": 1}}));
+        let mut neff = Section::new("neff", "Real programs");
+        neff.data = Some(json!({"verdicts": {"bundles": 400, "invalid_amended": 2, "invalid_spec": 100},
+            "errata": [{"id": "E-ONE", "claim": "x"}]}));
+        let page = conform_page(&Report::of(vec![other, neff], "t", std::time::Duration::ZERO), None, &[]);
+        assert!(page.contains(r#"data-count="invalid-default">2</td><td class="num">0.5%"#), "{page}");
+        assert!(page.contains(r#"data-count="invalid-spec">100</td><td class="num">25.0%"#), "{page}");
+        assert!(page.contains("E-ONE"), "{page}");
+    }
+
     #[test]
     fn headline_is_the_heading_and_first_line() {
         assert_eq!(headline("# Fuzzing\n\n| a |\nRan 3 targets.\n"), "Fuzzing: Ran 3 targets.");

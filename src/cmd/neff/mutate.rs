@@ -170,7 +170,7 @@ fn mutate(ex: &mut pack::Exploded, g: Generation, seed: u64, count: usize) -> Re
         let valid_bundle = Bundle::decode(&original);
         let before = validate::validate_as(&valid_bundle, g, Profile::Spec);
         for _ in 0..ATTEMPTS {
-            let bytes: Vec<u8> = (0..256).map(|_| (rng.next() >> 56) as u8).collect();
+            let bytes: Vec<u8> = (0..256).map(|_| rng.byte()).collect();
             let mut u = Unstructured::new(&bytes);
             let Ok(Some(m)) = smith::mutate(&mut u, &valid_bundle, g) else { continue };
             let mutated = m.bundle.encode();
@@ -207,6 +207,11 @@ impl XorShift {
         self.0 = x;
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
+
+    /// The high byte of a step: xorshift64*'s low bits are its weakest.
+    fn byte(&mut self) -> u8 {
+        (self.next() >> 56) as u8
+    }
 }
 
 #[cfg(test)]
@@ -225,6 +230,8 @@ mod tests {
             let mut r = XorShift::new(seed);
             assert_eq!(r.0, state, "seed {seed:#x}");
             assert_eq!([r.next(), r.next(), r.next()], steps, "seed {seed:#x}");
+            let mut r = XorShift::new(seed);
+            assert_eq!([r.byte(), r.byte(), r.byte()], steps.map(|s| s.to_be_bytes()[0]), "seed {seed:#x}");
         }
     }
 }
