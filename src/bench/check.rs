@@ -5,7 +5,7 @@
 
 use super::external::{peak_rss_kib, timed, which, Scratch};
 use super::report::{Row, Target};
-use super::timing::ms;
+use super::timing::{ms, ratio};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tpb_oracle::fixture::Fixture;
@@ -75,7 +75,7 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
         ms(t_tpb),
         format!("nm -DC {} + strings {} = {}", ms(t_nm), ms(t_str), ms(base)),
         "time / baseline time",
-        t_tpb.as_secs_f64() / base.as_secs_f64().max(f64::MIN_POSITIVE),
+        ratio(t_tpb, base),
         Some(TARGET),
     ));
     rows.push(match peak_rss_kib(&tpb, &["check", &file], &CHECK_RAN, &scratch.0) {
@@ -99,4 +99,19 @@ fn fixture(dir: &Path) -> Result<PathBuf, String> {
     let path = dir.join("libwalrus-fixture.so");
     std::fs::write(&path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The stand-in library is the oracle's full-size fixture, as a file `tpb check` can read.
+    #[test]
+    fn the_fixture_is_the_full_size_synthetic_library() -> Result<(), String> {
+        let scratch = super::Scratch::new()?;
+        let path = super::fixture(&scratch.0)?;
+        assert_eq!(path, scratch.0.join("libwalrus-fixture.so"));
+        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        let want = super::Fixture::known_full_size().and_then(|f| f.build()).map_err(|e| e.to_string())?;
+        assert!(bytes == want && bytes.starts_with(b"\x7fELF"));
+        Ok(())
+    }
 }

@@ -2,7 +2,7 @@
 //! kernel's rounds alternate with memcpy rounds (see [`super::timing`]).
 
 use super::report::{Row, Target};
-use super::timing::{best_pair, gib_per_s, ms};
+use super::timing::{best_pair, gib_per_s, ms, ratio};
 use super::workload;
 use std::hint::black_box;
 use std::time::Duration;
@@ -110,8 +110,7 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
         }),
         bytes,
     );
-    // Text is far slower than the binary paths: a sixteenth of the stream keeps the run short.
-    let part = src.get(..(bytes / 16 / 64).max(1) * 64).unwrap_or(src);
+    let part = sixteenth(src);
     row(
         "disassemble (1/16 of stream)",
         None,
@@ -145,7 +144,7 @@ fn scaling(o: &Options, src: &[u8], rows: &mut Vec<Row>) {
         }
     };
     let (c1, cn) = best_pair(o.rounds, || spin(&one), || spin(&all));
-    let machine = c1.as_secs_f64() / cn.as_secs_f64().max(f64::MIN_POSITIVE);
+    let machine = ratio(c1, cn);
     rows.push(Row::measured(
         "codec",
         format!("machine: arithmetic, {cores} vs 1 thread(s)"),
@@ -176,7 +175,7 @@ fn scaling(o: &Options, src: &[u8], rows: &mut Vec<Row>) {
             black_box(workload::par_read(&all, src));
         },
     );
-    let memory = t1.as_secs_f64() / rn.as_secs_f64().max(f64::MIN_POSITIVE);
+    let memory = ratio(t1, rn);
     rows.push(Row::measured(
         "codec",
         format!("machine: memory read, {cores} thread(s) vs 1-thread validate"),
@@ -186,15 +185,14 @@ fn scaling(o: &Options, src: &[u8], rows: &mut Vec<Row>) {
         memory,
         None,
     ));
-    let limit = machine.min(memory).min(cores as f64).max(1.0);
-    let target = Target::AtLeast(round2(SCALING_EFFICIENCY * limit));
+    let target = scaling_target(machine.min(memory), cores);
     rows.push(Row::measured(
         "codec",
         name,
         format!("{:.2} GiB/s", gib_per_s(src.len(), tn)),
         format!("1 thread {:.2} GiB/s", gib_per_s(src.len(), t1)),
         "speedup over 1 thread",
-        t1.as_secs_f64() / tn.as_secs_f64().max(f64::MIN_POSITIVE),
+        ratio(t1, tn),
         Some(target),
     ));
 }
@@ -219,6 +217,81 @@ fn spin(pool: &rayon::ThreadPool) {
     black_box(sum);
 }
 
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+/// The speedup `cores` must reach: [`SCALING_EFFICIENCY`] of what the machine
+/// allows (`allowed`, never more than the cores, never less than 1), to two decimals.
+pub fn scaling_target(allowed: f64, cores: usize) -> Target {
+    let limit = allowed.min(cores as f64).max(1.0);
+    Target::AtLeast((SCALING_EFFICIENCY * limit * 100.0).round() / 100.0)
+}
+
+/// The first sixteenth of a stream, in whole bundles (at least one): text is
+/// far slower than the binary paths, and this keeps the run short.
+fn sixteenth(stream: &[u8]) -> &[u8] {
+    stream.get(..(stream.len() / 16 / 64).max(1) * 64).unwrap_or(stream)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::report::Verdict;
+
+    #[test]
+    fn the_scaling_target_is_three_quarters_of_what_the_machine_allows() {
+        assert_eq!(scaling_target(1.8, 2), Target::AtLeast(1.35));
+        assert_eq!(scaling_target(3.0, 2), Target::AtLeast(1.5));
+        assert_eq!(scaling_target(0.5, 8), Target::AtLeast(0.75));
+        assert_eq!(scaling_target(1.3333, 4), Target::AtLeast(1.0));
+    }
+
+    #[test]
+    fn the_disassembly_part_is_a_sixteenth_in_whole_bundles() {
+        let s = vec![0u8; 64 * 64 + 5];
+        assert_eq!(sixteenth(&s).len(), 4 * 64);
+        assert_eq!(sixteenth(&s[..64 * 33]).len(), 2 * 64);
+        assert_eq!(sixteenth(&s[..64]).len(), 64);
+        assert_eq!(sixteenth(&s[..10]).len(), 10);
+    }
+
+    /// One small run in this process: a row per path and kernel, every ratio
+    /// a number, the target on the round trip and on `auto`'s kernel alone.
+    #[test]
+    fn a_run_measures_every_path_and_says_what_it_ran() {
+        let mut notes = Vec::new();
+        let rows = run(&Options { mib: 1, rounds: 1 }, &mut notes);
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        let kernels = Kernel::available_kernels();
+        for want in ["decode", "encode", "decode+encode", "decode, move by value, encode", "decode+validate one at a time (validate_into)"] {
+            assert!(names.contains(&want), "{want}: {names:?}");
+        }
+        assert!(names.contains(&"disassemble (1/16 of stream)") && names.contains(&"validate_stream (decodes only on findings)"), "{names:?}");
+        let validate: Vec<&super::Row> = rows.iter().filter(|r| r.name.starts_with("decode+validate (decode_stream, ")).collect();
+        assert_eq!(validate.len(), kernels.len());
+        let auto = Kernel::Auto.runs();
+        for r in &validate {
+            let picked = r.name.contains(&format!("{} kernel, auto)", auto.label()));
+            assert_eq!(r.target, picked.then_some(VALIDATE_TARGET), "{}", r.name);
+        }
+        assert_eq!(rows.iter().find(|r| r.name == "decode+encode").and_then(|r| r.target), Some(ROUNDTRIP_TARGET));
+        for r in &rows {
+            assert!(matches!(r.verdict, Verdict::Skipped(_)) || r.ratio.is_some_and(|x| x.is_finite() && x > 0.0), "{r:?}");
+        }
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let scaling = rows.iter().find(|r| r.name == format!("parallel validate, {cores} vs 1 thread(s)"));
+        if cores > 1 {
+            let memory = rows.iter().find(|r| r.name.starts_with("machine: memory read, ")).and_then(|r| r.ratio);
+            let machine = rows.iter().find(|r| r.name.starts_with("machine: arithmetic, ")).and_then(|r| r.ratio);
+            let allowed = machine.zip(memory).map(|(a, b)| a.min(b));
+            assert_eq!(scaling.and_then(|r| r.target), allowed.map(|a| scaling_target(a, cores)), "{rows:?}");
+        } else {
+            assert!(scaling.is_some_and(|r| matches!(r.verdict, Verdict::Skipped(_))));
+        }
+        assert!(
+            notes.iter().any(|n| n.starts_with(&format!(
+                "codec stream: 1 MiB = 16384 bundles generated by `tpb_isa::smith` for {GEN} (16384 distinct, repeated); 0 findings",
+                GEN = workload::GENERATION
+            ))),
+            "{notes:?}"
+        );
+        assert!(notes.iter().any(|n| n.contains(&format!("the stream functions run {}", auto.label()))), "{notes:?}");
+    }
 }

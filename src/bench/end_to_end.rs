@@ -49,7 +49,7 @@ fn real_file(files: &[std::path::PathBuf], mib: usize, out: &Path) -> Result<usi
 }
 
 pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> {
-    let mib = std::env::var(ENV_MIB).ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|m| *m > 0).unwrap_or(DEFAULT_MIB);
+    let mib = super::workload::env_mib(ENV_MIB, DEFAULT_MIB);
     let quiet = format!("tpb validate -q, {mib} MiB of real v2 bundles, vs cat");
     let text = format!("tpb validate (text to /dev/null), {mib} MiB of real v2 bundles, vs cat");
     let skip = |why: String| vec![Row::skipped(AREA, quiet.clone(), Some(TARGET), why.clone()), Row::skipped(AREA, text.clone(), None, why)];

@@ -95,6 +95,35 @@ mod tests {
     }
 
     #[test]
+    fn tools_are_found_on_path_and_shown_as_command_lines() -> Result<(), String> {
+        let sh = which("sh").ok_or("no sh on PATH")?;
+        assert!(sh.is_absolute() && sh.ends_with("sh") && sh.is_file(), "{}", sh.display());
+        assert_eq!(which("tpb-no-such-tool-anywhere"), None);
+        assert_eq!(shown(Path::new("/bin/x"), &["-a", "b c"]), "/bin/x -a b c");
+        assert_eq!(shown(Path::new("x"), &[]), "x");
+        // The child sees the variables given, and the exit code decides.
+        assert!(timed_env(&sh, &["-c", r#"test "$TPB_BENCH_X" = yes"#], &[("TPB_BENCH_X", "yes")], &[0]).is_ok());
+        let e = timed_env(&sh, &["-c", r#"test "$TPB_BENCH_X" = yes"#], &[("TPB_BENCH_X", "no")], &[0]).err().ok_or("a failing child passed")?;
+        assert!(e.ends_with("exited with 1"), "{e}");
+        let d = timed(&sh, &["-c", "sleep 0.05"], &[0])?;
+        assert!(d >= Duration::from_millis(50), "{d:?}");
+        let e = timed(&sh, &["-c", "kill -9 $$"], &[0]).err().ok_or("a killed child passed")?;
+        assert!(e.contains("was killed by a signal"), "{e}");
+        Ok(())
+    }
+
+    #[test]
+    fn a_scratch_folder_is_new_each_time_and_gone_when_dropped() -> Result<(), String> {
+        let (a, b) = (Scratch::new()?, Scratch::new()?);
+        assert_ne!(a.0, b.0);
+        std::fs::write(a.0.join("f"), b"x").map_err(|e| e.to_string())?;
+        let kept = a.0.clone();
+        drop(a);
+        assert!(!kept.exists() && b.0.is_dir());
+        Ok(())
+    }
+
+    #[test]
     fn peak_rss_reads_gnu_time() -> Result<(), Box<dyn std::error::Error>> {
         let (Some(sh), true) = (which("sh"), Path::new("/usr/bin/time").is_file()) else {
             eprintln!("note: no sh or GNU time; skipped");
@@ -103,6 +132,11 @@ mod tests {
         let s = Scratch::new()?;
         let kib = peak_rss_kib(&sh, &["-c", "exit 4"], &[4], &s.0)?;
         assert!(kib > 0 && kib < 1 << 20, "{kib} KiB");
+        // A child that holds 64 MiB shows it.
+        let big = peak_rss_kib(&sh, &["-c", "x=$(head -c 67108864 /dev/zero | tr '\\0' a); echo ${#x}"], &[0], &s.0)?;
+        assert!(big > 64 << 10, "{big} KiB");
+        let e = peak_rss_kib(&sh, &["-c", "exit 4"], &[0], &s.0).err().ok_or("exit 4 passed")?;
+        assert!(e.contains("exited with 4"), "{e}");
         Ok(())
     }
 }

@@ -7,7 +7,7 @@
 //! against `gzip -dc` in one process, and its speedup on every core.
 //! Everything runs as child processes, interleaved.
 
-use super::codec::SCALING_EFFICIENCY;
+use super::codec::scaling_target;
 use super::external::{timed, timed_env, which, Scratch};
 use super::report::{Row, Target};
 use super::timing::ms;
@@ -133,7 +133,6 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
         files.len()
     ));
     let rate = |secs: f64| format!("{:.0} files/s, {:.2} M bundles/s", files.len() as f64 / secs, bundles as f64 / secs / 1e6);
-    let limit = (base_one / base).clamp(1.0, cores as f64);
     vec![
         Row::measured(
             AREA,
@@ -160,7 +159,7 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
             format!("1 thread {} ({})", ms(Duration::from_secs_f64(ours_one)), rate(ours_one)),
             "speedup over 1 thread",
             ours_one / ours,
-            (cores > 1).then(|| Target::AtLeast(((SCALING_EFFICIENCY * limit) * 100.0).round() / 100.0)),
+            (cores > 1).then(|| scaling_target(base_one / base, cores)),
         ),
         Row::measured(
             AREA,
@@ -185,6 +184,54 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// `.neff` files at every depth, and nothing else.
+    #[test]
+    fn neffs_are_found_at_every_depth() -> Result<(), Box<dyn std::error::Error>> {
+        let d = tempfile::tempdir()?;
+        std::fs::create_dir_all(d.path().join("a/b"))?;
+        for f in ["top.neff", "a/b/deep.neff", "a/not.neff.txt", "a/neff"] {
+            std::fs::write(d.path().join(f), b"")?;
+        }
+        let mut found = Vec::new();
+        neffs_under(d.path(), &mut found);
+        found.sort();
+        assert_eq!(found, [d.path().join("a/b/deep.neff"), d.path().join("top.neff")]);
+        neffs_under(&d.path().join("missing"), &mut found);
+        assert_eq!(found.len(), 2);
+        // This repository always has its committed subset at least.
+        let (dir, files) = folder().ok_or("no folder of NEFFs")?;
+        assert!(files.len() >= 2 && files.iter().all(|f| f.starts_with(&dir) && f.extension().is_some_and(|x| x == "neff")), "{files:?}");
+        assert!(files.windows(2).all(|w| w[0] < w[1]), "sorted");
+        Ok(())
+    }
+
+    /// Each payload is written out whole, and the bundles are counted over all files.
+    #[test]
+    fn payloads_are_the_gzip_archives_and_the_bundles_all_files_hold() -> Result<(), Box<dyn std::error::Error>> {
+        let d = tempfile::tempdir()?;
+        let stream = tpb_isa::bundle::header_only_stream(&[0xA4, 0xA4, 0xA4]);
+        let (one, two) = (d.path().join("1.neff"), d.path().join("2.neff"));
+        std::fs::write(&one, neff::build::container(2, &[("sg00/SP.bin", &stream)])?)?;
+        std::fs::write(&two, neff::build::container(2, &[("sg00/SP.bin", &stream[..128]), ("sg00/PE.bin", &stream)])?)?;
+        let (gz, bundles) = payloads(&[one.clone(), two], d.path())?;
+        assert_eq!(bundles, 3 + 2 + 3);
+        assert_eq!(gz.len(), 2);
+        let bytes = std::fs::read(&one)?;
+        let h = NeffHeader::read(&bytes).ok_or("header")?;
+        let start = usize::try_from(h.header_size.get())?;
+        assert_eq!(std::fs::read(&gz[0])?, bytes[start..]);
+        // Not gzip: the baseline cannot run on it.
+        let mut plain = bytes.clone();
+        plain[start] ^= 0xFF;
+        let bad = d.path().join("bad.neff");
+        std::fs::write(&bad, &plain)?;
+        let e = payloads(&[bad], d.path()).err().ok_or("a non-gzip payload was taken")?;
+        assert!(e.contains("payload is not gzip"), "{e}");
+        Ok(())
+    }
+
     #[test]
     fn gzip_groups_cover_every_file_once() {
         let files: Vec<String> = (0..7).map(|i| format!("p{i}")).collect();

@@ -18,11 +18,9 @@ fn script() -> PathBuf {
 pub fn run(secs: u64, notes: &mut Vec<String>) -> Vec<Row> {
     let skip = |why: String| vec![Row::skipped("fuzz", NAME, Some(TARGET), why)];
     let script = script();
-    if !script.is_file() {
-        return skip(format!("{} is not there (run from the source tree)", script.display()));
-    }
-    if super::external::which("cargo-fuzz").is_none() && !home_bin("cargo-fuzz") {
-        return skip("cargo-fuzz is not installed (cargo install cargo-fuzz)".into());
+    let cargo_fuzz = super::external::which("cargo-fuzz").is_some() || home_bin("cargo-fuzz");
+    if let Some(why) = unavailable(&script, cargo_fuzz) {
+        return skip(why);
     }
     // The script builds both targets first, minutes on a cold cache: said before, and cargo's progress shown on a terminal.
     eprintln!("tpb bench: building fuzz targets (cargo fuzz build), first time takes ~4 min; --no-fuzz skips");
@@ -63,6 +61,18 @@ fn measure(script: &Path, secs: u64, show: bool, notes: &mut Vec<String>) -> Vec
     }
 }
 
+/// Why the figures cannot be measured here, if they cannot.
+fn unavailable(script: &Path, cargo_fuzz: bool) -> Option<String> {
+    if !script.is_file() {
+        Some(format!("{} is not there (run from the source tree)", script.display()))
+    } else if !cargo_fuzz {
+        Some("cargo-fuzz is not installed (cargo install cargo-fuzz)".into())
+    } else {
+        None
+    }
+}
+
+/// `tool` in cargo's own bin folder, which may not be on PATH.
 fn home_bin(tool: &str) -> bool {
     std::env::var_os("HOME").is_some_and(|h| PathBuf::from(h).join(".cargo/bin").join(tool).is_file())
 }
@@ -75,6 +85,19 @@ fn parse(text: &str) -> Option<(f64, f64)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_script_is_in_the_tree_and_the_reasons_to_skip_are_said() {
+        let s = super::script();
+        assert!(s.is_file() && s.ends_with("fuzz/bench.sh"), "{}", s.display());
+        assert_eq!(super::unavailable(&s, true), None);
+        assert_eq!(super::unavailable(&s, false).as_deref(), Some("cargo-fuzz is not installed (cargo install cargo-fuzz)"));
+        let gone = std::path::Path::new("/nonexistent/bench.sh");
+        assert_eq!(super::unavailable(gone, true).as_deref(), Some("/nonexistent/bench.sh is not there (run from the source tree)"));
+        assert!(!super::home_bin("tpb-no-such-tool-anywhere"));
+        let installed = std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cargo/bin/cargo"));
+        assert_eq!(super::home_bin("cargo"), installed.is_some_and(|p| p.is_file()));
+    }
+
     #[test]
     fn parses_the_script_output() {
         let out = "roundtrip exec/s: 120000\nempty exec/s: 200000\nratio: 0.600 (target >= 0.5)\n";
@@ -100,7 +123,7 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].ratio, Some(0.5));
         assert_eq!(notes.len(), 1);
-        let (_d, bad) = script("echo 'error: could not compile' >&2\nexit 2\n")?;
+        let (_d, bad) = script("echo 'error: could not compile' >&2\necho '  ' >&2\nexit 2\n")?;
         let rows = super::measure(&bad, 1, false, &mut notes);
         assert!(matches!(&rows[0].verdict, Verdict::Skipped(w) if w.contains("error: could not compile")), "{:?}", rows[0].verdict);
         // Shown as it ran, the output is not kept: the row points at it.

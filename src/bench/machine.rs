@@ -72,3 +72,33 @@ fn tool_line(tool: &str, args: &[&str]) -> String {
         .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string))
         .unwrap_or_else(|| UNKNOWN.into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On Linux every field is read; the CPU names its family and model.
+    #[test]
+    fn the_machine_is_read_from_proc_and_the_tools() {
+        let m = Machine::probe();
+        if !std::path::Path::new("/proc/cpuinfo").is_file() {
+            return;
+        }
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        assert_eq!(m.logical_cpus, cpuinfo.lines().filter(|l| l.starts_with("processor")).count().max(1));
+        if cpuinfo.contains("cpu family") {
+            assert!(m.cpu_model.contains(" (family ") && m.cpu_model.contains(", model "), "{}", m.cpu_model);
+        }
+        assert!(m.memory.ends_with(" GiB") && m.kernel != UNKNOWN && m.loadavg.split(' ').count() == 3, "{m:?}");
+        assert!(m.rustc.starts_with("rustc ") || m.rustc == UNKNOWN, "{}", m.rustc);
+        assert_eq!(m.date.len(), "2026-01-02 03:04".len(), "{}", m.date);
+        assert!(m.parallelism >= 1);
+    }
+
+    #[test]
+    fn a_tool_gives_its_first_line_or_unknown() {
+        assert_eq!(tool_line("sh", &["-c", "echo first; echo second"]), "first");
+        assert_eq!(tool_line("sh", &["-c", "echo out; exit 1"]), UNKNOWN);
+        assert_eq!(tool_line("tpb-no-such-tool-anywhere", &[]), UNKNOWN);
+    }
+}

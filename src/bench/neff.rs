@@ -5,7 +5,7 @@
 
 use super::external::{timed, which, Scratch};
 use super::report::{Row, Target};
-use super::timing::ms;
+use super::timing::{ms, ratio};
 use super::workload;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -43,11 +43,11 @@ pub fn ingest(path: &Path) -> Result<usize, String> {
 pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> {
     let skip = |why: String| vec![Row::skipped("neff", NAME, Some(TARGET), why)];
     let (path, what) = match &o.neff {
-        Some(p) => (p.clone(), "given"),
-        None => match real_neffs().into_iter().max_by_key(|(_, len)| *len) {
-            Some((p, _)) => (p, "the largest real NEFF in ../shared/neff"),
+        Some(p) => (p.clone(), "given".to_string()),
+        None => match super::folder::folder().and_then(|(dir, files)| Some((largest(&files)?, dir))) {
+            Some((p, dir)) => (p, format!("the largest real NEFF in {}", dir.display())),
             None => match generated(&scratch.0) {
-                Ok(p) => (p, "generated (no real NEFF found in ../shared/neff)"),
+                Ok(p) => (p, "generated (no real NEFF found in ../shared/neff or corpus/neff/real)".to_string()),
                 Err(e) => return skip(e),
             },
         },
@@ -105,26 +105,16 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
         ms(t_ours),
         format!("{} {}", if gz { "gzip -dc | tar t" } else { "tar t" }, ms(t_base)),
         "time / baseline time",
-        t_ours.as_secs_f64() / t_base.as_secs_f64().max(f64::MIN_POSITIVE),
+        ratio(t_ours, t_base),
         Some(TARGET),
     )]
 }
 
-/// `*.neff` files in the team's shared folder beside the repository, with sizes.
-fn real_neffs() -> Vec<(PathBuf, u64)> {
-    let dirs = [PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/neff")), PathBuf::from("../shared/neff")];
-    let mut out: Vec<(PathBuf, u64)> = dirs
-        .iter()
-        .filter_map(|d| std::fs::read_dir(d).ok())
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "neff"))
-        .filter_map(|p| std::fs::metadata(&p).ok().map(|m| (p, m.len())))
-        .collect();
-    out.sort();
-    out.dedup_by(|a, b| a.0.canonicalize().ok() == b.0.canonicalize().ok());
-    out
+/// A gzip container holding 8 MiB of generated bundles as one subgraph's engine streams.
+/// The largest of `files` (the first of equals), or `None` when none can be read.
+fn largest(files: &[PathBuf]) -> Option<PathBuf> {
+    let sized = files.iter().filter_map(|p| Some((std::fs::metadata(p).ok()?.len(), p)));
+    sized.rev().max_by_key(|(len, _)| *len).map(|(_, p)| p.clone())
 }
 
 /// A gzip container holding 8 MiB of generated bundles as one subgraph's engine streams.
@@ -139,4 +129,36 @@ fn generated(dir: &Path) -> Result<PathBuf, String> {
     let path = dir.join("generated.neff");
     std::fs::write(&path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generated container holds the whole 8 MiB stream in four engine
+    /// streams of whole bundles, and ingest reads and counts every one.
+    #[test]
+    fn the_generated_container_is_read_whole_by_ingest() -> Result<(), String> {
+        let scratch = Scratch::new()?;
+        let path = generated(&scratch.0)?;
+        let n = neff::read_file(&path).map_err(|e| e.to_string())?;
+        let sizes: Vec<usize> = n.streams.iter().map(|s| s.bytes.len()).collect();
+        assert_eq!(sizes, [2 << 20; 4]);
+        assert_eq!(ingest(&path)?, (8 << 20) / 64);
+        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        assert!(NeffHeader::read(&bytes).is_some());
+        Ok(())
+    }
+
+    #[test]
+    fn the_largest_file_is_chosen_and_the_first_of_equals() -> Result<(), String> {
+        let scratch = Scratch::new()?;
+        let files: Vec<PathBuf> = (0..4).map(|i| scratch.0.join(format!("{i}.neff"))).collect();
+        for (f, n) in files.iter().zip([3usize, 9, 9, 1]) {
+            std::fs::write(f, vec![0u8; n]).map_err(|e| e.to_string())?;
+        }
+        assert_eq!(largest(&files).as_deref(), Some(files[1].as_path()));
+        assert_eq!(largest(&[scratch.0.join("missing.neff")]), None);
+        Ok(())
+    }
 }

@@ -263,6 +263,49 @@ mod tests {
         assert_eq!(r.missed(), 1);
     }
 
+    /// Columns line up whatever the labels' lengths in characters; targets,
+    /// ratios and verdicts read as the markdown's do.
+    #[test]
+    fn the_terminal_table_lines_up_and_says_each_verdict() {
+        let rows = vec![
+            Row::measured("codec", "décodé", "1.00 GiB/s".into(), "memcpy 2".into(), "bw", 0.5, Some(Target::AtLeast(0.5))),
+            Row::measured("neff", "a much longer path name", "9 ms".into(), "gzip 3 ms".into(), "t", 3.0, Some(Target::AtMost(1.5))),
+            Row::measured("check", "rss", "1 MiB".into(), "file".into(), "r", 0.25, None),
+            Row::skipped("fuzz", "roundtrip", None, "why | not"),
+        ];
+        let r = Report { machine: machine(), invocation: "tpb bench".into(), rows, notes: vec![] };
+        let text = r.to_text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        let col = |l: &str, at: &str| l.find(at).map(|b| l[..b].chars().count());
+        let ratio: Vec<Option<usize>> = lines.iter().map(|l| col(l, " ratio ")).collect();
+        assert!(ratio.iter().all(|c| c.is_some() && *c == ratio[0]), "{text}");
+        let vs: Vec<Option<usize>> = lines.iter().map(|l| col(l, "  vs ")).collect();
+        assert!(vs.iter().all(|c| *c == vs[0]), "{text}");
+        assert!(lines[0].starts_with("codec décodé                   1.00 GiB/s  vs memcpy 2   ratio 0.500×  target ≥ 0.5×  PASS"), "{text}");
+        assert!(lines[1].ends_with("ratio 3.000×  target ≤ 1.5×  MISS"), "{text}");
+        assert!(lines[2].ends_with("ratio 0.250×  target —       info"), "{text}");
+        assert!(lines[3].ends_with("ratio      —  target —       skipped: why | not"), "{text}");
+        assert_eq!(r.missed(), 1);
+        // The markdown: no MISS pointer when every target is met, no notes heading without notes.
+        let met = Report { rows: r.rows[..1].to_vec(), ..r };
+        let md = met.to_markdown();
+        assert!(md.contains("**1 of 1 targets met**.\n"), "{md}");
+        assert!(!md.contains("## Notes"), "{md}");
+        assert_eq!(met.missed(), 0);
+        for line in [
+            "- date (UTC): 2026-01-02 03:04",
+            "- machine: 2 × cpu (2 cores seen by this process), 1 GiB memory",
+            "- kernel: k",
+            "- load average before the run: 0",
+            "- rustc: r",
+            "- commit: c",
+            "- run: `tpb bench`",
+        ] {
+            assert!(md.contains(&format!("{line}\n")), "{line}: {md}");
+        }
+    }
+
     #[test]
     fn profiling_notes_exist_where_the_report_points() {
         let notes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(PROFILING_NOTES);

@@ -26,12 +26,22 @@ pub const DISTINCT: usize = 1 << 16;
 /// Bundles per parallel work item: 1 MiB of stream (with 64 KiB items two
 /// cores sped the AVX-512 kernel up only 1.4–1.6×, with 1 MiB 1.9–2.1×).
 pub const PAR_CHUNK_BUNDLES: usize = 16384;
+const PAR_CHUNK_BYTES: usize = PAR_CHUNK_BUNDLES * BUNDLE_BYTES;
 const SEED: u64 = 0x7462_2d62_656e_6368; // "tpb-bench"
 
 /// Stream size in bytes: `TPB_BENCH_MIB` if set and positive, else `default_mib`.
 pub fn stream_bytes(default_mib: usize) -> usize {
-    let mib = std::env::var(ENV_MIB).ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|m| *m > 0);
-    mib.unwrap_or(default_mib) << 20
+    env_mib(ENV_MIB, default_mib) << 20
+}
+
+/// A size in MiB from the environment variable `var` if set to a positive
+/// whole number, else `default_mib`.
+pub fn env_mib(var: &str, default_mib: usize) -> usize {
+    mib_or(std::env::var(var).ok().as_deref(), default_mib)
+}
+
+fn mib_or(value: Option<&str>, default_mib: usize) -> usize {
+    value.and_then(|v| v.trim().parse::<usize>().ok()).filter(|m| *m > 0).unwrap_or(default_mib)
 }
 
 /// `len` bytes (rounded down to whole bundles) of valid generated bundles.
@@ -165,14 +175,14 @@ pub fn disasm(stream: &[u8]) -> usize {
 
 /// [`validate_stream`] over chunks of the stream on a rayon pool; returns the number of findings.
 pub fn par_validate(pool: &rayon::ThreadPool, stream: &[u8], g: Generation) -> usize {
-    pool.install(|| stream.par_chunks(PAR_CHUNK_BUNDLES * BUNDLE_BYTES).map(|c| validate_stream(c, g)).sum())
+    pool.install(|| stream.par_chunks(PAR_CHUNK_BYTES).map(|c| validate_stream(c, g)).sum())
 }
 
 /// Reads every byte of the stream in the chunks [`par_validate`] uses, on
 /// `pool` (a wrapping sum of its 8-byte words): how fast the cores can read.
 pub fn par_read(pool: &rayon::ThreadPool, stream: &[u8]) -> u64 {
     let sum = |c: &[u8]| c.chunks_exact(8).fold(0u64, |s, w| s.wrapping_add(u64::from_le_bytes(w.try_into().unwrap_or_default())));
-    pool.install(|| stream.par_chunks(PAR_CHUNK_BUNDLES * BUNDLE_BYTES).map(sum).reduce(|| 0, u64::wrapping_add))
+    pool.install(|| stream.par_chunks(PAR_CHUNK_BYTES).map(sum).reduce(|| 0, u64::wrapping_add))
 }
 
 /// A rayon pool of exactly `threads` workers.
@@ -182,6 +192,85 @@ pub fn pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildE
 
 #[cfg(test)]
 mod tests {
+    // Unused where the criterion bench includes this file: its harness drops `#[test]` items.
+    #[allow(unused_imports)]
+    use super::*;
+
+    /// The sizes the comments promise (and `reports/profiling.md` measured).
+    #[test]
+    fn the_sizes_are_64_ki_distinct_bundles_and_1_mib_work_items() {
+        assert_eq!(DISTINCT * BUNDLE_BYTES, 4 << 20);
+        assert_eq!(PAR_CHUNK_BYTES, 1 << 20);
+        assert_eq!(mib_or(Some(" 3 "), 64), 3);
+        assert_eq!(mib_or(Some("0"), 64), 64);
+        assert_eq!(mib_or(Some("-1"), 64), 64);
+        assert_eq!(mib_or(Some("x"), 64), 64);
+        assert_eq!(mib_or(None, 64), 64);
+        assert_eq!(stream_bytes(5) >> 20, env_mib(ENV_MIB, 5));
+        assert_eq!(env_mib("TPB_BENCH_TEST_VARIABLE_NEVER_SET", 7), 7);
+    }
+
+    /// The pool repeats, and each distinct bundle came from its own seed.
+    #[test]
+    fn the_stream_repeats_its_distinct_bundles_in_order() {
+        let s = generate(DISTINCT * BUNDLE_BYTES + 3 * BUNDLE_BYTES);
+        assert_eq!(s.len(), (DISTINCT + 3) * BUNDLE_BYTES);
+        assert_eq!(s[DISTINCT * BUNDLE_BYTES..], s[..3 * BUNDLE_BYTES]);
+        let mut seen = std::collections::HashSet::new();
+        let distinct = s[..DISTINCT * BUNDLE_BYTES].chunks_exact(BUNDLE_BYTES).filter(|b| seen.insert(*b)).count();
+        assert!(distinct > DISTINCT * 9 / 10, "{distinct} distinct of {DISTINCT}");
+        assert!(generate(BUNDLE_BYTES - 1).is_empty());
+        assert_eq!(generate(BUNDLE_BYTES).len(), BUNDLE_BYTES);
+    }
+
+    /// Each kernel does the work it is timed for, on the whole stream.
+    #[test]
+    fn every_kernel_does_its_work_on_every_bundle() -> Result<(), rayon::ThreadPoolBuildError> {
+        let mut s = generate(40 * BUNDLE_BYTES);
+        s.extend_from_slice(&[0xAB; 10]); // a partial bundle, ignored by all
+        let whole = &s[..40 * BUNDLE_BYTES];
+        let mut out = vec![0u8; whole.len()];
+        memcpy(whole, &mut out);
+        assert_eq!(out, whole);
+        assert_eq!(decode(&s), 40);
+        let typed = decode_all(&s);
+        assert_eq!(typed.len(), 40);
+        assert_eq!(typed[7], Bundle::decode(&whole[7 * 64..8 * 64].try_into().unwrap_or([0; 64])));
+        let kernels: [fn(&[u8], &[Bundle], &mut [u8]); 3] = [|_, t, o| encode(t, o), |s, _, o| roundtrip(s, o), |s, _, o| roundtrip_moved(s, o)];
+        for kernel in kernels {
+            let mut out = vec![0u8; whole.len()];
+            kernel(whole, &typed, &mut out);
+            assert_eq!(out, whole);
+        }
+        let text: usize = whole.chunks_exact(64).map(|b| text::disasm(&Bundle::decode(b.try_into().unwrap_or(&[0; 64]))).len()).sum();
+        assert!(text > 40);
+        assert_eq!(disasm(&s), text);
+        // Findings counted on every path: two bundles with an out-of-range inst_word_len.
+        let mut broken = whole.to_vec();
+        broken[3 * 64 + 1] = 0x11;
+        broken[30 * 64 + 1] = 0x11;
+        let mut findings = Vec::new();
+        for b in broken.chunks_exact(64) {
+            validate::validate_into(&Bundle::decode(b.try_into().unwrap_or(&[0; 64])), GENERATION, &mut findings);
+        }
+        let n = findings.len();
+        assert!(n >= 2, "{n}");
+        assert_eq!(decode_validate(whole, GENERATION), 0);
+        assert_eq!(decode_validate(&broken, GENERATION), n);
+        for k in validate::Kernel::available_kernels() {
+            assert_eq!(decode_validate_on(k, &broken, GENERATION), n, "{}", k.label());
+        }
+        assert_eq!(decode_validate_each(&broken, GENERATION), n);
+        assert_eq!(validate_stream(&broken, GENERATION), n);
+        let two = pool(2)?;
+        assert_eq!(two.current_num_threads(), 2);
+        assert_eq!(par_validate(&two, &broken, GENERATION), n);
+        let sum = broken.chunks_exact(8).fold(0u64, |a, w| a.wrapping_add(u64::from_le_bytes(w.try_into().unwrap_or_default())));
+        assert_ne!(sum, 0);
+        assert_eq!(par_read(&two, &broken), sum);
+        Ok(())
+    }
+
     #[test]
     fn the_workload_is_whole_valid_bundles_of_the_size_asked() {
         let s = super::generate(100 * super::BUNDLE_BYTES + 10);
