@@ -223,6 +223,9 @@ mod tests {
         assert_eq!(generate(BUNDLE_BYTES).len(), BUNDLE_BYTES);
     }
 
+    /// A kernel that writes the stream back: (stream, its typed bundles, out).
+    type Writes = fn(&[u8], &[Bundle], &mut [u8]);
+
     /// Each kernel does the work it is timed for, on the whole stream.
     #[test]
     fn every_kernel_does_its_work_on_every_bundle() -> Result<(), rayon::ThreadPoolBuildError> {
@@ -236,7 +239,7 @@ mod tests {
         let typed = decode_all(&s);
         assert_eq!(typed.len(), 40);
         assert_eq!(typed[7], Bundle::decode(&whole[7 * 64..8 * 64].try_into().unwrap_or([0; 64])));
-        let kernels: [fn(&[u8], &[Bundle], &mut [u8]); 3] = [|_, t, o| encode(t, o), |s, _, o| roundtrip(s, o), |s, _, o| roundtrip_moved(s, o)];
+        let kernels: [Writes; 3] = [|_, t, o| encode(t, o), |s, _, o| roundtrip(s, o), |s, _, o| roundtrip_moved(s, o)];
         for kernel in kernels {
             let mut out = vec![0u8; whole.len()];
             kernel(whole, &typed, &mut out);
