@@ -190,10 +190,11 @@ pub fn pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildE
     rayon::ThreadPoolBuilder::new().num_threads(threads).build()
 }
 
+// Where the criterion bench includes this file, its harness drops the
+// `#[test]` items, leaving their helpers unused.
 #[cfg(test)]
+#[allow(dead_code, unused_imports)]
 mod tests {
-    // Unused where the criterion bench includes this file: its harness drops `#[test]` items.
-    #[allow(unused_imports)]
     use super::*;
 
     /// The sizes the comments promise (and `reports/profiling.md` measured).
