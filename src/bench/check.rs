@@ -68,8 +68,15 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
             Err(e) => return skip(e),
         }
     }
+    rows.push(time_row(name, t_tpb, t_nm, t_str));
+    rows.push(rss_row(peak_rss_kib(&tpb, &["check", &file], &CHECK_RAN, &scratch.0), size));
+    rows
+}
+
+/// `tpb check`'s best time against the sum of the tools' best times.
+fn time_row(name: &str, t_tpb: Duration, t_nm: Duration, t_str: Duration) -> Row {
     let base = t_nm + t_str;
-    rows.push(Row::measured(
+    Row::measured(
         "check",
         name,
         ms(t_tpb),
@@ -77,20 +84,24 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
         "time / baseline time",
         ratio(t_tpb, base),
         Some(TARGET),
-    ));
-    rows.push(match peak_rss_kib(&tpb, &["check", &file], &CHECK_RAN, &scratch.0) {
+    )
+}
+
+/// `tpb check`'s peak resident memory (KiB, or why it was not measured) against the file's size in bytes.
+fn rss_row(kib: Result<u64, String>, size: u64) -> Row {
+    let name = "tpb check peak RSS / file size";
+    match kib {
         Ok(kib) => Row::measured(
             "check",
-            "tpb check peak RSS / file size",
+            name,
             format!("{:.1} MiB", kib as f64 / 1024.0),
             format!("file {:.1} MiB", size as f64 / f64::from(1u32 << 20)),
             "peak RSS / file size",
-            (kib * 1024) as f64 / (size.max(1)) as f64,
+            (kib * 1024) as f64 / size.max(1) as f64,
             None,
         ),
-        Err(e) => Row::skipped("check", "tpb check peak RSS / file size", None, e),
-    });
-    rows
+        Err(e) => Row::skipped("check", name, None, e),
+    }
 }
 
 /// Writes the oracle's full-size fixture (the real library's size) into `dir`.
@@ -103,6 +114,22 @@ fn fixture(dir: &Path) -> Result<PathBuf, String> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::bench::report::Verdict;
+
+    #[test]
+    fn the_rows_compare_with_the_tools_sum_and_the_file_size() {
+        let ms = Duration::from_millis;
+        let r = time_row("x", ms(100), ms(150), ms(50));
+        assert_eq!((r.ratio, r.verdict.clone()), (Some(0.5), Verdict::Pass));
+        assert_eq!((r.measured.as_str(), r.baseline.as_str()), ("100 ms", "nm -DC 150 ms + strings 50.0 ms = 200 ms"));
+        assert_eq!(time_row("x", ms(300), ms(150), ms(50)).verdict, Verdict::Miss);
+        let r = rss_row(Ok(3 << 10), 3 << 19);
+        assert_eq!((r.ratio, r.measured.as_str(), r.baseline.as_str()), (Some(2.0), "3.0 MiB", "file 1.5 MiB"));
+        assert_eq!(rss_row(Ok(1), 0).ratio, Some(1024.0));
+        assert_eq!(rss_row(Err("no GNU time".into()), 1).verdict, Verdict::Skipped("no GNU time".into()));
+    }
+
     /// The stand-in library is the oracle's full-size fixture, as a file `tpb check` can read.
     #[test]
     fn the_fixture_is_the_full_size_synthetic_library() -> Result<(), String> {

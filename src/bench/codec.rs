@@ -119,7 +119,7 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
         }),
         part.len(),
     );
-    scaling(o, src, &mut rows);
+    scaling(o, src, std::thread::available_parallelism().map_or(1, usize::from), &mut rows);
     rows
 }
 
@@ -129,8 +129,7 @@ pub fn run(o: &Options, notes: &mut Vec<String>) -> Vec<Row> {
 /// share a physical core give far less than N×), and read the stream on all
 /// cores, whose bandwidth over one core's validation is the other (a
 /// validator near the memory's speed cannot scale past it).
-fn scaling(o: &Options, src: &[u8], rows: &mut Vec<Row>) {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+fn scaling(o: &Options, src: &[u8], cores: usize, rows: &mut Vec<Row>) {
     let name = format!("parallel validate, {cores} vs 1 thread(s)");
     if cores < 2 {
         rows.push(Row::skipped("codec", name, None, "one core: nothing to scale to"));
@@ -241,6 +240,31 @@ mod tests {
         assert_eq!(scaling_target(3.0, 2), Target::AtLeast(1.5));
         assert_eq!(scaling_target(0.5, 8), Target::AtLeast(0.75));
         assert_eq!(scaling_target(1.3333, 4), Target::AtLeast(1.0));
+    }
+
+    /// One core has nothing to scale to; more get three rows, named by how many.
+    #[test]
+    fn scaling_is_measured_from_two_cores() {
+        let src = workload::generate(64 << 10);
+        let o = Options { mib: 1, rounds: 1 };
+        let mut rows = Vec::new();
+        scaling(&o, &src, 1, &mut rows);
+        assert_eq!(rows.len(), 1);
+        assert!(
+            matches!(&rows[0].verdict, Verdict::Skipped(w) if w == "one core: nothing to scale to")
+                && rows[0].name == "parallel validate, 1 vs 1 thread(s)"
+        );
+        rows.clear();
+        scaling(&o, &src, 3, &mut rows);
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "machine: arithmetic, 3 vs 1 thread(s)",
+                "machine: memory read, 3 thread(s) vs 1-thread validate",
+                "parallel validate, 3 vs 1 thread(s)"
+            ]
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use super::external::{timed, which, Scratch};
 use super::report::{Row, Target};
-use super::timing::ms;
+use super::timing::{ms, ratio};
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
@@ -80,32 +80,40 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
         "validate end to end: {mib} MiB ({bundles} bundles) of the v2 engine streams of {} repeated, in the page cache; `cat FILE >/dev/null` is the baseline",
         dir.display()
     ));
-    let [base, q, t] = best.map(|d| d.as_secs_f64().max(f64::MIN_POSITIVE));
-    let rate = |secs: f64| format!("{:.1} M bundles/s", bundles as f64 / secs / 1e6);
-    vec![
+    rows(quiet, text, bundles, best)
+}
+
+/// The two rows from the best times of `cat`, `validate -q` and `validate` over `bundles` bundles.
+fn rows(quiet: String, text: String, bundles: usize, [base, q, t]: [Duration; 3]) -> Vec<Row> {
+    let row = |name: String, d: Duration, target: Option<Target>| {
+        let rate = bundles as f64 / d.as_secs_f64().max(f64::MIN_POSITIVE) / 1e6;
         Row::measured(
             AREA,
-            quiet,
-            format!("{} ({})", ms(Duration::from_secs_f64(q)), rate(q)),
-            format!("cat {}", ms(Duration::from_secs_f64(base))),
+            name,
+            format!("{} ({rate:.1} M bundles/s)", ms(d)),
+            format!("cat {}", ms(base)),
             "time / baseline time",
-            q / base,
-            Some(TARGET),
-        ),
-        Row::measured(
-            AREA,
-            text,
-            format!("{} ({})", ms(Duration::from_secs_f64(t)), rate(t)),
-            format!("cat {}", ms(Duration::from_secs_f64(base))),
-            "time / baseline time",
-            t / base,
-            None,
-        ),
-    ]
+            ratio(d, base),
+            target,
+        )
+    };
+    vec![row(quiet, q, Some(TARGET)), row(text, t, None)]
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rows_are_times_over_cat_and_bundle_rates() {
+        let ms = Duration::from_millis;
+        let r = rows("q".into(), "t".into(), 3_000_000, [ms(100), ms(250), ms(500)]);
+        assert_eq!((r[0].name.as_str(), r[0].ratio, r[0].target), ("q", Some(2.5), Some(TARGET)));
+        assert_eq!((r[1].name.as_str(), r[1].ratio, r[1].target), ("t", Some(5.0), None));
+        assert_eq!((r[0].measured.as_str(), r[0].baseline.as_str()), ("250 ms (12.0 M bundles/s)", "cat 100 ms"));
+        assert_eq!(r[1].measured, "500 ms (6.0 M bundles/s)");
+    }
+
     #[test]
     fn the_real_file_is_whole_v2_bundles_of_the_size_asked() -> Result<(), String> {
         let Some((_, files)) = super::super::folder::folder() else { return Err("no NEFF programs, not even corpus/neff/real".into()) };

@@ -10,7 +10,7 @@
 use super::codec::scaling_target;
 use super::external::{timed, timed_env, which, Scratch};
 use super::report::{Row, Target};
-use super::timing::ms;
+use super::timing::{ms, ratio};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tpb_oracle::neff::{self, NeffHeader};
@@ -125,58 +125,76 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
             }
         }
     }
-    let [ours, ours_one, base, base_one, ev, ev_one] = best.map(|d| d.as_secs_f64().max(f64::MIN_POSITIVE));
     notes.push(format!(
         "NEFF folder: {} ({} files, {bundles} bundles), validated by `tpb validate -q`; the baseline runs `gzip -dc` on their payloads \
          (extracted to files), split over {cores} process(es) or one",
         dir.display(),
         files.len()
     ));
-    let rate = |secs: f64| format!("{:.0} files/s, {:.2} M bundles/s", files.len() as f64 / secs, bundles as f64 / secs / 1e6);
+    rows(&Names { validate: name, scaling, evidence, evidence_scaling }, cores, (files.len(), bundles), best)
+}
+
+/// The rows' names, which say how many cores.
+struct Names {
+    validate: String,
+    scaling: String,
+    evidence: String,
+    evidence_scaling: String,
+}
+
+/// The rows from the best times, in the order measured: `validate -q` on
+/// every core and on one, `gzip -dc` over `cores` processes and one,
+/// `evidence` on every core and on one; `(files, bundles)` were read.
+fn rows(names: &Names, cores: usize, (files, bundles): (usize, usize), best: [Duration; 6]) -> Vec<Row> {
+    let [ours, ours_one, base, base_one, ev, ev_one] = best;
+    let rate = |d: Duration| {
+        let secs = d.as_secs_f64().max(f64::MIN_POSITIVE);
+        format!("{:.0} files/s, {:.2} M bundles/s", files as f64 / secs, bundles as f64 / secs / 1e6)
+    };
     vec![
         Row::measured(
             AREA,
-            name,
-            format!("{} ({})", ms(Duration::from_secs_f64(ours)), rate(ours)),
-            format!("gzip -dc × {cores} {}", ms(Duration::from_secs_f64(base))),
+            names.validate.clone(),
+            format!("{} ({})", ms(ours), rate(ours)),
+            format!("gzip -dc × {cores} {}", ms(base)),
             "time / baseline time",
-            ours / base,
+            ratio(ours, base),
             Some(TARGET),
         ),
         Row::measured(
             AREA,
             format!("machine: gzip -dc of the payloads, {cores} vs 1 process(es)"),
-            ms(Duration::from_secs_f64(base)),
-            format!("1 process {}", ms(Duration::from_secs_f64(base_one))),
+            ms(base),
+            format!("1 process {}", ms(base_one)),
             "speedup over 1 process (the limit)",
-            base_one / base,
+            ratio(base_one, base),
             None,
         ),
         Row::measured(
             AREA,
-            scaling,
-            format!("{} ({})", ms(Duration::from_secs_f64(ours)), rate(ours)),
-            format!("1 thread {} ({})", ms(Duration::from_secs_f64(ours_one)), rate(ours_one)),
+            names.scaling.clone(),
+            format!("{} ({})", ms(ours), rate(ours)),
+            format!("1 thread {} ({})", ms(ours_one), rate(ours_one)),
             "speedup over 1 thread",
-            ours_one / ours,
-            (cores > 1).then(|| scaling_target(base_one / base, cores)),
+            ratio(ours_one, ours),
+            (cores > 1).then(|| scaling_target(ratio(base_one, base), cores)),
         ),
         Row::measured(
             AREA,
-            evidence,
-            format!("{} ({})", ms(Duration::from_secs_f64(ev_one)), rate(ev_one)),
-            format!("gzip -dc {}", ms(Duration::from_secs_f64(base_one))),
+            names.evidence.clone(),
+            format!("{} ({})", ms(ev_one), rate(ev_one)),
+            format!("gzip -dc {}", ms(base_one)),
             "time / baseline time",
-            ev_one / base_one,
+            ratio(ev_one, base_one),
             Some(EVIDENCE_TARGET),
         ),
         Row::measured(
             AREA,
-            evidence_scaling,
-            format!("{} ({})", ms(Duration::from_secs_f64(ev)), rate(ev)),
-            format!("1 thread {}", ms(Duration::from_secs_f64(ev_one))),
+            names.evidence_scaling.clone(),
+            format!("{} ({})", ms(ev), rate(ev)),
+            format!("1 thread {}", ms(ev_one)),
             "speedup over 1 thread",
-            ev_one / ev,
+            ratio(ev_one, ev),
             None,
         ),
     ]
@@ -230,6 +248,32 @@ mod tests {
         let e = payloads(&[bad], d.path()).err().ok_or("a non-gzip payload was taken")?;
         assert!(e.contains("payload is not gzip"), "{e}");
         Ok(())
+    }
+
+    #[test]
+    fn the_rows_are_ratios_of_the_best_times_in_the_order_measured() {
+        let s = Duration::from_secs;
+        let names = Names { validate: "v".into(), scaling: "s".into(), evidence: "e".into(), evidence_scaling: "es".into() };
+        // validate on 2 cores 3 s, on 1 6 s; gzip on 2 processes 2 s, on 1 4 s; evidence on 2 cores 5 s, on 1 8 s.
+        let r = rows(&names, 2, (10, 2_000_000), [s(3), s(6), s(2), s(4), s(5), s(8)]);
+        let got: Vec<(&str, Option<f64>, Option<Target>)> = r.iter().map(|r| (r.name.as_str(), r.ratio, r.target)).collect();
+        assert_eq!(
+            got,
+            [
+                ("v", Some(1.5), Some(TARGET)),
+                ("machine: gzip -dc of the payloads, 2 vs 1 process(es)", Some(2.0), None),
+                ("s", Some(2.0), Some(scaling_target(2.0, 2))),
+                ("e", Some(2.0), Some(EVIDENCE_TARGET)),
+                ("es", Some(1.6), None),
+            ]
+        );
+        assert_eq!(r[0].measured, "3000 ms (3 files/s, 0.67 M bundles/s)");
+        assert_eq!(r[0].baseline, "gzip -dc × 2 2000 ms");
+        assert_eq!((r[1].measured.as_str(), r[1].baseline.as_str()), ("2000 ms", "1 process 4000 ms"));
+        assert_eq!(r[2].baseline, "1 thread 6000 ms (2 files/s, 0.33 M bundles/s)");
+        assert_eq!((r[3].measured.as_str(), r[3].baseline.as_str()), ("8000 ms (1 files/s, 0.25 M bundles/s)", "gzip -dc 4000 ms"));
+        assert_eq!((r[4].measured.as_str(), r[4].baseline.as_str()), ("5000 ms (2 files/s, 0.40 M bundles/s)", "1 thread 8000 ms"));
+        assert_eq!(rows(&names, 1, (1, 1), [s(1); 6])[2].target, None, "one core: nothing to scale to");
     }
 
     #[test]
