@@ -22,6 +22,8 @@ fn bench_writes_a_report_with_every_row() {
     std::fs::create_dir(dir.path().join("reports")).expect("mkdir");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tpb"));
     cmd.args(["bench", "--no-fuzz", "--mib", "1", "--rounds", "1", "--neff"]).arg(&neff_path).arg("--out").arg(&out);
+    // The end-to-end file is 256 MiB unless told otherwise.
+    cmd.env("TPB_BENCH_E2E_MIB", "2");
     if let Some(e) = elf {
         cmd.args(["--elf", e]);
     }
@@ -58,6 +60,14 @@ fn bench_writes_a_report_with_every_row() {
     let line = |start: &str| md.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("no `{start}` row:\n{md}"));
     assert!(line("| codec | decode+encode | ").contains("| ≥ 0.3× |"), "{md}");
     assert!(line("| codec | decode, move by value, encode | ").contains("| — |"), "{md}");
+    // End to end on real v2 bundles (the committed corpus has some), of the size asked for.
+    for (row, target) in [
+        ("| validate | tpb validate -q, 2 MiB of real v2 bundles, vs cat | ", "| ≤ 3× |"),
+        ("| validate | tpb validate (text to /dev/null), 2 MiB of real v2 bundles, vs cat | ", "| — |"),
+    ] {
+        assert!(line(row).contains(" M bundles/s) | cat ") && line(row).contains(target), "{md}");
+    }
+    assert!(md.contains("- validate end to end: 2 MiB (32768 bundles) of the v2 engine streams of "), "{md}");
     // The container's payload is gzip, so the baseline unzips it before listing it.
     assert!(line("| neff | NEFF ingest vs gzip -dc \\| tar t | ").contains(" ms | gzip -dc \\| tar t "), "{md}");
     // With two cores or more, the scaling rows are measured, the memory-read limit among them.

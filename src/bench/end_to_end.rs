@@ -104,6 +104,22 @@ fn rows(quiet: String, text: String, bundles: usize, [base, q, t]: [Duration; 3]
 mod tests {
     use super::*;
 
+    /// Only v2 programs' streams are taken: a v3 program (cayman) gives none.
+    #[test]
+    fn a_folder_without_v2_programs_gives_no_file() -> Result<(), String> {
+        let scratch = Scratch::new()?;
+        let kelf: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#;
+        let def: &[u8] = br#"{"pe_instr": "sg00/PE.bin"}"#;
+        let stream = tpb_isa::bundle::header_only_stream(&[0xA4, 0xA4]);
+        let bytes = neff::build::container(2, &[("kelf-0.json", kelf), ("sg00/def.json", def), ("sg00/PE.bin", &stream)]).map_err(|e| e.to_string())?;
+        let v3 = scratch.0.join("v3.neff");
+        std::fs::write(&v3, bytes).map_err(|e| e.to_string())?;
+        let n = neff::read_file(&v3).map_err(|e| e.to_string())?;
+        assert_eq!((n.generation(), n.bundles()), (Some(Generation::V3), 2));
+        assert_eq!(real_file(&[v3], 1, &scratch.0.join("out.bin")), Err("no v2 engine stream in the folder".into()));
+        Ok(())
+    }
+
     #[test]
     fn the_rows_are_times_over_cat_and_bundle_rates() {
         let ms = Duration::from_millis;
