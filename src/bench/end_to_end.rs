@@ -111,7 +111,8 @@ mod tests {
         let kelf: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#;
         let def: &[u8] = br#"{"pe_instr": "sg00/PE.bin"}"#;
         let stream = tpb_isa::bundle::header_only_stream(&[0xA4, 0xA4]);
-        let bytes = neff::build::container(2, &[("kelf-0.json", kelf), ("sg00/def.json", def), ("sg00/PE.bin", &stream)]).map_err(|e| e.to_string())?;
+        let bytes =
+            neff::build::container(2, &[("kelf-0.json", kelf), ("sg00/def.json", def), ("sg00/PE.bin", &stream)]).map_err(|e| e.to_string())?;
         let v3 = scratch.0.join("v3.neff");
         std::fs::write(&v3, bytes).map_err(|e| e.to_string())?;
         let n = neff::read_file(&v3).map_err(|e| e.to_string())?;

@@ -15,10 +15,15 @@ fn script() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/bench.sh"))
 }
 
-pub fn run(secs: u64, notes: &mut Vec<String>) -> Vec<Row> {
+/// Whether `cargo fuzz` can run: cargo-fuzz on PATH or in cargo's own bin folder.
+pub fn cargo_fuzz_installed() -> bool {
+    super::external::which("cargo-fuzz").is_some() || home_bin("cargo-fuzz")
+}
+
+/// The fuzz row: measured by the script when `cargo_fuzz` is installed, else skipped saying why.
+pub fn run(secs: u64, cargo_fuzz: bool, notes: &mut Vec<String>) -> Vec<Row> {
     let skip = |why: String| vec![Row::skipped("fuzz", NAME, Some(TARGET), why)];
     let script = script();
-    let cargo_fuzz = super::external::which("cargo-fuzz").is_some() || home_bin("cargo-fuzz");
     if let Some(why) = unavailable(&script, cargo_fuzz) {
         return skip(why);
     }
@@ -94,6 +99,12 @@ mod tests {
         let gone = std::path::Path::new("/nonexistent/bench.sh");
         assert_eq!(super::unavailable(gone, true).as_deref(), Some("/nonexistent/bench.sh is not there (run from the source tree)"));
         assert!(!super::home_bin("tpb-no-such-tool-anywhere"));
+        // Without cargo-fuzz the row says so, and nothing is built or run.
+        let mut notes = Vec::new();
+        let rows = super::run(1, false, &mut notes);
+        assert_eq!(rows.len(), 1);
+        assert!(matches!(&rows[0].verdict, Verdict::Skipped(w) if w.starts_with("cargo-fuzz is not installed")), "{:?}", rows[0]);
+        assert_eq!((rows[0].name.as_str(), rows[0].target, notes.len()), (super::NAME, Some(super::TARGET), 0));
         let installed = std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cargo/bin/cargo"));
         assert_eq!(super::home_bin("cargo"), installed.is_some_and(|p| p.is_file()));
     }

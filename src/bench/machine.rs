@@ -86,8 +86,12 @@ mod tests {
         }
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         assert_eq!(m.logical_cpus, cpuinfo.lines().filter(|l| l.starts_with("processor")).count().max(1));
-        if cpuinfo.contains("cpu family") {
-            assert!(m.cpu_model.contains(" (family ") && m.cpu_model.contains(", model "), "{}", m.cpu_model);
+        // The first CPU's "cpu family" and "model" lines (not "model name"), where /proc has them.
+        let value = |key: &str| {
+            cpuinfo.lines().find(|l| l.split(':').next().is_some_and(|k| k.trim() == key)).and_then(|l| l.split(':').nth(1)).map(str::trim)
+        };
+        if let (Some(f), Some(model)) = (value("cpu family"), value("model")) {
+            assert!(m.cpu_model.ends_with(&format!(" (family {f}, model {model})")), "{}", m.cpu_model);
         }
         assert!(m.memory.ends_with(" GiB") && m.kernel != UNKNOWN && m.loadavg.split(' ').count() == 3, "{m:?}");
         assert!(m.rustc.starts_with("rustc ") || m.rustc == UNKNOWN, "{}", m.rustc);

@@ -87,7 +87,7 @@ pub fn run(a: Args) -> u8 {
         rows.push(crate::bench::report::Row::skipped("fuzz", "fuzz roundtrip vs empty target", Some(fuzz::TARGET), "--no-fuzz"));
     } else {
         eprintln!("tpb bench: fuzz roundtrip vs empty ({fuzz_secs} s runs)");
-        rows.extend(fuzz::run(fuzz_secs, &mut notes));
+        rows.extend(fuzz::run(fuzz_secs, fuzz::cargo_fuzz_installed(), &mut notes));
     }
     let invocation = std::iter::once("tpb".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
     let report = Report { machine, invocation, rows, notes };
