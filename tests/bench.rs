@@ -117,6 +117,10 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
     let file = dir.path().join("plain.txt");
     std::fs::write(&file, b"x").expect("write");
     let f = file.display().to_string();
+    // Long enough to read a magic from, and not an ELF's.
+    let text = dir.path().join("text.so");
+    std::fs::write(&text, b"plain text, no ELF").expect("write");
+    let t = text.display().to_string();
     let report = dir.path().join("bench.md").display().to_string();
     let below_file = format!("{f}/bench.md");
     let missing_dir = format!("{d}/missing");
@@ -129,6 +133,7 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
         (vec!["--neff", &d, "--out", &report], d.as_str(), "is a directory"),
         (vec!["--elf", &d, "--out", &report], d.as_str(), "is a directory"),
         (vec!["--elf", &f, "--out", &report], f.as_str(), "not an ELF file"),
+        (vec!["--elf", &t, "--out", &report], t.as_str(), "not an ELF file"),
         (vec!["--out", &d], d.as_str(), "is a directory"),
         (vec!["--neff", &n, "--out", &report], n.as_str(), "shorter than the 1024-byte header"),
         (vec!["--out", &below_file], f.as_str(), "not a directory"),
