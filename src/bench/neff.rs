@@ -110,7 +110,6 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
     )]
 }
 
-/// A gzip container holding 8 MiB of generated bundles as one subgraph's engine streams.
 /// The largest of `files` (the first of equals), or `None` when none can be read.
 fn largest(files: &[PathBuf]) -> Option<PathBuf> {
     let sized = files.iter().filter_map(|p| Some((std::fs::metadata(p).ok()?.len(), p)));

@@ -36,7 +36,7 @@ pub struct Args {
     /// ELF for the `tpb check` benchmark (default: the oracle's full-size synthetic libwalrus.so).
     #[arg(long)]
     elf: Option<PathBuf>,
-    /// NEFF for the ingest benchmark (default: the largest in ../shared/neff, else a generated one).
+    /// NEFF for the ingest benchmark (default: the largest real one, in ../shared/neff or else corpus/neff/real, else a generated one).
     #[arg(long)]
     neff: Option<PathBuf>,
     /// Seconds per fuzz run (each target runs twice; default 5, or 2 with --quick).
