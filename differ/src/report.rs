@@ -1,0 +1,124 @@
+//! A run's report: text for the terminal, JSON for tools, and one repro
+//! file per group. Whatever a worker wrote is escaped in text (JSON keeps it
+//! exact: serde escapes).
+
+use crate::campaign::{per_kind, sources, Outcome};
+use crate::group::Group;
+use serde_json::json;
+use std::fmt::Write as _;
+use tpb_oracle::text_safe::escape;
+
+/// How to reproduce a request by hand with this worker (one shell line).
+pub type Reproduce<'a> = &'a dyn Fn(&str) -> String;
+
+/// The summary and one paragraph per group.
+pub fn text(o: &Outcome, reproduce: Reproduce) -> String {
+    let mut s = String::new();
+    let asks: Vec<&str> = o.asks.iter().map(|a| a.as_str()).collect();
+    let _ = writeln!(s, "tpb differ: worker `{}` answers {}", escape(&o.worker), if asks.is_empty() { "nothing".to_string() } else { asks.join(", ") });
+    let src: Vec<String> = sources(&o.stats).iter().map(|(src, n)| format!("{n} {}", src.as_str())).collect();
+    let reqs: Vec<String> = o.stats.requests.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let _ = writeln!(
+        s,
+        "inputs: {} ({} bundles of real programs, {} distinct); requests: {}; {:.1} s{}",
+        src.join(", "),
+        o.stats.real_offered,
+        o.stats.real_distinct,
+        if reqs.is_empty() { "none".to_string() } else { reqs.join(", ") },
+        o.stats.seconds,
+        if o.stats.timed_out { " (the time budget ended it)" } else { "" }
+    );
+    if !o.stats.quarantined.is_empty() {
+        let _ = writeln!(s, "quarantined after repeated crashes or hangs ({} inputs not sent): {}", o.stats.skipped, o.stats.quarantined.join(", "));
+    }
+    let kinds: Vec<String> = per_kind(&o.groups).into_iter().filter(|(_, n, _)| *n > 0).map(|(k, n, g)| format!("{k} {n} in {g} group(s)")).collect();
+    if kinds.is_empty() && o.groups.overflow == 0 {
+        let _ = writeln!(s, "no disagreement");
+        return s;
+    }
+    let _ = writeln!(s, "disagreements: {}{}", kinds.join(", "), if o.groups.overflow > 0 { format!(", {} more past the group cap", o.groups.overflow) } else { String::new() });
+    for (i, g) in o.groups.by_signature.values().enumerate() {
+        s.push('\n');
+        group_text(&mut s, i + 1, g, reproduce);
+    }
+    for (sig, why) in &o.unreduced {
+        let _ = writeln!(s, "not reduced: {} {} {:#04x} {}: {why:?}", sig.kind, sig.generation, sig.opcode, escape(&sig.field));
+    }
+    s
+}
+
+fn group_text(s: &mut String, n: usize, g: &Group, reproduce: Reproduce) {
+    let sig = &g.signature;
+    let _ = writeln!(
+        s,
+        "[{n}] {} {} {:#04x} {} {}: {} input(s); first: {} ({})",
+        sig.kind,
+        sig.generation,
+        sig.opcode,
+        g.name,
+        escape(&sig.field),
+        g.count,
+        g.first.source.as_str(),
+        escape(&g.first.origin)
+    );
+    let _ = writeln!(s, "    worker:    {}", escape(&g.disagreement.worker));
+    let _ = writeln!(s, "    expected:  {}", escape(&g.disagreement.expected));
+    match &g.repro {
+        Some(r) => {
+            let fields = if r.fields.is_empty() { "no field".to_string() } else { r.fields.iter().map(|f| escape(f)).collect::<Vec<_>>().join(", ") };
+            let bytes: Vec<String> = r.bytes.iter().map(|b| format!("+{b:#04x}")).collect();
+            let _ = writeln!(s, "    reduced:   differs from a bundle both agree on in {fields} (bytes {}); {} request(s)", bytes.join(" "), r.tests);
+            let _ = writeln!(s, "    reproduce: {}", reproduce(&r.request));
+        }
+        None => {
+            let _ = writeln!(s, "    reproduce: {}", reproduce(&crate::request::Request::new(g.ask, sig.generation, g.first.raw).line()));
+        }
+    }
+}
+
+/// The whole run as one JSON document.
+pub fn json(o: &Outcome) -> serde_json::Value {
+    let groups: Vec<&Group> = o.groups.by_signature.values().collect();
+    json!({
+        "worker": o.worker,
+        "asks": o.asks,
+        "stats": o.stats,
+        "kinds": per_kind(&o.groups).into_iter().map(|(k, n, g)| json!({"kind": k, "disagreements": n, "groups": g})).collect::<Vec<_>>(),
+        "overflow": o.groups.overflow,
+        "groups": groups,
+        "unreduced": o.unreduced.iter().map(|(s, why)| json!({"signature": s, "why": format!("{why:?}")})).collect::<Vec<_>>(),
+    })
+}
+
+/// A repro file's name: its number, kind, generation, opcode and field, in
+/// characters every file system takes.
+pub fn repro_name(n: usize, g: &Group) -> String {
+    let field: String = g.signature.field.chars().take(48).map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    format!("{n:03}-{}-{}-{:02x}-{field}.txt", g.signature.kind, g.signature.generation, g.signature.opcode)
+}
+
+/// A repro file: comment lines saying what it is, then the request lines
+/// (`tpb differ --replay FILE` reads them back: every line not starting with `#`).
+pub fn repro_file(g: &Group, reproduce: Reproduce) -> String {
+    let mut s = String::new();
+    let sig = &g.signature;
+    let _ = writeln!(s, "# tpb differ repro: {} disagreement on {} {:#04x} {}, field {}", sig.kind, sig.generation, sig.opcode, g.name, escape(&sig.field));
+    let _ = writeln!(s, "# seen on {} input(s); the first: {} ({})", g.count, g.first.source.as_str(), escape(&g.first.origin));
+    let line = match &g.repro {
+        Some(r) => {
+            let _ = writeln!(s, "# base (both agree): {}", crate::request::Request::new(g.ask, sig.generation, r.base).line());
+            let _ = writeln!(s, "# differs from the base in: {}", r.fields.iter().map(|f| escape(f)).collect::<Vec<_>>().join(", "));
+            let _ = writeln!(s, "# worker:   {}", escape(&r.worker));
+            let _ = writeln!(s, "# expected: {}", escape(&r.expected));
+            r.request.clone()
+        }
+        None => {
+            let _ = writeln!(s, "# worker:   {}", escape(&g.disagreement.worker));
+            let _ = writeln!(s, "# expected: {}", escape(&g.disagreement.expected));
+            crate::request::Request::new(g.ask, sig.generation, g.first.raw).line()
+        }
+    };
+    let _ = writeln!(s, "# reproduce: {}", reproduce(&line));
+    let _ = writeln!(s, "{line}");
+    s
+}

@@ -1,0 +1,45 @@
+//! Workers: the user's implementation behind one interface, whatever the
+//! transport. A worker answers requests in order, one reply each; a crash,
+//! a hang or a malformed answer is a reply too, never the harness's end.
+
+mod library;
+mod process;
+mod serve;
+
+pub use library::{Library, LibraryError, SYMBOLS};
+pub use process::{Process, ProcessError};
+pub use serve::serve;
+
+use crate::reference;
+use crate::reply::Reply;
+use crate::request::{Ask, Request};
+use tpb_isa::Profile;
+
+/// One implementation being fuzzed.
+pub trait Worker: Send {
+    /// How the report names it (the command, or the library's path).
+    fn name(&self) -> String;
+    /// One reply per request, in order.
+    fn ask(&mut self, requests: &[Request]) -> Vec<Reply>;
+}
+
+/// The description answering as a worker: a worker that agrees with
+/// everything, for the tests and the `differential` fuzz target's default.
+pub struct Reference {
+    pub profile: Profile,
+    /// The request kinds it answers; the others get `unsupported`.
+    pub asks: Vec<Ask>,
+}
+
+impl Worker for Reference {
+    fn name(&self) -> String {
+        "the description (tpb_isa)".to_string()
+    }
+
+    fn ask(&mut self, requests: &[Request]) -> Vec<Reply> {
+        requests
+            .iter()
+            .map(|r| Reply::Answer(if self.asks.contains(&r.ask) { reference::answer(r, self.profile) } else { "unsupported".to_string() }))
+            .collect()
+    }
+}
