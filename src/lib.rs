@@ -55,6 +55,8 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Gather evidence from real programs: per generation × build × opcode × field, values, engines, and every check's agreement; errata with their support.
     Evidence(cmd::evidence::Args),
+    /// Differential fuzzing of your own decoder, encoder or validator (--cmd or --lib) against the description: grouped disagreements, each reduced to a repro.
+    Differ(cmd::differ::Args),
     /// Propose layouts for opcodes the spec leaves opaque, from real bundles: per byte and word, value sets, recognised shapes, evidence.
     Infer(cmd::infer::Args),
 }
@@ -93,5 +95,6 @@ where
         Command::Bench(a) => cmd::bench::run(a),
         Command::Evidence(a) => cmd::evidence::run(a),
         Command::Infer(a) => cmd::infer::run(a),
+        Command::Differ(a) => cmd::differ::run(a),
     }
 }

@@ -61,7 +61,7 @@ pub struct Stats {
     /// Real bundles offered (duplicates included) and distinct.
     pub real_offered: u64,
     pub real_distinct: u64,
-    /// Inputs not sent because their generation × opcode was quarantined.
+    /// Requests not sent because their generation × opcode was quarantined.
     pub skipped: u64,
     /// Generation × opcode pairs quarantined after repeated crashes or hangs.
     pub quarantined: Vec<String>,
@@ -95,18 +95,31 @@ impl Outcome {
 }
 
 /// The request kinds among `wanted` that `worker` answers: each is asked
-/// once on a valid bundle; `unsupported` drops it.
-pub fn probe(worker: &mut dyn Worker, wanted: &[Ask]) -> Vec<Ask> {
+/// once on a valid bundle; `unsupported` drops it. A worker that answers
+/// none of them (it cannot start, it dies or hangs at once) is an error: no
+/// run can be made with it.
+pub fn probe(worker: &mut dyn Worker, wanted: &[Ask]) -> Result<Vec<Ask>, String> {
     let raw = crate::reference::generated(Generation::V2, 0x46, 0);
     let reqs: Vec<Request> = wanted.iter().map(|a| Request::new(*a, Generation::V2, raw)).collect();
-    let replies = worker.ask(&reqs);
-    wanted.iter().zip(replies).filter(|(_, r)| !matches!(r, Reply::Answer(t) if t.trim() == "unsupported")).map(|(a, _)| *a).collect()
+    let replies = crate::worker::ask_all(worker, &reqs);
+    if let Some(why) = replies.iter().map(failure).collect::<Option<Vec<&str>>>().and_then(|w| w.first().copied()) {
+        return Err(format!("worker `{}` answers no request: {why}", tpb_oracle::text_safe::escape(&worker.name())));
+    }
+    Ok(wanted.iter().zip(replies).filter(|(_, r)| !matches!(r, Reply::Answer(t) if t.trim() == "unsupported")).map(|(a, _)| *a).collect())
+}
+
+/// Why a reply is no answer at all.
+fn failure(r: &Reply) -> Option<&str> {
+    match r {
+        Reply::Answer(_) => None,
+        Reply::Crash(w) | Reply::Hang(w) | Reply::Protocol(w) => Some(w),
+    }
 }
 
 /// Runs a campaign with `worker` over generated, mutated and `real` inputs.
-pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &mut dyn FnMut(&Stats)) -> Outcome {
+pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &mut dyn FnMut(&Stats)) -> Result<Outcome, String> {
     let t0 = Instant::now();
-    let asks = probe(worker, &cfg.asks);
+    let asks = probe(worker, &cfg.asks)?;
     let mut stats = Stats { real_offered: real.offered, real_distinct: real.inputs.len() as u64, ..Stats::default() };
     let mut groups = Groups::new(cfg.max_groups);
     let cycle = inputs::opcode_cycle();
@@ -145,28 +158,34 @@ pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &mut dy
         if batch.is_empty() {
             break;
         }
-        let mut sent: Vec<&Input> = Vec::with_capacity(batch.len());
-        let mut reqs = Vec::with_capacity(batch.len() * asks.len());
+        let mut pending: Vec<(&Input, Request)> = Vec::with_capacity(batch.len() * asks.len());
         for input in &batch {
             if failures.get(&(input.generation, input.raw[0])).is_some_and(|n| *n >= cfg.quarantine) {
-                stats.skipped += 1;
+                stats.skipped += asks.len() as u64;
                 continue;
             }
             *stats.inputs.entry(input.source.as_str()).or_default() += 1;
-            for a in &asks {
-                sent.push(input);
-                reqs.push(Request::new(*a, input.generation, input.raw));
-                *stats.requests.entry(a.as_str()).or_default() += 1;
-            }
+            pending.extend(asks.iter().map(|a| (input, Request::new(*a, input.generation, input.raw))));
         }
-        let replies = worker.ask(&reqs);
-        for ((input, req), reply) in sent.iter().zip(&reqs).zip(&replies) {
-            for d in compare(req, reply, cfg.profile) {
-                if d.kind.is_failure() {
-                    *failures.entry((input.generation, input.raw[0])).or_default() += 1;
+        // Sent until all are answered; after each failure the requests left
+        // are sent again, but for an opcode the worker keeps failing on.
+        while !pending.is_empty() {
+            let before = pending.len();
+            pending.retain(|(input, _)| failures.get(&(input.generation, input.raw[0])).is_none_or(|n| *n < cfg.quarantine));
+            stats.skipped += (before - pending.len()) as u64;
+            let reqs: Vec<Request> = pending.iter().map(|(_, r)| r.clone()).collect();
+            let replies = worker.ask(&reqs);
+            let answered = replies.len().clamp(1, pending.len().max(1));
+            for ((input, req), reply) in pending.iter().zip(&replies) {
+                *stats.requests.entry(req.ask.as_str()).or_default() += 1;
+                for d in compare(req, reply, cfg.profile) {
+                    if d.kind.is_failure() {
+                        *failures.entry((input.generation, input.raw[0])).or_default() += 1;
+                    }
+                    groups.add(input, req.ask, d);
                 }
-                groups.add(input, req.ask, d);
             }
+            pending.drain(..answered.min(pending.len()));
         }
         if last_progress.elapsed() >= Duration::from_secs(1) {
             stats.seconds = t0.elapsed().as_secs_f64();
@@ -182,7 +201,7 @@ pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &mut dy
     stats.quarantined.sort();
     let unreduced = if cfg.reduce_budget > 0 { reduce(worker, &asks, cfg, &mut groups) } else { Vec::new() };
     stats.seconds = t0.elapsed().as_secs_f64();
-    Outcome { worker: worker.name(), asks, stats, groups, unreduced }
+    Ok(Outcome { worker: worker.name(), asks, stats, groups, unreduced })
 }
 
 /// Reduces every group's first input; the groups that cannot be, and why.
@@ -204,7 +223,7 @@ pub fn judge(worker: &mut dyn Worker, asks: &[Ask], profile: Profile, given: &[I
     let mut groups = Groups::new(usize::MAX);
     let reqs: Vec<(usize, Request)> = given.iter().enumerate().flat_map(|(i, inp)| asks.iter().map(move |a| (i, Request::new(*a, inp.generation, inp.raw)))).collect();
     let plain: Vec<Request> = reqs.iter().map(|(_, r)| r.clone()).collect();
-    let replies = worker.ask(&plain);
+    let replies = crate::worker::ask_all(worker, &plain);
     for ((i, req), reply) in reqs.iter().zip(&replies) {
         if let Some(input) = given.get(*i) {
             compare(req, reply, profile).into_iter().for_each(|d| groups.add(input, req.ask, d));

@@ -64,7 +64,7 @@ impl Minimiser<'_> {
     fn ask(&mut self, ask: Ask, g: Generation, raw: tpb_isa::Raw) -> Vec<Disagreement> {
         self.tests += 1;
         let req = Request::new(ask, g, raw);
-        let reply = self.worker.ask(std::slice::from_ref(&req)).pop();
+        let reply = crate::worker::ask_all(self.worker, std::slice::from_ref(&req)).pop();
         reply.map(|r| compare(&req, &r, self.profile)).unwrap_or_default()
     }
 

@@ -29,7 +29,9 @@ pub fn text(o: &Outcome, reproduce: Reproduce) -> String {
         if o.stats.timed_out { " (the time budget ended it)" } else { "" }
     );
     if !o.stats.quarantined.is_empty() {
-        let _ = writeln!(s, "quarantined after repeated crashes or hangs ({} inputs not sent): {}", o.stats.skipped, o.stats.quarantined.join(", "));
+        let q = &o.stats.quarantined;
+        let more = if q.len() > 8 { format!(" and {} more (report.json)", q.len() - 8) } else { String::new() };
+        let _ = writeln!(s, "quarantined after repeated crashes or hangs ({} requests not sent): {}{more}", o.stats.skipped, q.iter().take(8).cloned().collect::<Vec<_>>().join(", "));
     }
     let kinds: Vec<String> = per_kind(&o.groups).into_iter().filter(|(_, n, _)| *n > 0).map(|(k, n, g)| format!("{k} {n} in {g} group(s)")).collect();
     if kinds.is_empty() && o.groups.overflow == 0 {

@@ -6,6 +6,7 @@ pub mod check;
 pub mod conform;
 pub mod corpus;
 pub mod diff;
+pub mod differ;
 pub mod disasm;
 pub mod evidence;
 pub mod facts;

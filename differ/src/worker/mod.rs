@@ -19,8 +19,28 @@ use tpb_isa::Profile;
 pub trait Worker: Send {
     /// How the report names it (the command, or the library's path).
     fn name(&self) -> String;
-    /// One reply per request, in order.
+    /// Replies to a prefix of `requests`, in order: to all of them, or to
+    /// those up to and including the first that failed (a crash, a hang, a
+    /// protocol error), so that the caller decides what to send next (a
+    /// campaign stops sending an opcode the worker keeps failing on).
     fn ask(&mut self, requests: &[Request]) -> Vec<Reply>;
+}
+
+/// One reply to every request, failures included: [`Worker::ask`] again
+/// after each failure, on the requests left.
+pub fn ask_all(worker: &mut dyn Worker, requests: &[Request]) -> Vec<Reply> {
+    let mut out = Vec::with_capacity(requests.len());
+    while out.len() < requests.len() {
+        let got = worker.ask(&requests[out.len()..]);
+        if got.is_empty() {
+            // A transport that answers nothing would loop forever: its silence is the reply.
+            out.extend(requests[out.len()..].iter().map(|_| Reply::Protocol("the worker gave no reply".to_string())));
+            break;
+        }
+        out.extend(got);
+    }
+    out.truncate(requests.len());
+    out
 }
 
 /// The description answering as a worker: a worker that agrees with

@@ -167,21 +167,26 @@ impl Worker for Process {
 
     fn ask(&mut self, requests: &[Request]) -> Vec<Reply> {
         let mut out = Vec::with_capacity(requests.len());
-        while out.len() < requests.len() {
-            let start = out.len();
-            match self.round(&requests[start..], &mut out) {
-                Ok(()) if self.extra_line(self.settle) => {
-                    // More lines than requests: answers may be shifted. Ask again one
-                    // at a time, to name the request that got two lines.
-                    self.stop();
-                    out.truncate(start);
-                    self.one_by_one(&requests[start..], &mut out);
-                }
-                Ok(()) => {}
-                Err(failure) => {
-                    let how = self.stop();
-                    out.push(match failure {
-                        Reply::Crash(why) if why.is_empty() => Reply::Crash(how),
+        match self.round(requests, &mut out) {
+            Ok(()) if self.extra_line(self.settle) => {
+                // More lines than requests: answers may be shifted. Ask again one
+                // at a time, to name the request that got two lines.
+                self.stop();
+                out.clear();
+                self.one_by_one(requests, &mut out, true);
+            }
+            Ok(()) => {}
+            Err(first) => {
+                // A worker that buffers its answers loses the ones it had not
+                // written when it dies: the request it failed on is found by
+                // asking again one at a time from the first one unanswered.
+                self.stop();
+                let from = out.len();
+                if !self.one_by_one(&requests[from..], &mut out, false) {
+                    // Alone, each was answered: the failure depended on what came before.
+                    out.truncate(from);
+                    out.push(match first {
+                        Reply::Crash(_) => Reply::Crash("died in a batch; asked alone, this request (the first unanswered) was answered".to_string()),
                         other => other,
                     });
                 }
@@ -192,18 +197,18 @@ impl Worker for Process {
 }
 
 impl Process {
-    /// Each request alone, each answer followed by a short wait for a second
-    /// line; the first request that gets one is a protocol finding, and the
-    /// rest go on in batches.
-    fn one_by_one(&mut self, requests: &[Request], out: &mut Vec<Reply>) {
-        for (i, req) in requests.iter().enumerate() {
+    /// Each request alone until one fails (its failure is its last reply;
+    /// the rest are left to the caller); `true` when one failed. With
+    /// `strict`, each answer is followed by a short wait for a second line,
+    /// and a request that gets one fails as a protocol error.
+    fn one_by_one(&mut self, requests: &[Request], out: &mut Vec<Reply>, strict: bool) -> bool {
+        for req in requests {
             match self.round(std::slice::from_ref(req), out) {
-                Ok(()) if self.extra_line(GRACE) => {
+                Ok(()) if strict && self.extra_line(GRACE) => {
                     self.stop();
                     out.pop();
                     out.push(Reply::Protocol("more than one answer line for this request".to_string()));
-                    out.extend(self.ask(&requests[i + 1..]));
-                    return;
+                    return true;
                 }
                 Ok(()) => {}
                 Err(failure) => {
@@ -212,9 +217,11 @@ impl Process {
                         Reply::Crash(why) if why.is_empty() => Reply::Crash(how),
                         other => other,
                     });
+                    return true;
                 }
             }
         }
+        false
     }
 }
 
@@ -302,6 +309,7 @@ fn signal_name(sig: i32) -> &'static str {
 mod tests {
     use super::*;
     use crate::request::Ask;
+    use crate::worker::ask_all;
     use tpb_isa::Generation;
 
     fn reqs(n: usize) -> Vec<Request> {
@@ -325,18 +333,21 @@ mod tests {
     fn a_crash_is_a_reply_and_the_rest_are_answered_by_a_new_worker() {
         // Dies on the request for opcode 0x05, every time.
         let mut p = sh("while read k g h; do case $h in 05*) echo boom >&2; kill -SEGV $$;; esac; echo ok; done");
-        let replies = p.ask(&reqs(10));
-        assert_eq!(replies.len(), 10);
+        let all = reqs(10);
+        let replies = p.ask(&all);
+        assert_eq!(replies.len(), 6, "the replies end at the failure: {replies:?}");
         assert!(matches!(&replies[5], Reply::Crash(w) if w.contains("signal 11") && w.contains("boom")), "{:?}", replies[5]);
-        assert!(replies.iter().enumerate().all(|(i, r)| i == 5 || *r == Reply::Answer("ok".into())));
-        assert_eq!(p.starts, 2);
+        assert!(replies[..5].iter().all(|r| *r == Reply::Answer("ok".into())));
+        let rest = ask_all(&mut p, &all[6..]);
+        assert!(rest.len() == 4 && rest.iter().all(|r| *r == Reply::Answer("ok".into())), "{rest:?}");
+        assert_eq!(p.starts, 3);
     }
 
     #[test]
     fn a_hang_is_bounded_by_the_timeout() {
         let mut p = sh("while read k g h; do case $h in 03*) sleep 30;; esac; echo ok; done");
         let t = std::time::Instant::now();
-        let replies = p.ask(&reqs(6));
+        let replies = ask_all(&mut p, &reqs(6));
         assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
         assert!(matches!(&replies[3], Reply::Hang(_)), "{:?}", replies[3]);
         assert_eq!(replies[5], Reply::Answer("ok".into()));
@@ -346,7 +357,7 @@ mod tests {
     fn two_lines_for_one_request_are_found() {
         let mut p = sh("while read k g h; do echo ok; case $h in 02*) echo extra;; esac; done");
         p.settle = Duration::from_millis(200);
-        let replies = p.ask(&reqs(5));
+        let replies = ask_all(&mut p, &reqs(5));
         assert_eq!(replies.len(), 5);
         assert!(matches!(&replies[2], Reply::Protocol(w) if w.contains("more than one")), "{replies:?}");
         assert_eq!(replies[4], Reply::Answer("ok".into()));
@@ -355,8 +366,8 @@ mod tests {
     #[test]
     fn a_command_that_cannot_start_is_a_crash_per_request_not_a_panic() {
         let mut p = Process::from_argv(vec!["/nonexistent/worker".into()], Duration::from_millis(100));
-        let replies = p.ask(&reqs(2));
-        assert!(replies.iter().all(|r| matches!(r, Reply::Crash(w) if w.contains("cannot start"))), "{replies:?}");
+        let replies = ask_all(&mut p, &reqs(2));
+        assert!(replies.len() == 2 && replies.iter().all(|r| matches!(r, Reply::Crash(w) if w.contains("cannot start"))), "{replies:?}");
         assert!(Process::new("'unclosed", Duration::from_secs(1)).is_err());
     }
 }

@@ -1,0 +1,311 @@
+//! `tpb differ --cmd CMD | --lib PATH`: differential fuzzing of the user's own
+//! decoder, encoder or validator against the description (tpb_differ). The
+//! worker gets generated bundles of every opcode and generation, their
+//! single-fault mutants and the bundles of real programs; every answer is
+//! compared, disagreements grouped and each group's first input reduced.
+//! Prints the report, writes `report.json` and one repro file per group
+//! under `--out`. Exit bits: 4 disagreements, 8 the worker crashed or hung;
+//! 0 none; 2 usage or I/O.
+
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tpb_differ::campaign::{self, Config};
+use tpb_differ::inputs::{Input, Real, Source};
+use tpb_differ::request::{parse_hex, parse_line, Ask};
+use tpb_differ::worker::{Library, Process, Worker};
+use tpb_isa::{Generation, Profile};
+
+/// Exit bit: the worker disagrees with the description.
+pub const EXIT_DISAGREES: u8 = 4;
+/// Exit bit: the worker crashed or hung.
+pub const EXIT_FAILED: u8 = 8;
+
+#[derive(clap::Args)]
+#[command(
+    after_help = "Exit codes (bits, OR-ed): 0 no disagreement; 4 the worker disagrees with the description (decode, encode, verdict or protocol); 8 the worker crashed or hung; 2 usage or I/O error (nothing compared). Protocol and ABI: docs/differential.md."
+)]
+#[command(group(clap::ArgGroup::new("worker").required(true).args(["cmd", "lib", "serve_lib"])))]
+pub struct Args {
+    /// The worker as a command: one request per line on its stdin, one answer per line on its stdout (split into words as a shell would; no expansion).
+    #[arg(long, value_name = "COMMAND")]
+    cmd: Option<String>,
+    /// The worker as a shared library exporting tpb_worker_decode / _encode / _validate (`tpb header --worker`); run in a child process restarted after a crash.
+    #[arg(long, value_name = "PATH")]
+    lib: Option<PathBuf>,
+    /// With --lib: call the library in this process (fastest; a crash or hang in it ends the run).
+    #[arg(long, requires = "lib")]
+    in_process: bool,
+    /// Serve a worker library over the line protocol on stdin/stdout (what --lib runs as its child).
+    #[arg(long, value_name = "PATH", hide = true)]
+    serve_lib: Option<PathBuf>,
+    /// The request kinds to send (comma-separated; the worker's `unsupported` drops one).
+    #[arg(long, value_delimiter = ',', default_value = "decode,encode,validate")]
+    asks: Vec<Ask>,
+    /// Judge verdicts by the spec alone (default: amended by the errata, as real compiler output is valid).
+    #[arg(long)]
+    spec: bool,
+    /// Real programs whose bundles are sent (NEFF files, or folders searched for *.neff; repeatable). Default: corpus/neff/real when present.
+    #[arg(long = "neff", value_name = "FILE_OR_DIR")]
+    neffs: Vec<PathBuf>,
+    /// Send no bundle of a real program (not even the default ones).
+    #[arg(long, conflicts_with = "neffs")]
+    no_real: bool,
+    /// Seconds inputs are fed; reducing the groups comes after.
+    #[arg(long, default_value_t = 60.0)]
+    time: f64,
+    /// The most generated inputs, and the most mutants.
+    #[arg(long, default_value_t = 100_000)]
+    count: u64,
+    /// Seconds one answer may take; a worker that takes longer is a hang, killed and restarted.
+    #[arg(long, default_value_t = 2.0)]
+    timeout: f64,
+    /// Seed of the generated inputs and mutants (decimal or 0x hex).
+    #[arg(long, value_parser = super::corpus::parse_seed, default_value = "1")]
+    seed: u64,
+    /// The most requests spent reducing one group (0: report inputs unreduced).
+    #[arg(long, default_value_t = 400)]
+    reduce_budget: usize,
+    /// Inputs per batch sent to the worker.
+    #[arg(long, default_value_t = 512)]
+    batch: usize,
+    /// Folder for report.json and the repros (default: reports/<date>/differ).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Print the JSON report on stdout instead of the text one.
+    #[arg(long)]
+    json: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Ask the worker the requests of these repro files again (lines not starting with #) instead of a campaign.
+    #[arg(long, value_name = "FILE")]
+    replay: Vec<PathBuf>,
+}
+
+pub fn run(a: Args) -> u8 {
+    if let Some(path) = &a.serve_lib {
+        return serve(path);
+    }
+    if !(a.time.is_finite() && a.time >= 0.0 && a.timeout.is_finite() && a.timeout > 0.0) {
+        return super::fail("--time must be a number of seconds ≥ 0 and --timeout > 0");
+    }
+    let profile = if a.spec { Profile::Spec } else { Profile::Amended };
+    let timeout = Duration::from_secs_f64(a.timeout);
+    let (mut worker, reproduce) = match open_worker(&a, timeout) {
+        Ok(w) => w,
+        Err(e) => return super::fail(e),
+    };
+    if !a.replay.is_empty() {
+        return replay(worker.as_mut(), &a.replay, &a.asks, profile, &reproduce);
+    }
+    let real = match real_inputs(&a) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let cfg = Config {
+        asks: a.asks.clone(),
+        profile,
+        seed: a.seed,
+        time: Duration::from_secs_f64(a.time),
+        count: a.count,
+        batch: a.batch.max(1),
+        reduce_budget: a.reduce_budget,
+        ..Config::default()
+    };
+    let show = !a.quiet && std::io::stderr().is_terminal();
+    let outcome = campaign::run(worker.as_mut(), &real, &cfg, &mut |s| {
+        if show {
+            let sent: u64 = s.inputs.values().sum();
+            eprint!("\rtpb differ: {sent} inputs in {:.0} s  ", s.seconds);
+        }
+    });
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => return super::fail(e),
+    };
+    if show {
+        eprintln!();
+    }
+    if outcome.asks.is_empty() {
+        return super::fail(format_args!("worker `{}` answers `unsupported` to every request kind asked ({})", escape(&outcome.worker), join(&a.asks)));
+    }
+    let dir = a.out.clone().unwrap_or_else(|| Path::new("reports").join(crate::clock::Utc::now().date()).join("differ"));
+    if let Err(e) = write_report(&dir, &outcome, &reproduce) {
+        return super::fail(e);
+    }
+    let text = if a.json {
+        format!("{}\n", tpb_differ::report::json(&outcome))
+    } else {
+        format!("{}report: {}\n", tpb_differ::report::text(&outcome, &reproduce), escape(&dir.join("report.json").display().to_string()))
+    };
+    let code = exit_code(outcome.disagrees(), outcome.failed());
+    crate::out::print(&text, code)
+}
+
+/// The exit bits for what a run found.
+fn exit_code(disagrees: bool, failed: bool) -> u8 {
+    (if disagrees { EXIT_DISAGREES } else { 0 }) | (if failed { EXIT_FAILED } else { 0 })
+}
+
+type Reproduce = Box<dyn Fn(&str) -> String>;
+
+/// The worker the arguments name, and how one of its requests is reproduced by hand.
+fn open_worker(a: &Args, timeout: Duration) -> Result<(Box<dyn Worker>, Reproduce), String> {
+    let by_hand = |argv: String| -> Reproduce { Box::new(move |line: &str| format!("printf '%s\\n' {} | {argv}", quote(line))) };
+    if let Some(cmd) = &a.cmd {
+        let p = Process::new(cmd, timeout).map_err(|e| e.to_string())?;
+        return Ok((Box::new(p), by_hand(cmd.clone())));
+    }
+    let Some(lib) = &a.lib else { return Err("name a worker: --cmd COMMAND or --lib PATH".to_string()) };
+    // Loaded here once either way: a library that does not load is a usage error, not a crash per request.
+    let loaded = Library::load(lib).map_err(|e| e.to_string())?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the tpb executable to run the library in: {e}"))?;
+    let serve = vec![exe.display().to_string(), "differ".to_string(), "--serve-lib".to_string(), lib.display().to_string()];
+    let shown = shlex::try_join(serve.iter().map(String::as_str)).unwrap_or_else(|_| serve.join(" "));
+    if a.in_process {
+        return Ok((Box::new(loaded), by_hand(shown)));
+    }
+    Ok((Box::new(Process::from_argv(serve, timeout)), by_hand(shown)))
+}
+
+/// `--serve-lib PATH`: the library answers the protocol on stdin/stdout.
+fn serve(path: &Path) -> u8 {
+    let lib = match Library::load(path) {
+        Ok(l) => l,
+        Err(e) => return super::fail(e),
+    };
+    let mut input = std::io::BufReader::new(std::io::stdin().lock());
+    let output = std::io::BufWriter::new(std::io::stdout().lock());
+    match tpb_differ::worker::serve(&lib, &mut input, output) {
+        Ok(()) => 0,
+        Err(e) => crate::out::lost(&e, super::EXIT_USAGE),
+    }
+}
+
+/// The distinct bundles of the real programs `--neff` names (default: the committed ones).
+fn real_inputs(a: &Args) -> Result<Real, u8> {
+    let mut real = Real::default();
+    if a.no_real {
+        return Ok(real);
+    }
+    let paths = if a.neffs.is_empty() {
+        match crate::conform::find_corpus(None).map(|c| c.join("neff").join("real")).filter(|p| p.is_dir()) {
+            Some(p) => vec![p],
+            None => return Ok(real),
+        }
+    } else {
+        a.neffs.clone()
+    };
+    let code = crate::programs::each_program(&paths, None, tpb_oracle::neff::MAX_FILE, |shown, program, choice| {
+        for s in &program.streams {
+            real.add_stream(choice.generation, &s.bytes, &format!("{shown}:{}", s.member));
+        }
+    });
+    if code != 0 {
+        return Err(code);
+    }
+    Ok(real)
+}
+
+/// `--replay FILE…`: every request line of the files asked again; the disagreements printed.
+fn replay(worker: &mut dyn Worker, files: &[PathBuf], asks: &[Ask], profile: Profile, reproduce: &Reproduce) -> u8 {
+    let mut given: Vec<(Ask, Input)> = Vec::new();
+    for f in files {
+        let text = match std::fs::read_to_string(f) {
+            Ok(t) => t,
+            Err(e) => return super::fail(format_args!("{}: cannot read: {e}", escape(&f.display().to_string()))),
+        };
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            match request_input(line) {
+                Ok((ask, g, raw)) if asks.contains(&ask) => {
+                    let origin = format!("{}:{}", f.display(), i + 1);
+                    given.push((ask, Input { source: Source::Given, generation: g, raw, origin }));
+                }
+                Ok(_) => {}
+                Err(e) => return super::fail(format_args!("{}: line {}: {}", escape(&f.display().to_string()), i + 1, escape(&e))),
+            }
+        }
+    }
+    if given.is_empty() {
+        return super::fail("--replay: no request line of the asked kinds in the files");
+    }
+    let mut groups = tpb_differ::group::Groups::new(usize::MAX);
+    for (ask, input) in &given {
+        let g = campaign::judge(worker, &[*ask], profile, std::slice::from_ref(input));
+        groups.merge(g);
+    }
+    let outcome = campaign::Outcome { worker: worker.name(), asks: asks.to_vec(), stats: Default::default(), groups, unreduced: Vec::new() };
+    let mut text = tpb_differ::report::text(&outcome, reproduce);
+    text.push_str(&format!("replayed: {} request(s)\n", given.len()));
+    crate::out::print(&text, exit_code(outcome.disagrees(), outcome.failed()))
+}
+
+/// A request line's kind, generation and bundle (an encode line's fields assembled).
+fn request_input(line: &str) -> Result<(Ask, Generation, tpb_isa::Raw), String> {
+    let (ask, g, rest) = parse_line(line)?;
+    let raw = match ask {
+        Ask::Decode | Ask::Validate => parse_hex(&rest)?,
+        Ask::Encode => {
+            let op = rest.split_whitespace().next().and_then(|t| t.strip_prefix("opcode=")).and_then(|v| tpb_differ::value::integer(v)).and_then(|v| u8::try_from(v).ok());
+            let op = op.ok_or("an encode line starts with opcode=0xNN")?;
+            let fields = rest.split_once(' ').map_or("", |r| r.1);
+            tpb_isa::text::asm_line(&format!("{} {fields}", tpb_isa::text::mnemonic(op)))?.ok_or("no fields")?
+        }
+    };
+    Ok((ask, g, raw))
+}
+
+/// report.json and `repros/NNN-….txt` under `dir` (each written atomically).
+fn write_report(dir: &Path, o: &campaign::Outcome, reproduce: &Reproduce) -> Result<(), String> {
+    let repros = dir.join("repros");
+    std::fs::create_dir_all(&repros).map_err(|e| format!("{}: cannot create: {e}", escape(&repros.display().to_string())))?;
+    let json = serde_json::to_string_pretty(&tpb_differ::report::json(o)).map_err(|e| e.to_string())?;
+    let path = dir.join("report.json");
+    crate::out::write_atomic(&path, format!("{json}\n").as_bytes()).map_err(|e| format!("{}: cannot write: {e}", escape(&path.display().to_string())))?;
+    for (i, g) in o.groups.by_signature.values().enumerate() {
+        let path = repros.join(tpb_differ::report::repro_name(i + 1, g));
+        crate::out::write_atomic(&path, tpb_differ::report::repro_file(g, reproduce).as_bytes())
+            .map_err(|e| format!("{}: cannot write: {e}", escape(&path.display().to_string())))?;
+    }
+    Ok(())
+}
+
+fn quote(s: &str) -> String {
+    shlex::try_quote(s).map_or_else(|_| format!("'{s}'"), |q| q.into_owned())
+}
+
+fn escape(s: &str) -> String {
+    tpb_oracle::text_safe::escape(s)
+}
+
+fn join(asks: &[Ask]) -> String {
+    asks.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_bits_say_what_was_found() {
+        assert_eq!(exit_code(false, false), 0);
+        assert_eq!(exit_code(true, false), 4);
+        assert_eq!(exit_code(false, true), 8);
+        assert_eq!(exit_code(true, true), 12);
+    }
+
+    #[test]
+    fn request_lines_read_back_to_their_bundle() {
+        let raw = tpb_differ::reference::generated(Generation::V3, 0x46, 3);
+        for ask in Ask::ALL {
+            let line = tpb_differ::Request::new(ask, Generation::V3, raw).line();
+            assert_eq!(request_input(&line).unwrap(), (ask, Generation::V3, raw), "{line}");
+        }
+        assert!(request_input("encode v2 src.addr=1").unwrap_err().contains("opcode="));
+    }
+}
