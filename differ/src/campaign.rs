@@ -193,20 +193,17 @@ pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &mut dy
             last_progress = Instant::now();
         }
     }
-    stats.quarantined = failures
-        .iter()
-        .filter(|(_, n)| **n >= cfg.quarantine)
-        .map(|((g, op), _)| format!("{g} {op:#04x} {}", tpb_isa::opcode::name(*op)))
-        .collect();
+    stats.quarantined =
+        failures.iter().filter(|(_, n)| **n >= cfg.quarantine).map(|((g, op), _)| format!("{g} {op:#04x} {}", tpb_isa::opcode::name(*op))).collect();
     stats.quarantined.sort();
-    let unreduced = if cfg.reduce_budget > 0 { reduce(worker, &asks, cfg, &mut groups) } else { Vec::new() };
+    let unreduced = if cfg.reduce_budget > 0 { reduce(worker, cfg, &mut groups) } else { Vec::new() };
     stats.seconds = t0.elapsed().as_secs_f64();
     Ok(Outcome { worker: worker.name(), asks, stats, groups, unreduced })
 }
 
 /// Reduces every group's first input; the groups that cannot be, and why.
-fn reduce(worker: &mut dyn Worker, asks: &[Ask], cfg: &Config, groups: &mut Groups) -> Vec<(crate::group::Signature, NoRepro)> {
-    let mut m = Minimiser { worker, asks, profile: cfg.profile, budget: cfg.reduce_budget, tests: 0 };
+fn reduce(worker: &mut dyn Worker, cfg: &Config, groups: &mut Groups) -> Vec<(crate::group::Signature, NoRepro)> {
+    let mut m = Minimiser { worker, profile: cfg.profile, budget: cfg.reduce_budget, tests: 0 };
     let mut unreduced = Vec::new();
     for g in groups.by_signature.values_mut() {
         match m.reduce(&g.signature, g.ask, g.first.raw) {
@@ -221,7 +218,8 @@ fn reduce(worker: &mut dyn Worker, asks: &[Ask], cfg: &Config, groups: &mut Grou
 /// groups what it disagrees on, without reduction.
 pub fn judge(worker: &mut dyn Worker, asks: &[Ask], profile: Profile, given: &[Input]) -> Groups {
     let mut groups = Groups::new(usize::MAX);
-    let reqs: Vec<(usize, Request)> = given.iter().enumerate().flat_map(|(i, inp)| asks.iter().map(move |a| (i, Request::new(*a, inp.generation, inp.raw)))).collect();
+    let reqs: Vec<(usize, Request)> =
+        given.iter().enumerate().flat_map(|(i, inp)| asks.iter().map(move |a| (i, Request::new(*a, inp.generation, inp.raw)))).collect();
     let plain: Vec<Request> = reqs.iter().map(|(_, r)| r.clone()).collect();
     let replies = crate::worker::ask_all(worker, &plain);
     for ((i, req), reply) in reqs.iter().zip(&replies) {

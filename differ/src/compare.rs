@@ -114,9 +114,7 @@ pub fn compare(req: &Request, reply: &Reply, profile: Profile) -> Vec<Disagreeme
 /// Each body kind's leaves by path, built once: a decode answer names ~30.
 fn by_path(kind: BodyKind) -> &'static HashMap<&'static str, &'static Leaf> {
     static CACHE: OnceLock<Vec<HashMap<&'static str, &'static Leaf>>> = OnceLock::new();
-    let all = CACHE.get_or_init(|| {
-        BodyKind::ALL.iter().map(|k| tpb_isa::text::leaves(*k).iter().map(|l| (l.path.as_str(), l)).collect()).collect()
-    });
+    let all = CACHE.get_or_init(|| BodyKind::ALL.iter().map(|k| tpb_isa::text::leaves(*k).iter().map(|l| (l.path.as_str(), l)).collect()).collect());
     static EMPTY: OnceLock<HashMap<&'static str, &'static Leaf>> = OnceLock::new();
     BodyKind::ALL.iter().position(|k| *k == kind).and_then(|i| all.get(i)).unwrap_or_else(|| EMPTY.get_or_init(HashMap::new))
 }
@@ -176,12 +174,7 @@ fn encode(req: &Request, text: &str) -> Vec<Disagreement> {
     // The worker's bytes read back through the description: which field moved, and to what.
     let field_text = |b: &[u8; 64], l: &Leaf| tpb_isa::text::format_value(l, b.get(l.offset..l.offset + l.size()).unwrap_or(&[]));
     let also = if moved.len() > 1 { format!(" (and {} more field(s))", moved.len() - 1) } else { String::new() };
-    vec![Disagreement::new(
-        Kind::Encode,
-        first.path.as_str(),
-        field_text(&req.raw, first),
-        &format!("{}{also}", field_text(&got, first)),
-    )]
+    vec![Disagreement::new(Kind::Encode, first.path.as_str(), field_text(&req.raw, first), &format!("{}{also}", field_text(&got, first)))]
 }
 
 /// `valid`, or `invalid` and optionally the check codes the worker reports.

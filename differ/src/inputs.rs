@@ -52,7 +52,12 @@ pub fn opcode_cycle() -> Vec<(Generation, u8)> {
 /// The `i`-th generated input of a run seeded with `seed`.
 pub fn generated(cycle: &[(Generation, u8)], seed: u64, i: u64) -> Option<Input> {
     let &(g, op) = cycle.get((i % cycle.len().max(1) as u64) as usize)?;
-    Some(Input { source: Source::Generated, generation: g, raw: reference::generated(g, op, seed.wrapping_add(i)), origin: format!("seed {seed} #{i}") })
+    Some(Input {
+        source: Source::Generated,
+        generation: g,
+        raw: reference::generated(g, op, seed.wrapping_add(i)),
+        origin: format!("seed {seed} #{i}"),
+    })
 }
 
 /// A single-fault mutant of `base`, drawn with the `i`-th mutation seed;
@@ -110,7 +115,10 @@ mod tests {
     #[test]
     fn mutants_break_one_check_and_are_pinned_to_their_seed() {
         let cycle = opcode_cycle();
-        let typed = (0..cycle.len() as u64).filter_map(|i| generated(&cycle, 1, i)).find(|b| tpb_isa::opcode::body_kind(b.raw[0]) != tpb_isa::BodyKind::Opaque).unwrap();
+        let typed = (0..cycle.len() as u64)
+            .filter_map(|i| generated(&cycle, 1, i))
+            .find(|b| tpb_isa::opcode::body_kind(b.raw[0]) != tpb_isa::BodyKind::Opaque)
+            .unwrap();
         let m = mutated(&typed, 3, 0).expect("a typed body has a mutation");
         assert_eq!(m, mutated(&typed, 3, 0).unwrap());
         assert!(!reference::errors(&Bundle::decode(&m.raw), m.generation, tpb_isa::Profile::Spec).is_empty(), "{}", m.origin);

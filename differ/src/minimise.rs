@@ -52,8 +52,6 @@ pub enum NoRepro {
 /// What the minimiser needs of a run.
 pub struct Minimiser<'a> {
     pub worker: &'a mut dyn Worker,
-    /// The request kinds the worker answers.
-    pub asks: &'a [Ask],
     pub profile: Profile,
     /// The most requests one reduction may make.
     pub budget: usize,
@@ -75,25 +73,13 @@ impl Minimiser<'_> {
         self.ask(ask, sig.generation, raw).into_iter().find(|d| d.kind == sig.kind && d.field == sig.field)
     }
 
-    /// Every disagreement on `raw` over every request kind; stops at a crash or hang.
-    fn all(&mut self, g: Generation, raw: tpb_isa::Raw) -> Vec<Disagreement> {
-        let mut out = Vec::new();
-        for ask in self.asks.to_vec() {
-            out.extend(self.ask(ask, g, raw));
-            if out.iter().any(|d| d.kind.is_failure()) {
-                break;
-            }
-        }
-        out
-    }
-
     /// Reduces `input`, which showed `sig` on request `ask`.
     pub fn reduce(&mut self, sig: &Signature, ask: Ask, input: tpb_isa::Raw) -> Result<Repro, NoRepro> {
         self.tests = 0;
         if self.shows(sig, ask, input).is_none() {
             return Err(NoRepro::NotReproducible);
         }
-        let base = self.base(sig.generation, input).ok_or(NoRepro::NoBase)?;
+        let base = self.base(ask, sig.generation, input).ok_or(NoRepro::NoBase)?;
         let leaves = tpb_isa::text::leaves(tpb_isa::opcode::body_kind(input[0]));
         let mut cur = input;
         // Fields first, in halves, quarters, … then one by one.
@@ -149,11 +135,12 @@ impl Minimiser<'_> {
         })
     }
 
-    /// A bundle of `input`'s body kind both sides agree on: generated valid
-    /// bundles of the same opcode, then of the other opcodes of the same body
-    /// kind, each cleaned of the fields the worker disagrees on (set to zero)
-    /// a few times over.
-    fn base(&mut self, g: Generation, input: tpb_isa::Raw) -> Option<tpb_isa::Raw> {
+    /// A bundle of `input`'s body kind both sides agree on when asked `ask`
+    /// (the request the disagreement is about, so a decode bug elsewhere
+    /// does not bend a verdict's base): generated valid bundles of the same
+    /// opcode, then of the other opcodes of the same body kind, each cleaned
+    /// of the fields the worker disagrees on (set to zero) a few times over.
+    fn base(&mut self, ask: Ask, g: Generation, input: tpb_isa::Raw) -> Option<tpb_isa::Raw> {
         let kind = tpb_isa::opcode::body_kind(input[0]);
         let others = tpb_isa::smith::candidate_opcodes(g).filter(|o| o.body == kind && o.byte != input[0]).map(|o| o.byte).take(4);
         let mut candidates: Vec<tpb_isa::Raw> = (0..3).map(|s| reference::generated(g, input[0], s)).collect();
@@ -168,7 +155,7 @@ impl Minimiser<'_> {
                 if self.tests >= self.budget {
                     return None;
                 }
-                let ds = self.all(g, c);
+                let ds = self.ask(ask, g, c);
                 if ds.is_empty() {
                     return Some(c);
                 }

@@ -15,7 +15,8 @@ pub type Reproduce<'a> = &'a dyn Fn(&str) -> String;
 pub fn text(o: &Outcome, reproduce: Reproduce) -> String {
     let mut s = String::new();
     let asks: Vec<&str> = o.asks.iter().map(|a| a.as_str()).collect();
-    let _ = writeln!(s, "tpb differ: worker `{}` answers {}", escape(&o.worker), if asks.is_empty() { "nothing".to_string() } else { asks.join(", ") });
+    let _ =
+        writeln!(s, "tpb differ: worker `{}` answers {}", escape(&o.worker), if asks.is_empty() { "nothing".to_string() } else { asks.join(", ") });
     let src: Vec<String> = sources(&o.stats).iter().map(|(src, n)| format!("{n} {}", src.as_str())).collect();
     let reqs: Vec<String> = o.stats.requests.iter().map(|(k, n)| format!("{n} {k}")).collect();
     let _ = writeln!(
@@ -31,14 +32,24 @@ pub fn text(o: &Outcome, reproduce: Reproduce) -> String {
     if !o.stats.quarantined.is_empty() {
         let q = &o.stats.quarantined;
         let more = if q.len() > 8 { format!(" and {} more (report.json)", q.len() - 8) } else { String::new() };
-        let _ = writeln!(s, "quarantined after repeated crashes or hangs ({} requests not sent): {}{more}", o.stats.skipped, q.iter().take(8).cloned().collect::<Vec<_>>().join(", "));
+        let _ = writeln!(
+            s,
+            "quarantined after repeated crashes or hangs ({} requests not sent): {}{more}",
+            o.stats.skipped,
+            q.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
+        );
     }
     let kinds: Vec<String> = per_kind(&o.groups).into_iter().filter(|(_, n, _)| *n > 0).map(|(k, n, g)| format!("{k} {n} in {g} group(s)")).collect();
     if kinds.is_empty() && o.groups.overflow == 0 {
         let _ = writeln!(s, "no disagreement");
         return s;
     }
-    let _ = writeln!(s, "disagreements: {}{}", kinds.join(", "), if o.groups.overflow > 0 { format!(", {} more past the group cap", o.groups.overflow) } else { String::new() });
+    let _ = writeln!(
+        s,
+        "disagreements: {}{}",
+        kinds.join(", "),
+        if o.groups.overflow > 0 { format!(", {} more past the group cap", o.groups.overflow) } else { String::new() }
+    );
     for (i, g) in o.groups.by_signature.values().enumerate() {
         s.push('\n');
         group_text(&mut s, i + 1, g, reproduce);
@@ -69,7 +80,13 @@ fn group_text(s: &mut String, n: usize, g: &Group, reproduce: Reproduce) {
         Some(r) => {
             let fields = if r.fields.is_empty() { "no field".to_string() } else { r.fields.iter().map(|f| escape(f)).collect::<Vec<_>>().join(", ") };
             let bytes: Vec<String> = r.bytes.iter().map(|b| format!("+{b:#04x}")).collect();
-            let _ = writeln!(s, "    reduced:   differs from a bundle both agree on in {fields} (bytes {}); {} request(s)", bytes.join(" "), r.tests);
+            let _ = writeln!(
+                s,
+                "    reduced:   differs from a bundle both answer alike ({}) in {fields} (bytes {}); {} request(s)",
+                g.ask,
+                bytes.join(" "),
+                r.tests
+            );
             let _ = writeln!(s, "    reproduce: {}", reproduce(&r.request));
         }
         None => {
@@ -104,7 +121,15 @@ pub fn repro_name(n: usize, g: &Group) -> String {
 pub fn repro_file(g: &Group, reproduce: Reproduce) -> String {
     let mut s = String::new();
     let sig = &g.signature;
-    let _ = writeln!(s, "# tpb differ repro: {} disagreement on {} {:#04x} {}, field {}", sig.kind, sig.generation, sig.opcode, g.name, escape(&sig.field));
+    let _ = writeln!(
+        s,
+        "# tpb differ repro: {} disagreement on {} {:#04x} {}, field {}",
+        sig.kind,
+        sig.generation,
+        sig.opcode,
+        g.name,
+        escape(&sig.field)
+    );
     let _ = writeln!(s, "# seen on {} input(s); the first: {} ({})", g.count, g.first.source.as_str(), escape(&g.first.origin));
     let line = match &g.repro {
         Some(r) => {

@@ -12,7 +12,9 @@ use tpb_isa::layout::{Leaf, LeafFmt, Prim};
 pub enum Verdict {
     Same,
     /// Different; the description's value as `tpb disasm` prints it.
-    Differs { expected: String },
+    Differs {
+        expected: String,
+    },
     /// Not a value of this field's type (the reason).
     Unreadable(String),
 }
@@ -119,7 +121,8 @@ pub fn integer(text: &str) -> Option<i128> {
         return None;
     }
     // Digit separators are rare: only then is a copy made.
-    let v = if digits.contains('_') { i128::from_str_radix(&digits.replace('_', ""), radix).ok()? } else { i128::from_str_radix(digits, radix).ok()? };
+    let v =
+        if digits.contains('_') { i128::from_str_radix(&digits.replace('_', ""), radix).ok()? } else { i128::from_str_radix(digits, radix).ok()? };
     Some(if neg { -v } else { v })
 }
 

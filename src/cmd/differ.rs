@@ -128,7 +128,11 @@ pub fn run(a: Args) -> u8 {
         eprintln!();
     }
     if outcome.asks.is_empty() {
-        return super::fail(format_args!("worker `{}` answers `unsupported` to every request kind asked ({})", escape(&outcome.worker), join(&a.asks)));
+        return super::fail(format_args!(
+            "worker `{}` answers `unsupported` to every request kind asked ({})",
+            escape(&outcome.worker),
+            join(&a.asks)
+        ));
     }
     let dir = a.out.clone().unwrap_or_else(|| Path::new("reports").join(crate::clock::Utc::now().date()).join("differ"));
     if let Err(e) = write_report(&dir, &outcome, &reproduce) {
@@ -251,7 +255,12 @@ fn request_input(line: &str) -> Result<(Ask, Generation, tpb_isa::Raw), String> 
     let raw = match ask {
         Ask::Decode | Ask::Validate => parse_hex(&rest)?,
         Ask::Encode => {
-            let op = rest.split_whitespace().next().and_then(|t| t.strip_prefix("opcode=")).and_then(|v| tpb_differ::value::integer(v)).and_then(|v| u8::try_from(v).ok());
+            let op = rest
+                .split_whitespace()
+                .next()
+                .and_then(|t| t.strip_prefix("opcode="))
+                .and_then(tpb_differ::value::integer)
+                .and_then(|v| u8::try_from(v).ok());
             let op = op.ok_or("an encode line starts with opcode=0xNN")?;
             let fields = rest.split_once(' ').map_or("", |r| r.1);
             tpb_isa::text::asm_line(&format!("{} {fields}", tpb_isa::text::mnemonic(op)))?.ok_or("no fields")?
@@ -266,7 +275,8 @@ fn write_report(dir: &Path, o: &campaign::Outcome, reproduce: &Reproduce) -> Res
     std::fs::create_dir_all(&repros).map_err(|e| format!("{}: cannot create: {e}", escape(&repros.display().to_string())))?;
     let json = serde_json::to_string_pretty(&tpb_differ::report::json(o)).map_err(|e| e.to_string())?;
     let path = dir.join("report.json");
-    crate::out::write_atomic(&path, format!("{json}\n").as_bytes()).map_err(|e| format!("{}: cannot write: {e}", escape(&path.display().to_string())))?;
+    crate::out::write_atomic(&path, format!("{json}\n").as_bytes())
+        .map_err(|e| format!("{}: cannot write: {e}", escape(&path.display().to_string())))?;
     for (i, g) in o.groups.by_signature.values().enumerate() {
         let path = repros.join(tpb_differ::report::repro_name(i + 1, g));
         crate::out::write_atomic(&path, tpb_differ::report::repro_file(g, reproduce).as_bytes())

@@ -73,7 +73,11 @@ fn answer(on: &[&str], line: &str) -> String {
 
 /// `opcode=0x46 …` → `0x46:TensorCopy`, the assembler's first token.
 fn mnemonic(fields: &str) -> String {
-    let op = fields.split_whitespace().next().and_then(|t| t.strip_prefix("opcode=")).and_then(|v| u8::from_str_radix(v.trim_start_matches("0x"), 16).ok());
+    let op = fields
+        .split_whitespace()
+        .next()
+        .and_then(|t| t.strip_prefix("opcode="))
+        .and_then(|v| u8::from_str_radix(v.trim_start_matches("0x"), 16).ok());
     op.map_or_else(String::new, tpb_isa::text::mnemonic)
 }
 

@@ -18,7 +18,8 @@ type BundleFn = unsafe extern "C" fn(c_int, *const u8, *mut c_char, usize) -> c_
 type FieldsFn = unsafe extern "C" fn(c_int, *const c_char, *mut c_char, usize) -> c_int;
 
 /// The exported names, one per request kind; each is optional.
-pub const SYMBOLS: [(Ask, &str); 3] = [(Ask::Decode, "tpb_worker_decode"), (Ask::Encode, "tpb_worker_encode"), (Ask::Validate, "tpb_worker_validate")];
+pub const SYMBOLS: [(Ask, &str); 3] =
+    [(Ask::Decode, "tpb_worker_decode"), (Ask::Encode, "tpb_worker_encode"), (Ask::Validate, "tpb_worker_validate")];
 
 /// The longest answer taken from a library (the longest real one is ~700 bytes).
 const ANSWER_CAP: usize = 1 << 16;

@@ -59,7 +59,9 @@ enum Line {
 impl Process {
     /// `cmd` split as a POSIX shell splits words (no expansion).
     pub fn new(cmd: &str, timeout: Duration) -> Result<Process, ProcessError> {
-        let argv = shlex::split(cmd).filter(|a| !a.is_empty()).ok_or_else(|| ProcessError::Command(format!("cannot split `{}` into words", cmd.escape_debug())))?;
+        let argv = shlex::split(cmd)
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| ProcessError::Command(format!("cannot split `{}` into words", cmd.escape_debug())))?;
         Ok(Process::from_argv(argv, timeout))
     }
 
