@@ -16,6 +16,7 @@
 pub mod abi;
 pub mod campaign;
 pub mod compare;
+pub mod fuzz;
 pub mod group;
 pub mod inputs;
 pub mod minimise;

@@ -18,7 +18,7 @@ pub const DEFAULT_SEED: u64 = 0x7462_7073_6565_6473;
 /// Generated bundles per family × generation in the checked-in corpus.
 pub const DEFAULT_COUNT: usize = 2;
 /// Targets whose input is a stream of 64-byte bundles.
-pub const BUNDLE_TARGETS: &[&str] = &["roundtrip", "validate", "text", super::targets::C_LAYOUT];
+pub const BUNDLE_TARGETS: &[&str] = &["roundtrip", "validate", "text", "differential", super::targets::C_LAYOUT];
 /// Bytes behind one generator input.
 const GEN_INPUT: usize = 512;
 /// Upper bound on candidate inputs when searching for family coverage.

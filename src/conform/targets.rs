@@ -31,6 +31,12 @@ pub const TARGETS: &[Target] = &[
     },
     Target { name: "elf", run: elf, smoke_len: 4096, about: "ELF oracle parser on arbitrary bytes" },
     Target { name: "neff", run: neff, smoke_len: 4096, about: "NEFF container parser on arbitrary bytes" },
+    Target {
+        name: "differential",
+        run: tpb_differ::fuzz::differential,
+        smoke_len: 256,
+        about: "a worker (TPB_DIFFER_LIB / TPB_DIFFER_CMD; default the description itself) agrees with the description",
+    },
 ];
 
 /// The `c_layout` target's corpus directory (replayed by the C-header section).
