@@ -11,11 +11,12 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The C worker, compiled from `differ/workers/c` against the header
-/// `tpb_isa` generates now: (shared library, executable).
+/// The C worker, compiled from `differ/workers/c` against the headers
+/// generated now (the format's and the worker ABI's): (shared library, executable).
 pub fn c_worker(dir: &Path) -> (PathBuf, PathBuf) {
     let header = dir.join("neuron_isa_tpb.h");
     std::fs::write(&header, tpb_isa::c_header::generate()).expect("write the header");
+    std::fs::write(dir.join("tpb_worker.h"), tpb_differ::abi::header()).expect("write the worker header");
     let src = root().join("differ/workers/c");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let flags = ["-O2", "-Wall", "-Wextra", "-pedantic", "-std=c11", "-Werror"];

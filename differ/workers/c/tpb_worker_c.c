@@ -15,12 +15,12 @@
  * the value (its hex tag otherwise). No allocation, no stdio formatting.
  */
 #include "neuron_isa_tpb.h"
+#include "tpb_worker.h" /* the worker ABI (tpb header --worker): the compiler checks the definition against it */
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-int tpb_worker_decode(int generation, const unsigned char bundle[64], char *answer, size_t capacity);
 
 /* ---- little-endian member reads (the header: big-endian hosts must swap) ---- */
 
