@@ -119,12 +119,27 @@ fn by_path(kind: BodyKind) -> &'static HashMap<&'static str, &'static Leaf> {
     BodyKind::ALL.iter().position(|k| *k == kind).and_then(|i| all.get(i)).unwrap_or_else(|| EMPTY.get_or_init(HashMap::new))
 }
 
+/// The leaf a path names: most decoders name fields in layout order, so the
+/// leaf after the last one found is tried before the lookup.
+fn find<'a>(leaves: &'a [Leaf], next: &mut usize, by: &HashMap<&str, &'a Leaf>, name: &str) -> Option<&'a Leaf> {
+    if let Some(l) = leaves.get(*next).filter(|l| l.path == name) {
+        *next += 1;
+        return Some(l);
+    }
+    let l = by.get(name).copied()?;
+    *next = leaves.iter().position(|x| std::ptr::eq(x, l)).map_or(0, |i| i + 1);
+    Some(l)
+}
+
 /// `path=value` tokens: each named field compared by meaning.
 fn decode(req: &Request, text: &str) -> Vec<Disagreement> {
     let raw = &req.raw;
-    let leaves = by_path(tpb_isa::opcode::body_kind(raw[0]));
+    let kind = tpb_isa::opcode::body_kind(raw[0]);
+    let (ordered, leaves) = (tpb_isa::text::leaves(kind), by_path(kind));
+    let mut next = 0;
     let mut out = Vec::new();
-    for tok in text.split_ascii_whitespace() {
+    // One space between tokens, as the protocol writes them (a tab or a run of spaces is taken too).
+    for tok in text.split([' ', '\t']).filter(|t| !t.is_empty()) {
         let Some((path, val)) = tok.split_once('=') else {
             // The disassembly's own mnemonic, `0x46:TensorCopy`, names the opcode.
             if let Some((op, _)) = tok.split_once(':') {
@@ -143,7 +158,7 @@ fn decode(req: &Request, text: &str) -> Vec<Disagreement> {
             },
             None => (path, None),
         };
-        let Some(leaf) = leaves.get(name) else {
+        let Some(leaf) = find(ordered, &mut next, leaves, name) else {
             let layout = tpb_isa::opcode::body_kind(raw[0]).layout().name;
             out.push(Disagreement::new(Kind::Decode, short(path), format!("no such field in {layout}"), tok));
             continue;

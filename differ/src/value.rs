@@ -56,25 +56,27 @@ fn whole(leaf: &Leaf, bytes: &[u8]) -> String {
 
 fn array<'a>(leaf: &Leaf, n: usize, at: &dyn Fn(usize) -> &'a [u8], text: &str) -> Result<bool, String> {
     if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
-        let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-        if parts.len() != n {
-            return Err(format!("{} elements where the field has {n}", parts.len()));
+        // Element by element, without collecting: answers carry many arrays.
+        let (mut same, mut count) = (true, 0usize);
+        for p in inner.split(',') {
+            if count < n {
+                same &= scalar(leaf, at(count), p.trim())?;
+            }
+            count += 1;
         }
-        let mut same = true;
-        for (i, p) in parts.iter().enumerate() {
-            same &= scalar(leaf, at(i), p)?;
+        if count != n {
+            return Err(format!("{count} elements where the field has {n}"));
         }
         return Ok(same);
     }
     if leaf.prim == Prim::U8 {
         // A byte array as hex digits, as the disassembly prints it.
-        let digits = text.strip_prefix("0x").unwrap_or(text);
-        if digits.len() != 2 * n || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let digits = text.strip_prefix("0x").unwrap_or(text).as_bytes();
+        if digits.len() != 2 * n || !digits.iter().all(u8::is_ascii_hexdigit) {
             return Err(format!("expected {} hex digits or [a,b,…] for {n} bytes", 2 * n));
         }
-        let want: Vec<u8> = (0..n).filter_map(|i| digits.get(2 * i..2 * i + 2).and_then(|p| u8::from_str_radix(p, 16).ok())).collect();
-        let have: Vec<u8> = (0..n).map(|i| at(i).first().copied().unwrap_or(0)).collect();
-        return Ok(want == have);
+        let nibble = |d: u8| (d as char).to_digit(16).unwrap_or(0) as u8;
+        return Ok(digits.chunks_exact(2).enumerate().all(|(i, p)| at(i).first() == Some(&(nibble(p[0]) << 4 | nibble(p[1])))));
     }
     Err(format!("expected [a,b,…] with {n} elements"))
 }
@@ -181,6 +183,7 @@ mod tests {
         assert_eq!(compare(&num, Some(1), &raw, "2"), Verdict::Differs { expected: "1".into() });
         assert_eq!(compare(&num, None, &raw, "[512,1,1,2]"), Verdict::Differs { expected: "[512,1,1,1]".into() });
         assert!(matches!(compare(&num, None, &raw, "[512,1]"), Verdict::Unreadable(w) if w.contains("2 elements")));
+        assert!(matches!(compare(&num, None, &raw, "[512,1,1,1,1]"), Verdict::Unreadable(w) if w.contains("5 elements")));
         assert!(matches!(compare(&num, Some(4), &raw, "1"), Verdict::Unreadable(_)));
     }
 

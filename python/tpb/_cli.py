@@ -4,6 +4,8 @@ behaves as the Rust binary does: same subcommands, output and exit codes."""
 
 from __future__ import annotations
 
+import os
+import shlex
 import signal
 import sys
 from typing import List, Optional
@@ -14,6 +16,9 @@ from . import _tpb
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs ``tpb`` with ``argv`` (default ``sys.argv[1:]``); as a console script, exits with its code."""
     args = ["tpb", *(sys.argv[1:] if argv is None else argv)]
+    # Commands that start `tpb` again as a child (`differ --lib` runs the library
+    # in one) start this interpreter on this package: the executable is Python here.
+    os.environ.setdefault("TPB_SELF", shlex.join([sys.executable, "-m", "tpb"]))
     sys.stdout.flush()
     sys.stderr.flush()
     # The command runs in Rust with the interpreter released: Ctrl-C ends the

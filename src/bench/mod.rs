@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod codec;
+pub mod differ;
 pub mod end_to_end;
 pub mod external;
 pub mod folder;

@@ -83,6 +83,8 @@ pub fn run(a: Args) -> u8 {
     rows.extend(crate::bench::end_to_end::run(rounds, &scratch, &mut notes));
     eprintln!("tpb bench: a folder of NEFFs on every core vs gzip -dc of their payloads");
     rows.extend(crate::bench::folder::run(rounds, &scratch, &mut notes));
+    eprintln!("tpb bench: tpb differ's transports vs the description's own decode");
+    rows.extend(crate::bench::differ::run(rounds, &scratch, &mut notes));
     if a.no_fuzz {
         rows.push(crate::bench::report::Row::skipped("fuzz", "fuzz roundtrip vs empty target", Some(fuzz::TARGET), "--no-fuzz"));
     } else {

@@ -164,13 +164,23 @@ fn open_worker(a: &Args, timeout: Duration) -> Result<(Box<dyn Worker>, Reproduc
     let Some(lib) = &a.lib else { return Err("name a worker: --cmd COMMAND or --lib PATH".to_string()) };
     // Loaded here once either way: a library that does not load is a usage error, not a crash per request.
     let loaded = Library::load(lib).map_err(|e| e.to_string())?;
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the tpb executable to run the library in: {e}"))?;
-    let serve = vec![exe.display().to_string(), "differ".to_string(), "--serve-lib".to_string(), lib.display().to_string()];
+    let mut serve = this_command()?;
+    serve.extend(["differ".to_string(), "--serve-lib".to_string(), lib.display().to_string()]);
     let shown = shlex::try_join(serve.iter().map(String::as_str)).unwrap_or_else(|_| serve.join(" "));
     if a.in_process {
         return Ok((Box::new(loaded), by_hand(shown)));
     }
     Ok((Box::new(Process::from_argv(serve, timeout)), by_hand(shown)))
+}
+
+/// How to start `tpb` again: `$TPB_SELF` (the Python package sets it: there
+/// the executable is the interpreter), else this executable.
+fn this_command() -> Result<Vec<String>, String> {
+    if let Ok(cmd) = std::env::var("TPB_SELF") {
+        return shlex::split(&cmd).filter(|a| !a.is_empty()).ok_or_else(|| format!("TPB_SELF `{}` is not a command", escape(&cmd)));
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the tpb executable to run the library in: {e}"))?;
+    Ok(vec![exe.display().to_string()])
 }
 
 /// `--serve-lib PATH`: the library answers the protocol on stdin/stdout.

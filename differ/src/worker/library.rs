@@ -101,8 +101,10 @@ impl Library {
                 let Some(n) = n else { return "unsupported".to_string() };
                 let Ok(n) = usize::try_from(n) else { return format!("error {} returned {n}", symbol(ask)) };
                 if n < cap {
-                    let text = buf.get(..n).unwrap_or(&[]);
-                    return String::from_utf8_lossy(text).replace(['\n', '\r'], " ");
+                    let bytes = buf.get(..n).unwrap_or(&[]);
+                    let text = std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes).into_owned(), str::to_owned);
+                    // One answer is one line, as on the process transport.
+                    return if text.contains(['\n', '\r']) { text.replace(['\n', '\r'], " ") } else { text };
                 }
                 if n >= ANSWER_CAP {
                     return format!("error {} needs {n} bytes for its answer, over the {ANSWER_CAP}-byte cap", symbol(ask));
