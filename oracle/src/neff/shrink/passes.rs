@@ -120,7 +120,8 @@ fn runs(indices: &[usize]) -> String {
     if spans.len() > 8 {
         text.push(format!("and {} more runs", spans.len() - 8));
     }
-    format!("indices {}", text.join(", "))
+    let noun = if indices.len() == 1 { "index" } else { "indices" };
+    format!("{noun} {}", text.join(", "))
 }
 
 #[cfg(test)]
@@ -128,6 +129,7 @@ mod tests {
     #[test]
     fn dropped_indices_read_as_runs() {
         assert_eq!(super::runs(&[0, 1, 2, 5, 7, 8]), "indices 0..=2, 5, 7..=8");
+        assert_eq!(super::runs(&[4]), "index 4");
         let many: Vec<usize> = (0..40).step_by(2).collect();
         assert_eq!(super::runs(&many), "indices 0, 2, 4, 6, 8, 10, 12, 14, and 12 more runs");
     }
