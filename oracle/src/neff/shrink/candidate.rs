@@ -94,14 +94,14 @@ pub fn subgraphs(ex: &Exploded) -> Vec<Subgraph> {
         .collect()
 }
 
-/// The edit keeping only the subgraphs at `keep` (indices into `all`):
+/// The edit keeping only the subgraphs at `keep` (ascending indices into `all`):
 /// the others' members go, but not one a kept subgraph also owns, and the
 /// kelf lists only the kept graphs.
 pub fn keeping_subgraphs(ex: &Exploded, all: &[Subgraph], keep: &[usize]) -> Result<Edit, String> {
     let kept: BTreeSet<usize> = keep.iter().flat_map(|k| all[*k].members.iter().copied()).collect();
     let mut edit = Edit::default();
     for (k, s) in all.iter().enumerate() {
-        if !keep.contains(&k) {
+        if keep.binary_search(&k).is_err() {
             edit.drop.extend(s.members.difference(&kept));
         }
     }
@@ -137,13 +137,13 @@ pub fn streams(ex: &Exploded) -> Vec<Stream> {
         .collect()
 }
 
-/// The edit keeping only the streams at `keep` (indices into `all`): the
+/// The edit keeping only the streams at `keep` (ascending indices into `all`): the
 /// others' members go, and so do the definitions' `*_instr` names of them.
 pub fn keeping_streams(ex: &Exploded, all: &[Stream], keep: &[usize]) -> Result<Edit, String> {
     let mut edit = Edit::default();
     let mut gone: BTreeSet<&str> = BTreeSet::new();
     for (k, s) in all.iter().enumerate() {
-        if !keep.contains(&k) {
+        if keep.binary_search(&k).is_err() {
             edit.drop.insert(s.member);
             gone.insert(&s.name);
         }

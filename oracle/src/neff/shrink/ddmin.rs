@@ -57,6 +57,12 @@ pub fn ddmin<H>(items: usize, mut test: impl FnMut(&[usize]) -> Result<bool, H>)
     (kept, Ok(()))
 }
 
+/// The items of `before` not in `after` (both ascending, as [`ddmin`] keeps
+/// them): what a step dropped.
+pub fn dropped(before: &[usize], after: &[usize]) -> Vec<usize> {
+    before.iter().copied().filter(|i| after.binary_search(i).is_err()).collect()
+}
+
 /// `items` cut into `n` runs of nearly equal length, in order (`n` ≤ its length).
 fn split(items: &[usize], n: usize) -> Vec<Vec<usize>> {
     (0..n).map(|i| items[i * items.len() / n..(i + 1) * items.len() / n].to_vec()).collect()

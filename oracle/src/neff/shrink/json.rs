@@ -14,6 +14,7 @@ use serde_json::Value;
 pub fn kelf_keeping(bytes: &[u8], keep: &[usize]) -> Result<Vec<u8>, String> {
     let mut v: Value = serde_json::from_slice(bytes).map_err(|e| format!("kelf-0.json: {e}"))?;
     let graphs = v.get_mut("graphs").and_then(Value::as_array_mut).ok_or("kelf-0.json: no `graphs` list")?;
+    let keep: std::collections::BTreeSet<&usize> = keep.iter().collect();
     let kept: Vec<Value> = graphs.iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, g)| g.clone()).collect();
     *graphs = kept;
     written(&v, bytes)

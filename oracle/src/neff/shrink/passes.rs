@@ -4,7 +4,7 @@
 //! accepts nothing.
 
 use super::candidate::{self, Edit};
-use super::ddmin::ddmin;
+use super::ddmin::{ddmin, dropped};
 use super::fields;
 use super::tester::{Current, Halt, Tester};
 use super::{Pass, Size, Step};
@@ -21,9 +21,8 @@ pub fn subgraphs<E>(cur: &mut Current, t: &mut Tester<E>, log: &mut Log) -> Resu
     let (_, halted) = ddmin(all.len(), |keep| {
         let built = candidate::keeping_subgraphs(&base, &all, keep).and_then(|e| candidate::build(&base, &e));
         let Some(next) = t.judge(built)? else { return Ok(false) };
-        let gone: Vec<String> =
-            kept.iter().filter(|k| !keep.contains(k)).map(|k| format!("`{}` ({} members)", all[*k].name, all[*k].members.len())).collect();
-        accept(cur, next, Pass::Subgraphs, format!("dropped subgraph {}", gone.join(", ")), log);
+        let gone = dropped(&kept, keep).into_iter().map(|k| format!("`{}` ({} members)", all[k].name, all[k].members.len()));
+        accept(cur, next, Pass::Subgraphs, format!("dropped subgraph {}", listed(gone)), log);
         kept = keep.to_vec();
         Ok(true)
     });
@@ -38,8 +37,8 @@ pub fn streams<E>(cur: &mut Current, t: &mut Tester<E>, log: &mut Log) -> Result
     let (_, halted) = ddmin(all.len(), |keep| {
         let built = candidate::keeping_streams(&base, &all, keep).and_then(|e| candidate::build(&base, &e));
         let Some(next) = t.judge(built)? else { return Ok(false) };
-        let gone: Vec<String> = kept.iter().filter(|k| !keep.contains(k)).map(|k| format!("{} ({})", all[*k].name, all[*k].label)).collect();
-        accept(cur, next, Pass::Streams, format!("dropped engine stream {}", gone.join(", ")), log);
+        let gone = dropped(&kept, keep).into_iter().map(|k| format!("{} ({})", all[k].name, all[k].label));
+        accept(cur, next, Pass::Streams, format!("dropped engine stream {}", listed(gone)), log);
         kept = keep.to_vec();
         Ok(true)
     });
@@ -60,7 +59,7 @@ pub fn bundles<E>(cur: &mut Current, t: &mut Tester<E>, log: &mut Log) -> Result
             // Only this stream changes while it is reduced: members keep their indices.
             let bytes: Vec<u8> = keep.iter().flat_map(|k| bundle(*k).iter().copied()).collect();
             let Some(next) = t.judge(candidate::build(&cur.ex, &Edit::replacing(s.member, bytes)))? else { return Ok(false) };
-            let gone: Vec<usize> = kept.iter().copied().filter(|k| !keep.contains(k)).collect();
+            let gone = dropped(&kept, keep);
             let what = format!("dropped {} of {count} bundles of {name} ({})", gone.len(), runs(&gone));
             accept(cur, next, Pass::Bundles, what, log);
             kept = keep.to_vec();
@@ -107,7 +106,20 @@ fn accept(cur: &mut Current, next: Current, pass: Pass, what: String, log: &mut 
     *cur = next;
 }
 
-/// Indices as runs, `0..16, 40`; at most 8 runs named, then a count of the rest.
+/// At most [`NAMED`] names, then a count of the rest (a hostile kelf may list thousands of graphs).
+fn listed(names: impl Iterator<Item = String>) -> String {
+    let names: Vec<String> = names.collect();
+    let mut text = names[..names.len().min(NAMED)].join(", ");
+    if names.len() > NAMED {
+        text.push_str(&format!(" and {} more", names.len() - NAMED));
+    }
+    text
+}
+
+/// Names or runs a log line lists.
+const NAMED: usize = 8;
+
+/// Indices as runs, `0..=15, 40`; at most [`NAMED`] runs, then a count of the rest.
 fn runs(indices: &[usize]) -> String {
     let mut spans: Vec<(usize, usize)> = Vec::new();
     for &i in indices {
@@ -116,9 +128,9 @@ fn runs(indices: &[usize]) -> String {
             _ => spans.push((i, i)),
         }
     }
-    let mut text: Vec<String> = spans.iter().take(8).map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}..={b}") }).collect();
-    if spans.len() > 8 {
-        text.push(format!("and {} more runs", spans.len() - 8));
+    let mut text: Vec<String> = spans.iter().take(NAMED).map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}..={b}") }).collect();
+    if spans.len() > NAMED {
+        text.push(format!("and {} more runs", spans.len() - NAMED));
     }
     let noun = if indices.len() == 1 { "index" } else { "indices" };
     format!("{noun} {}", text.join(", "))
@@ -132,5 +144,8 @@ mod tests {
         assert_eq!(super::runs(&[4]), "index 4");
         let many: Vec<usize> = (0..40).step_by(2).collect();
         assert_eq!(super::runs(&many), "indices 0, 2, 4, 6, 8, 10, 12, 14, and 12 more runs");
+        let names = |n: usize| super::listed((0..n).map(|i| format!("g{i}")));
+        assert_eq!(names(2), "g0, g1");
+        assert_eq!(names(10), "g0, g1, g2, g3, g4, g5, g6, g7 and 2 more");
     }
 }
