@@ -37,7 +37,7 @@ enum Command {
     Asm(cmd::asm::Args),
     /// Print every struct with every field's name, offset and size.
     Layout(cmd::layout::Args),
-    /// Summarise NEFF containers (header, integrity, members, per-engine opcode histograms); unpack, pack back or mutate them (subcommands).
+    /// Summarise NEFF containers (header, integrity, members, per-engine opcode histograms); unpack, pack back, mutate or shrink them (subcommands).
     Neff(cmd::neff::Args),
     /// Write the generated C header neuron_isa_tpb.h (stdout, or -o FILE).
     Header(cmd::header::Args),

@@ -16,6 +16,7 @@ mod infer;
 mod messages;
 mod neff_cmd;
 mod neff_pack;
+mod neff_shrink;
 mod neff_streams;
 mod neff_target;
 mod output_files;

@@ -31,6 +31,7 @@ fn every_command_with_exit_codes_documents_them_in_its_help() {
         &["neff", "unpack"],
         &["neff", "pack"],
         &["neff", "mutate"],
+        &["neff", "shrink"],
         &["header"],
         &["conform"],
         &["corpus"],
@@ -90,7 +91,7 @@ fn neff_alone_shows_its_subcommands_and_pack_names_a_missing_folder() {
     let o = tpb(&["neff"]);
     assert_eq!(o.status.code(), Some(2));
     let help = text(&o.stderr) + &text(&o.stdout);
-    for sub in ["unpack", "pack", "mutate"] {
+    for sub in ["unpack", "pack", "mutate", "shrink"] {
         assert!(help.contains(sub), "{sub}: {help}");
     }
     let dir = tempfile::tempdir().expect("tempdir");

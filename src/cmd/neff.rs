@@ -6,10 +6,13 @@
 //!
 //! Its subcommands take a container apart and put it back together:
 //! `tpb neff unpack FILE DIR`, `tpb neff pack DIR -o OUT`,
-//! `tpb neff mutate FILE -o OUT --seed S` (exit 0, or 2 with one error line).
+//! `tpb neff mutate FILE -o OUT --seed S`, and reduce one while a command
+//! misbehaves on it: `tpb neff shrink FILE --predicate CMD -o OUT` (exit 0,
+//! or 2 with one error line).
 
 mod mutate;
 mod pack;
+mod shrink;
 mod unpack;
 
 use std::io::Write;
@@ -30,7 +33,7 @@ pub struct Args {
     /// Refuse a file larger than this many bytes (pipes and devices included).
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
-    /// NEFF containers to summarise, or folders searched for `*.neff` (a file named like a subcommand is given as ./unpack, ./pack, ./mutate).
+    /// NEFF containers to summarise, or folders searched for `*.neff` (a file named like a subcommand is given as ./unpack, ./pack, ./mutate, ./shrink).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -43,6 +46,8 @@ enum Action {
     Pack(pack::Args),
     /// Apply N seeded single-fault mutations to real bundles: a new container and a JSON log.
     Mutate(mutate::Args),
+    /// Reduce a container to the smallest on which `CMD FILE` exits as it does on IN (subgraphs, streams, bundles, fields).
+    Shrink(shrink::Args),
 }
 
 pub fn run(a: Args) -> u8 {
@@ -50,6 +55,7 @@ pub fn run(a: Args) -> u8 {
         Some(Action::Unpack(u)) => return unpack::run(u),
         Some(Action::Pack(p)) => return pack::run(p),
         Some(Action::Mutate(m)) => return mutate::run(m),
+        Some(Action::Shrink(s)) => return shrink::run(s),
         None => {}
     }
     let limits = neff::Limits { max_file: a.max_bytes, ..neff::Limits::default() };

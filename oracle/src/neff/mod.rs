@@ -4,7 +4,9 @@
 //! 64-byte bundles per engine ([`stream`]), found through the graph
 //! definitions the metadata names ([`locate`]). [`conform`] runs every real
 //! bundle through the codec, the text format and the validator; [`choice`]
-//! says which generation a container is judged under.
+//! says which generation a container is judged under; [`pack`] takes a
+//! container apart and puts it back together, and [`shrink`] reduces one
+//! while a predicate holds.
 //!
 //! The spec never looked at a compiled container (its gap G1): the layout
 //! facts here were measured on real compiler output and carry that provenance.
@@ -20,6 +22,7 @@ pub mod meta;
 pub mod pack;
 mod passes;
 pub mod payload;
+pub mod shrink;
 pub mod stream;
 pub mod summary;
 

@@ -12,7 +12,8 @@
 //! `data_size` and payload digest recomputed in the form the input used.
 //!
 //! [`explode`] is the same reading in memory, for tools that change bundles
-//! and pack them back without a folder (`tpb neff mutate`).
+//! and pack them back without a folder (`tpb neff mutate`, and
+//! [`super::shrink`], which also drops members).
 //!
 //! Member names are untrusted. Unpacking refuses a name with an absolute
 //! path, an empty, `.` or `..` component before anything is written; links,
