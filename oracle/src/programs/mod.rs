@@ -15,7 +15,7 @@ mod error;
 mod load;
 mod program;
 mod raw;
-pub mod reader;
+mod reader;
 mod sniff;
 mod walk;
 

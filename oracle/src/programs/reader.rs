@@ -1,6 +1,6 @@
-//! The one capped reader: every byte the crate reads from a file of unknown
-//! size (a pipe, a device) or decompresses from a payload goes through
-//! [`Reader`], so a cap is counted in one place. It reads at most the cap and
+//! The one capped reader: programs, containers and evidence JSON read from a
+//! file of unknown size (a pipe, a device), and a container's decompressed
+//! tar stream, all go through [`Reader`], so a cap is counted in one place. It reads at most the cap and
 //! the one byte that tells a source over it, into buffers that never grow
 //! past that. It imports nothing else of the crate: `neff` caps its
 //! decompression with it without reaching up into the rest of `programs`.
