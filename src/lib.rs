@@ -1,8 +1,8 @@
 //! The `tpb` command as a library: [`main_with_args`] runs it on any
 //! argument list. The binary (`src/main.rs`) is one call of it; so is the
 //! Python package's `tpb` command (`python/`), which runs this same code in
-//! its process. [`input`] and [`programs`] read files as every command does,
-//! so the Python API's errors read as the CLI's.
+//! its process. Programs are read by the library (`tpb_oracle::programs`),
+//! as the Python API reads them, so its errors read as the CLI's.
 //! Each subcommand lives in `cmd/<name>.rs`; exit codes are part of the contract.
 #![forbid(unsafe_code)]
 
@@ -12,9 +12,8 @@ mod clock;
 mod cmd;
 mod conform;
 mod html;
-pub mod input;
 mod out;
-pub mod programs;
+mod programs;
 pub mod shard;
 
 use clap::{Parser, Subcommand};

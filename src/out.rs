@@ -204,7 +204,7 @@ pub fn lost_or(e: &io::Error, code: u8, io_code: u8) -> u8 {
 /// A string read from an input, made safe for a text line: control
 /// characters (a newline could forge a line of output) are escaped.
 pub fn escape(s: &str) -> String {
-    s.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
+    tpb_oracle::text_safe::escape_controls(s)
 }
 
 #[cfg(test)]

@@ -6,5 +6,6 @@ pub mod fixture;
 pub mod hist;
 pub mod infer;
 pub mod neff;
+pub mod programs;
 pub mod text_safe;
 pub mod walrus;

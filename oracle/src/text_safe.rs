@@ -24,6 +24,16 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// `s` with only its control characters (C0, DEL, C1) escaped as [`escape`]
+/// writes them: the lines `tpb` prints about files and their warnings have
+/// always been escaped so, and keep their bytes.
+pub fn escape_controls(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
+}
+
 /// A Markdown table cell: [`escape`]d, and `|` escaped so it cannot end the cell.
 pub fn markdown_cell(s: &str) -> String {
     escape(s).replace('|', "\\|")
@@ -47,6 +57,12 @@ mod tests {
         assert_eq!(escape("line\u{2028}sep"), "line\\u{2028}sep");
         assert_eq!(escape("naïve ü 中 \\n"), "naïve ü 中 \\n");
         assert!(!escape("a\u{0}\u{1}\u{1f}\u{9f}b").chars().any(char::is_control));
+    }
+
+    #[test]
+    fn escape_controls_leaves_what_only_reorders_a_line() {
+        assert_eq!(escape_controls("a\nb\u{1b}c\u{85}"), "a\\nb\\u{1b}c\\u{85}");
+        assert_eq!(escape_controls("abc\u{202e}fed"), "abc\u{202e}fed");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use tpb_isa::Generation;
 use tpb_oracle::conformance;
 use tpb_oracle::neff::integrity::{self, Algorithm, Form};
 use tpb_oracle::neff::{self, At, Compression, Engine, Limits, NeffHeader, HEADER_BYTES};
+use tpb_oracle::programs;
 use zerocopy::{FromZeros, IntoBytes};
 
 const INFO: &[u8] = br#"{"tool_version": "9.9.1+test", "num_tpb": 1}"#;
@@ -630,9 +631,9 @@ fn the_file_cap_holds_for_devices_and_pipes_whose_length_is_0() {
     let e = neff::read_file_with(std::path::Path::new("/dev/zero"), &limits).err().unwrap().to_string();
     assert!(e.starts_with("/dev/zero: file: file offset 0x10000: "), "{e}");
     assert!(e.contains("more than the cap of 65536 bytes"), "{e}");
-    let e = neff::read_file_capped(std::path::Path::new("/dev/zero"), 100).err().unwrap();
-    assert_eq!(e.kind(), std::io::ErrorKind::FileTooLarge);
-    assert_eq!(neff::read_file_capped(std::path::Path::new("/dev/null"), 0).unwrap(), Vec::<u8>::new());
+    let e = programs::read_file(std::path::Path::new("/dev/zero"), 100).err().unwrap();
+    assert!(matches!(e, programs::CapError::Over { cap: 100 }), "{e}");
+    assert_eq!(programs::read_file(std::path::Path::new("/dev/null"), 0).unwrap(), Vec::<u8>::new());
 }
 
 /// A pipe reports length 0 and delivers its bytes a piece at a time: all of
@@ -656,7 +657,7 @@ fn a_pipe_is_read_to_its_end_under_the_cap() {
                 }
             }
         });
-        let got = neff::read_file_capped(&path, cap);
+        let got = programs::read_file(&path, cap);
         drop(reader);
         feed.join().unwrap_or_else(|_| panic!("the writer panicked"));
         match got {
@@ -665,7 +666,7 @@ fn a_pipe_is_read_to_its_end_under_the_cap() {
                 // The promise is memory, not only the bytes: growth stops at the cap.
                 assert!(bytes.capacity() as u64 <= cap + 1, "cap {cap}: {} bytes held", bytes.capacity());
             }
-            Err(e) => assert!(!whole && e.kind() == std::io::ErrorKind::FileTooLarge, "cap {cap}: {e}"),
+            Err(e) => assert!(!whole && matches!(e, programs::CapError::Over { .. }), "cap {cap}: {e}"),
         }
     }
 }
@@ -692,15 +693,16 @@ fn a_long_stream_of_unknown_length_costs_few_reads() {
     let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
     let pieces = data.len().div_ceil(4096);
     let mut r = Trickle { data: &data, piece: 4096, calls: 0 };
-    let bytes = neff::read_capped(&mut r, 0, data.len() as u64).unwrap();
+    let bytes = programs::Reader::new(&mut r, data.len() as u64).whole(0).unwrap();
     assert!(bytes == data && bytes.capacity() <= data.len() + 1, "{} bytes in {} held", bytes.len(), bytes.capacity());
     // One call per piece plus a few per growth step (a handful: the buffer doubles),
     // never a call per byte once the buffer nears the cap.
     assert!(r.calls <= pieces + 32, "{} reads for {pieces} pieces", r.calls);
     // A stated length over the cap is refused before any read.
     let mut r = Trickle { data: &data, piece: 4096, calls: 0 };
-    let e = neff::read_capped(&mut r, data.len() as u64, data.len() as u64 - 1).err().unwrap();
-    assert_eq!((e.kind(), r.calls), (std::io::ErrorKind::FileTooLarge, 0), "{e}");
+    let e = programs::Reader::new(&mut r, data.len() as u64 - 1).whole(data.len() as u64).err().unwrap();
+    assert!(matches!(e, programs::CapError::Stated { .. }), "{e}");
+    assert_eq!(r.calls, 0);
 }
 
 fn tempdir() -> std::path::PathBuf {

@@ -1,9 +1,10 @@
 //! `tpb._tpb`: the native half of the `tpb` Python package (the typed API
 //! is `python/tpb/__init__.py`). Every function here calls the workspace's
 //! crates — `tpb-isa` (codec, validator, text), `tpb-oracle` (NEFF,
-//! evidence) and the CLI's own library (`tpb`: its input reader and the
-//! whole command for `main`) — so Python sees the same format, the same
-//! verdicts and the same error messages as `tpb`. Long work runs with the
+//! evidence, and programs read from files as the CLI reads them) and the
+//! CLI's own library (`tpb`, only for the whole command as `main`) — so
+//! Python sees the same format, the same verdicts and the same error
+//! messages as `tpb`. Long work runs with the
 //! interpreter released (`Python::detach`, formerly `allow_threads`).
 //!
 //! Structured results (validation records, NEFF summaries, evidence) cross
@@ -25,6 +26,7 @@ use tpb_isa::layout::{Leaf, Prim};
 use tpb_isa::validate::{self, Finding};
 use tpb_isa::{opcode, text, Bundle, Generation, Profile};
 use tpb_oracle::neff::{self, choice, Choice};
+use tpb_oracle::programs::{self, Input, Program};
 
 create_exception!(
     tpb,
@@ -36,6 +38,9 @@ create_exception!(
 fn error(message: impl std::fmt::Display) -> PyErr {
     TpbError::new_err(message.to_string())
 }
+
+/// An error met with the interpreter released, raised once it is held again (its message as `tpb` prints it).
+type Failed = Box<dyn std::error::Error + Send + Sync>;
 
 fn generation(name: &str) -> PyResult<Generation> {
     name.parse().map_err(error)
@@ -417,18 +422,12 @@ impl Report {
     }
 }
 
-/// The generation a program read by the CLI's reader is judged under, as
-/// `tpb` chooses it (`input::Program::generation`), with its warning
-/// returned instead of printed.
-fn choose(p: &tpb::input::Program, arch: Option<Generation>, warnings: &mut Vec<String>) -> Choice {
-    let c = if p.container {
-        let streams: Vec<&[u8]> = p.streams.iter().map(|s| s.bytes.as_slice()).collect();
-        choice::for_container(p.target.as_deref(), arch, &streams)
-    } else {
-        choice::for_raw(arch)
-    };
+/// The generation a program is judged under, as `tpb` chooses it
+/// ([`Program::choose`]), with its warning returned instead of printed.
+fn choose(p: &Program, arch: Option<Generation>, warnings: &mut Vec<String>) -> Choice {
+    let c = p.choose(arch);
     if let Some(w) = c.warning() {
-        warnings.push(format!("{}: {w}", tpb::input::shown(&p.file)));
+        warnings.push(format!("{}: {w}", programs::shown(&p.file)));
     }
     c
 }
@@ -446,12 +445,12 @@ fn validate_path(
     max_bytes: u64,
 ) -> PyResult<Report> {
     let (arch, profile) = (self::arch(generation)?, self::profile(profile)?);
-    py.detach(|| -> Result<Report, String> {
+    py.detach(|| -> Result<Report, Failed> {
         let mut report = Report::new(profile);
         let mut warnings = Vec::new();
         let file = path.display().to_string();
-        match tpb::input::open_with(&path, max_bytes, &mut |w| warnings.push(w))? {
-            tpb::input::Input::Raw(mut raw) => {
+        match programs::open(&path, max_bytes, &mut |w| warnings.push(w.to_string()))? {
+            Input::Raw(mut raw) => {
                 let choice = choice::for_raw(arch);
                 let label = raw.name().to_string();
                 while let Some(chunk) = raw.next_chunk() {
@@ -460,11 +459,12 @@ fn validate_path(
                     report.judge(source, &label, chunk.at, chunk.bytes, recovered, every)?;
                 }
             }
-            tpb::input::Input::Neff(program) => {
+            Input::Neff(program) => {
                 let choice = choose(&program, arch, &mut warnings);
-                for s in &program.streams {
-                    let source = Source { file: file.clone(), member: s.member.clone(), choice: choice.clone(), build: s.build.clone() };
-                    report.judge(source, &s.label(), 0, &s.bytes, recovered, every)?;
+                for s in program.streams() {
+                    let source =
+                        Source { file: file.clone(), member: s.member.to_string(), choice: choice.clone(), build: s.build.map(str::to_string) };
+                    report.judge(source, &s.label(), 0, s.bytes, recovered, every)?;
                 }
             }
         }
@@ -494,7 +494,7 @@ fn validate_bytes(
     if neff::sniff(data) {
         return Err(error(format!("{label}: offset 0x0: a NEFF container: pass its path (tpb.validate(path))")));
     }
-    if tpb::input::looks_like_text(&data[..data.len().min(4096)]) {
+    if programs::looks_like_text(&data[..data.len().min(programs::TEXT_SNIFF)]) {
         return Err(error(format!("{label}: offset 0x0: looks like bundle text: assemble it first (tpb.asm)")));
     }
     py.detach(|| -> Result<Report, String> {
@@ -525,7 +525,7 @@ fn read_neff<'py>(py: Python<'py>, path: PathBuf, generation: Option<&str>, max_
             Ok((n, choice))
         })
         .map_err(error)?;
-    let shown = tpb::input::shown(&path);
+    let shown = programs::shown(&path);
     let mut warnings = Vec::new();
     if n.integrity.algorithm.is_some() && !n.integrity.ok() {
         warnings.push(format!("{shown}: payload integrity: {}", n.integrity.describe()));
@@ -543,23 +543,23 @@ fn read_neff<'py>(py: Python<'py>, path: PathBuf, generation: Option<&str>, max_
 #[pyo3(signature = (paths, generation=None, max_bytes=neff::MAX_FILE))]
 fn evidence(py: Python<'_>, paths: Vec<PathBuf>, generation: Option<&str>, max_bytes: u64) -> PyResult<(String, Vec<String>)> {
     let arch = self::arch(generation)?;
-    py.detach(|| -> Result<_, String> {
+    py.detach(|| -> Result<_, Failed> {
         let mut ev = tpb_oracle::evidence::Evidence::with_arch(arch);
         let mut warnings = Vec::new();
-        let (found, errors) = tpb::programs::list(&paths);
+        let (found, errors) = programs::list(&paths);
         if let Some(e) = errors.into_iter().next() {
-            return Err(e);
+            return Err(e.into());
         }
-        for tpb::programs::Found { path, shown, .. } in found {
-            let program = tpb::input::load_with(&path, max_bytes, &mut |w| warnings.push(w))?;
+        for programs::Found { path, shown, .. } in found {
+            let program = programs::load(&path, max_bytes, &mut |w| warnings.push(w.to_string()))?;
             let c = choose(&program, arch, &mut warnings);
             ev.set_source(&shown, c.target.as_deref(), c.from);
-            for s in &program.streams {
-                ev.add_stream(&shown, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
+            for s in program.streams() {
+                ev.add_stream(&shown, s.build, c.generation, s.engine_name(), s.bytes);
             }
         }
         if ev.bundles() == 0 {
-            return Err("evidence: no bundles in the inputs".to_string());
+            return Err("evidence: no bundles in the inputs".into());
         }
         Ok((ev.to_json().to_string(), warnings))
     })

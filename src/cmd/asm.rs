@@ -61,7 +61,7 @@ fn read_text(path: &Path, cap: u64) -> Result<String, String> {
     if len > cap {
         return Err(format!("{name}: offset {cap:#x}: {len} bytes is over the cap of {cap} bytes"));
     }
-    let mut reader = crate::input::Reader::new(file, cap);
+    let mut reader = tpb_oracle::programs::Reader::new(file, cap);
     // The head first: binary input (`/dev/zero`, a bundle file) is refused before more is read.
     let mut bytes = Vec::new();
     reader.fill(&mut bytes, BINARY_SNIFF).map_err(unreadable)?;

@@ -212,7 +212,7 @@ fn real_inputs(a: &Args) -> Result<Real, u8> {
         a.neffs.clone()
     };
     let code = crate::programs::each_program(&paths, None, tpb_oracle::neff::MAX_FILE, |shown, program, choice| {
-        for s in &program.streams {
+        for s in program.streams() {
             real.add_stream(choice.generation, &s.bytes, &format!("{shown}:{}", s.member));
         }
     });

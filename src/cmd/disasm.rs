@@ -3,10 +3,10 @@
 //! Exit 0, or 2 once an input could not be read (a NEFF from which no bundle is
 //! read included); the others are still disassembled.
 
-use crate::input;
 use std::io::Write;
 use std::path::PathBuf;
 use tpb_isa::Bundle;
+use tpb_oracle::programs::{self, Input};
 
 #[derive(clap::Args)]
 #[command(
@@ -27,9 +27,9 @@ pub fn run(a: Args) -> u8 {
     // 2 once any input could not be read; the others are still disassembled.
     let (files, mut code) = crate::programs::expand(&a.files, false);
     for file in files.iter().map(|f| &f.path) {
-        match input::open(file, a.max_bytes) {
+        match programs::open(file, a.max_bytes, &mut crate::programs::warn) {
             Err(e) => code = super::fail(e),
-            Ok(input::Input::Raw(mut raw)) => {
+            Ok(Input::Raw(mut raw)) => {
                 let label = raw.name().to_string();
                 if let Err(c) = out.write(code, |w| writeln!(w, "# {label}")) {
                     return c;
@@ -46,14 +46,14 @@ pub fn run(a: Args) -> u8 {
                     }
                 }
             }
-            Ok(input::Input::Neff(program)) => {
-                for s in &program.streams {
-                    if let Err(e) = tpb_isa::bundle::stream(&s.bytes) {
+            Ok(Input::Neff(program)) => {
+                for s in program.streams() {
+                    if let Err(e) = tpb_isa::bundle::stream(s.bytes) {
                         code = super::fail(format!("{}: {e}", s.label()));
                         continue;
                     }
-                    let member = crate::out::escape(&s.member);
-                    if let Err(c) = out.write(code, |w| writeln!(w, "# {}", s.label()).and_then(|()| write_bundles(w, &member, 0, &s.bytes))) {
+                    let member = crate::out::escape(s.member);
+                    if let Err(c) = out.write(code, |w| writeln!(w, "# {}", s.label()).and_then(|()| write_bundles(w, &member, 0, s.bytes))) {
                         return c;
                     }
                 }

@@ -112,9 +112,9 @@ pub fn run(a: Args) -> u8 {
         let mut ev = Evidence::with_arch(a.arch);
         let code = programs::each_program(&paths, a.arch, a.max_bytes, |shown, p, c| {
             ev.set_source(shown, c.target.as_deref(), c.from);
-            for s in &p.streams {
-                ev.add_stream(shown, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
-                kept.push((s.build.clone().unwrap_or_else(|| tpb_oracle::evidence::UNKNOWN_BUILD.to_string()), c.generation, s.bytes.clone()));
+            for s in p.streams() {
+                ev.add_stream(shown, s.build, c.generation, s.engine_name(), s.bytes);
+                kept.push((s.build.unwrap_or(tpb_oracle::evidence::UNKNOWN_BUILD).to_string(), c.generation, s.bytes.to_vec()));
             }
         });
         (ev, code)
@@ -135,7 +135,7 @@ pub fn run(a: Args) -> u8 {
         let mut joined = (ev.bundles() > 0 || ev.shards().is_some()).then_some(ev);
         for p in &json {
             let read = merge::load(p, a.max_bytes).and_then(|e| match e.harness().mismatch(&here) {
-                Some(why) => Err(format!("{}: evidence of another harness than this run's: {why}", crate::input::shown(p))),
+                Some(why) => Err(format!("{}: evidence of another harness than this run's: {why}", crate::programs::shown(p))),
                 None => Ok(e),
             });
             match read.and_then(|e| merge::join(joined.take(), e, p)) {
@@ -165,7 +165,7 @@ pub fn run(a: Args) -> u8 {
     if let Some(out) = &a.html {
         let page = crate::html::evidence_page(&json, &crate::html::Extra::beside_cwd());
         if let Err(e) = crate::out::write_atomic(out, page.as_bytes()) {
-            return super::fail(format!("evidence: {}: cannot write the HTML page: {e}", crate::input::shown(out)));
+            return super::fail(format!("evidence: {}: cannot write the HTML page: {e}", crate::programs::shown(out)));
         }
     }
     let text = if a.json {

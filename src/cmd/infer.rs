@@ -65,8 +65,8 @@ pub fn run(a: Args) -> u8 {
     let mut inf = Inference::new(&ops);
     // The usage/I-O code once any input could not be read.
     let code = programs::each_program(&a.paths, a.arch, a.max_bytes, |shown, p, c| {
-        for s in &p.streams {
-            inf.add_stream(shown, s.build.as_deref(), c.generation, &s.bytes);
+        for s in p.streams() {
+            inf.add_stream(shown, s.build, c.generation, s.bytes);
         }
     });
     for op in inf.opcodes().filter(|o| o.bundles == 0) {

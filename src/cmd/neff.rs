@@ -80,7 +80,7 @@ pub fn run(a: Args) -> u8 {
         let choice = n.choose(None);
         // A guess over no bundle says nothing: the error below does.
         if unread.is_none() {
-            crate::input::say(file, &choice);
+            crate::programs::say(file, &choice);
         }
         let written = out.write(code, |w| {
             if a.json {

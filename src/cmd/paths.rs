@@ -20,7 +20,7 @@ pub fn readable_file(path: &Path) -> Result<(), String> {
 /// `dir` is an existing folder; else one line saying it is missing (or not a
 /// folder) and what `what` is meant to be there.
 pub fn existing_dir(dir: &Path, what: &str) -> Result<(), String> {
-    let name = crate::input::shown(dir);
+    let name = crate::programs::shown(dir);
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
         Ok(_) => Err(format!("{name}: not a folder ({what})")),

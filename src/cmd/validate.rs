@@ -3,13 +3,13 @@
 //! By default the spec is amended by the errata real programs establish; `--spec` judges by the spec alone.
 //! `--recovered` adds, as `info`, each recovered field that breaks what every real bundle holds there.
 
-use crate::input;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tpb_isa::bundle::BUNDLE_BYTES;
 use tpb_isa::{validate, Bundle, Generation, Profile};
 use tpb_oracle::neff::choice::GenerationFrom;
 use tpb_oracle::neff::{choice, Choice};
+use tpb_oracle::programs::{self, Input, ProgramError, RawStream};
 
 #[derive(clap::Args)]
 #[command(
@@ -66,9 +66,12 @@ pub fn run(a: Args) -> u8 {
     let cap = a.max_bytes;
     let (files, walked) = crate::programs::expand(&a.files, a.verbose);
     v.unreadable = walked;
-    if let Err(c) =
-        crate::ahead::in_order(&files, crate::ahead::threads(), |f| input::open(&f.path, cap), |i, opened| v.file(&files[i].path, opened, a.arch))
-    {
+    if let Err(c) = crate::ahead::in_order(
+        &files,
+        crate::ahead::threads(),
+        |f| programs::open(&f.path, cap, &mut crate::programs::warn),
+        |i, opened| v.file(&files[i].path, opened, a.arch),
+    ) {
         return c;
     }
     let code = v.code();
@@ -117,14 +120,14 @@ impl Verdicts {
         self.unreadable.max(u8::from(self.any_invalid))
     }
 
-    /// Validates every stream of `file` (as `input::open` opened it): a raw file a chunk at a time,
+    /// Validates every stream of `file` (as `programs::open` opened it): a raw file a chunk at a time,
     /// a container stream by stream. An unreadable file is reported and the run goes on;
     /// `Err(exit code)` when stdout failed.
-    fn file(&mut self, file: &Path, opened: Result<input::Input, String>, arch: Option<Generation>) -> Result<(), u8> {
+    fn file(&mut self, file: &Path, opened: Result<Input, ProgramError>, arch: Option<Generation>) -> Result<(), u8> {
         let json_name = file.display().to_string();
         match opened {
             Err(e) => self.unreadable = super::fail(e),
-            Ok(input::Input::Raw(mut raw)) => {
+            Ok(Input::Raw(mut raw)) => {
                 let choice = choice::for_raw(arch);
                 // A raw file names no generation: the default is said once, so a v3 stream is not judged as v2 unawares.
                 // With --json, `generation_from` says it on every line.
@@ -146,12 +149,13 @@ impl Verdicts {
                     }
                 }
             }
-            Ok(input::Input::Neff(program)) => {
+            Ok(Input::Neff(program)) => {
                 // A target that names no generation: the best fit, said on stderr.
-                let choice = program.generation(arch);
-                for s in &program.streams {
-                    let at = Origin { file: json_name.clone(), member: &s.member, label: s.label(), choice: &choice, build: s.build.as_deref() };
-                    self.bundles(&at, 0, &s.bytes)?;
+                let choice = program.choose(arch);
+                crate::programs::say(file, &choice);
+                for s in program.streams() {
+                    let at = Origin { file: json_name.clone(), member: s.member, label: s.label(), choice: &choice, build: s.build };
+                    self.bundles(&at, 0, s.bytes)?;
                 }
             }
         }
@@ -161,10 +165,10 @@ impl Verdicts {
     /// `-q` on a raw file: its chunks judged on `threads` worker threads while
     /// this one reads the next. Only counts come out, so the order chunks
     /// finish in does not matter. Memory is bounded by construction: two
-    /// buffers per worker (each up to [`input::CHUNK`] bytes) go round, read
+    /// buffers per worker (each up to [`programs::CHUNK`] bytes) go round, read
     /// into here, judged there, handed back. A read error is reported after
     /// the bundles before it are judged, as in the one-thread loop.
-    fn quiet_raw(&mut self, raw: &mut input::RawStream, g: Generation, threads: usize) {
+    fn quiet_raw(&mut self, raw: &mut RawStream, g: Generation, threads: usize) {
         use std::sync::{mpsc, Mutex};
         let profile = self.profile;
         let (to_workers, chunks) = mpsc::sync_channel::<Vec<u8>>(threads);

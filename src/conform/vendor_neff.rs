@@ -121,7 +121,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
             Err(e) => Case::fail(&name, format!("cannot read the container: {e}")),
             Ok((n, total, c, unread, choice)) => {
                 if unread.is_none() {
-                    crate::input::say(f, &choice);
+                    crate::programs::say(f, &choice);
                 }
                 let json = c.to_json();
                 let base = format!("neff/{}", artifact_stem(i, f.file_stem(), "neff"));

@@ -47,31 +47,15 @@ pub fn real_bundles() -> (Real, usize) {
     } else {
         assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "TPB_REQUIRE_SHARED is set but ../shared/neff is absent");
     }
-    let mut files = 0;
-    for f in folders {
-        for path in neffs(&f) {
-            let n = tpb_oracle::neff::read_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let g = n.choose(None).generation;
-            for s in &n.streams {
-                real.add_stream(g, &s.bytes, &format!("{}:{}", path.display(), s.member));
-            }
-            files += 1;
+    // Read the one way every command reads programs: the library's walk and loader.
+    let (found, errors) = tpb_oracle::programs::list(&folders);
+    assert!(errors.is_empty(), "{errors:?}");
+    for f in &found {
+        let p = tpb_oracle::programs::load(&f.path, tpb_oracle::neff::MAX_FILE, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+        let g = p.choose(None).generation;
+        for s in p.streams() {
+            real.add_stream(g, s.bytes, &format!("{}:{}", f.shown, s.member));
         }
     }
-    (real, files)
-}
-
-fn neffs(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir(dir) else { return out };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            out.extend(neffs(&p));
-        } else if p.extension().is_some_and(|x| x == "neff") {
-            out.push(p);
-        }
-    }
-    out
+    (real, found.len())
 }

@@ -144,53 +144,14 @@ pub fn read_file_with(path: &Path, limits: &Limits) -> Result<Neff, NeffError> {
     parse_with(&bytes, &path.display().to_string(), limits)
 }
 
-/// A container file's bytes, at most `max_file` of them: [`read_file_capped`]
-/// with its error as a [`NeffError`] (over the cap: placed at the cap, the
-/// first byte not read).
+/// A container file's bytes, at most `max_file` of them, read through the
+/// one capped reader ([`crate::programs::read_file`]), its error as a
+/// [`NeffError`] (over the cap: placed at the cap, the first byte not read).
 pub fn read_container(path: &Path, max_file: u64) -> Result<Vec<u8>, NeffError> {
-    read_file_capped(path, max_file).map_err(|e| {
-        let at = if e.kind() == std::io::ErrorKind::FileTooLarge { max_file } else { 0 };
-        NeffError::new(&path.display().to_string(), "file", At::File(at), format!("cannot read: {e}"))
+    crate::programs::read_file(path, max_file).map_err(|e| {
+        let at = At::File(e.offset().unwrap_or(0));
+        NeffError::new(&path.display().to_string(), "file", at, format!("cannot read: {e}"))
     })
-}
-
-/// Reads at most `cap` bytes of `path` (any file: regular, pipe or device);
-/// more is an error of kind `FileTooLarge` naming the cap. Never holds more
-/// than `cap + 1` bytes.
-pub fn read_file_capped(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len();
-    read_capped(file, len, cap)
-}
-
-/// [`read_file_capped`] on any reader; `len` is what it says its length is (0 when
-/// unknown, as for a pipe), used to refuse early and to size the first read.
-/// The buffer grows geometrically, so a long pipe costs few reads.
-pub fn read_capped(reader: impl std::io::Read, len: u64, cap: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read as _;
-    let too_large = |what: String| std::io::Error::new(std::io::ErrorKind::FileTooLarge, what);
-    if len > cap {
-        return Err(too_large(format!("{len} bytes is over the cap of {cap} bytes")));
-    }
-    // Grow by hand, never past `cap + 1` (read_to_end could double to twice that).
-    let limit = usize::try_from(cap.saturating_add(1)).unwrap_or(usize::MAX);
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1).min(limit));
-    let mut reader = reader.take(limit as u64);
-    loop {
-        if bytes.len() == bytes.capacity() {
-            bytes.reserve_exact(bytes.capacity().max(64 << 10).min(limit - bytes.len()));
-        }
-        let room = bytes.spare_capacity_mut().len() as u64;
-        let n = reader.by_ref().take(room).read_to_end(&mut bytes)?;
-        // The reader stops at `limit`, so a read of nothing is the end either way.
-        if n == 0 {
-            break;
-        }
-    }
-    if bytes.len() as u64 > cap {
-        return Err(too_large(format!("more than the cap of {cap} bytes")));
-    }
-    Ok(bytes)
 }
 
 /// Parses container bytes with the default caps; `name` labels errors.

@@ -5,11 +5,10 @@
 //! actually arrive.
 
 use super::error::{At, NeffError};
+use crate::programs::Reader;
 use serde::Serialize;
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{self, Read};
-use std::rc::Rc;
 
 /// Gzip's two magic bytes (RFC 1952).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -126,34 +125,6 @@ pub struct ArchiveEnd {
     pub hidden_member: Option<String>,
 }
 
-/// Counts bytes read and refuses to go past the cap.
-struct Capped<R> {
-    inner: R,
-    read: Rc<Cell<u64>>,
-    cap: u64,
-    hit: Rc<Cell<bool>>,
-}
-
-impl<R: Read> Read for Capped<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let used = self.read.get();
-        let left = self.cap.saturating_sub(used);
-        if left == 0 {
-            // Only a refusal if the stream really has more to give.
-            let mut probe = [0u8; 1];
-            if self.inner.read(&mut probe)? == 0 {
-                return Ok(0);
-            }
-            self.hit.set(true);
-            return Err(io::Error::other("decompressed payload exceeds the cap"));
-        }
-        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        let n = self.inner.read(&mut buf[..want])?;
-        self.read.set(used + n as u64);
-        Ok(n)
-    }
-}
-
 /// Which compression the payload's first bytes announce.
 pub fn sniff(payload: &[u8]) -> Option<Compression> {
     if payload.starts_with(&GZIP_MAGIC) {
@@ -242,10 +213,8 @@ struct Tally {
 /// Reads what is left of the tar stream (at most `cap` bytes) and describes the archive's end.
 fn after_archive(r: impl Read, stopped: Stopped, cap: u64) -> io::Result<Tally> {
     let mut sink = EndSink { start: stopped.at, seen: 0, head_zero: true, first_nonzero: None, block: Vec::new(), nonzero: 0 };
-    let n = io::copy(&mut r.take(cap.saturating_add(1)), &mut sink)?;
-    if n > cap {
-        return Err(io::Error::other("decompressed payload exceeds the cap"));
-    }
+    let mut r = Reader::new(r, cap);
+    let n = io::copy(&mut r, &mut sink).map_err(|e| if r.over() { io::Error::other("decompressed payload exceeds the cap") } else { e })?;
     let mut end = ArchiveEnd { at: stopped.at, ..ArchiveEnd::default() };
     if stopped.on_zero_block {
         end.zero_blocks = 1;
@@ -327,20 +296,48 @@ fn tar_header_name(block: &[u8]) -> Option<String> {
     Some(clean_name(&full))
 }
 
+/// Why listing the archive stopped: a read that failed (in `member`), or a refusal.
+enum Stop {
+    Read { member: String, error: io::Error },
+    Refused(NeffError),
+}
+
 fn read_tar<R: Read>(file: &str, inner: R, limits: &Limits, keep: &dyn Fn(&str) -> Option<Keep>) -> Result<(Unpacked, Stopped), NeffError> {
-    let read = Rc::new(Cell::new(0u64));
-    let hit = Rc::new(Cell::new(false));
-    let capped = Capped { inner, read: Rc::clone(&read), cap: limits.max_total, hit: Rc::clone(&hit) };
-    let mut archive = tar::Archive::new(capped);
-    // Explains a reader error: the cap, or a corrupt/truncated stream.
-    let explain = |member: &str, e: io::Error| {
-        let at = At::Tar(read.get());
-        if hit.get() {
-            NeffError::new(file, member, at, format!("decompressed payload exceeds the cap of {} bytes", limits.max_total))
-        } else {
-            NeffError::new(file, member, at, format!("corrupt or truncated archive: {e}"))
+    let mut archive = tar::Archive::new(Reader::new(inner, limits.max_total));
+    let listed = list(file, &mut archive, limits, keep);
+    // What was read, and whether the cap stopped it, is known once the archive lets go.
+    let r = archive.into_inner();
+    let Listing { members, kept, last_end } = match listed {
+        Ok(l) => l,
+        Err(Stop::Refused(e)) => return Err(e),
+        // Explains a reader error: the cap, or a corrupt/truncated stream.
+        Err(Stop::Read { member, error }) => {
+            let at = At::Tar(r.taken());
+            return Err(if r.over() {
+                NeffError::new(file, &member, at, format!("decompressed payload exceeds the cap of {} bytes", limits.max_total))
+            } else {
+                NeffError::new(file, &member, at, format!("corrupt or truncated archive: {error}"))
+            });
         }
     };
+    // The reader returns no entry either at the end of the stream or on an
+    // all-zero block, which it has read: past the last entry means the latter.
+    let at = r.taken();
+    let stopped = Stopped { at, on_zero_block: at > last_end };
+    let u = Unpacked { compression: Compression::None, members, kept, tar_bytes: at, trailing: 0, trailing_nonzero: 0, end: ArchiveEnd::default() };
+    Ok((u, stopped))
+}
+
+/// The archive as [`list`] read it.
+struct Listing {
+    members: Vec<Member>,
+    kept: Vec<(String, Vec<u8>)>,
+    /// Tar offset just past the last entry's padded data.
+    last_end: u64,
+}
+
+/// Every entry of the archive, and the bytes of those `keep` selects.
+fn list<R: Read>(file: &str, archive: &mut tar::Archive<R>, limits: &Limits, keep: &dyn Fn(&str) -> Option<Keep>) -> Result<Listing, Stop> {
     let mut members = Vec::new();
     let mut kept = Vec::new();
     // Where each name was first seen: a name twice is refused (a reader that
@@ -348,20 +345,19 @@ fn read_tar<R: Read>(file: &str, inner: R, limits: &Limits, keep: &dyn Fn(&str) 
     let mut seen: HashMap<String, u64> = HashMap::new();
     // Tar offset just past the last entry's padded data.
     let mut last_end = 0u64;
-    let entries = archive.entries().map_err(|e| explain("payload", e))?;
+    let entries = archive.entries().map_err(failed("payload"))?;
     for entry in entries {
-        let mut entry = entry.map_err(|e| explain(&after(&members), e))?;
+        let mut entry = entry.map_err(|error| Stop::Read { member: after(&members), error })?;
         let name = clean_name(&entry.path_bytes());
         let header_at = entry.raw_header_position();
+        let refuse = |message: String, at: u64| Stop::Refused(NeffError::new(file, &name, At::Tar(at), message));
         if members.len() >= limits.max_members {
-            return Err(NeffError::new(file, &name, At::Tar(header_at), format!("more than {} archive members", limits.max_members)));
+            return Err(refuse(format!("more than {} archive members", limits.max_members), header_at));
         }
         if let Some(first) = seen.insert(name.clone(), header_at) {
-            return Err(NeffError::new(
-                file,
-                &name,
-                At::Tar(header_at),
+            return Err(refuse(
                 format!("member name appears twice in the archive, at tar offsets {first:#x} and {header_at:#x}: which one is meant is ambiguous"),
+                header_at,
             ));
         }
         let ty = entry.header().entry_type();
@@ -371,34 +367,23 @@ fn read_tar<R: Read>(file: &str, inner: R, limits: &Limits, keep: &dyn Fn(&str) 
         last_end = data_at.saturating_add(size.div_ceil(BLOCK).saturating_mul(BLOCK));
         if let Some(k) = keep(&name).filter(|_| ty.is_file()) {
             if size > k.cap {
-                return Err(NeffError::new(
-                    file,
-                    &name,
-                    At::Tar(header_at),
-                    format!("member claims {size} bytes, over the cap of {} bytes{}", k.cap, k.cap_for),
-                ));
+                return Err(refuse(format!("member claims {size} bytes, over the cap of {} bytes{}", k.cap, k.cap_for), header_at));
             }
             let mut bytes = Vec::new();
-            (&mut entry).take(size).read_to_end(&mut bytes).map_err(|e| explain(&name, e))?;
+            (&mut entry).take(size).read_to_end(&mut bytes).map_err(failed(&name))?;
             if (bytes.len() as u64) < size {
-                return Err(NeffError::new(
-                    file,
-                    &name,
-                    At::Tar(data_at + bytes.len() as u64),
-                    format!("member truncated: {} of {size} bytes present", bytes.len()),
-                ));
+                return Err(refuse(format!("member truncated: {} of {size} bytes present", bytes.len()), data_at + bytes.len() as u64));
             }
             kept.push((name.clone(), bytes));
         }
         members.push(Member { name, size, kind, tar_offset: header_at });
     }
-    drop(archive);
-    // The reader returns no entry either at the end of the stream or on an
-    // all-zero block, which it has read: past the last entry means the latter.
-    let at = read.get();
-    let stopped = Stopped { at, on_zero_block: at > last_end };
-    let u = Unpacked { compression: Compression::None, members, kept, tar_bytes: at, trailing: 0, trailing_nonzero: 0, end: ArchiveEnd::default() };
-    Ok((u, stopped))
+    Ok(Listing { members, kept, last_end })
+}
+
+/// A read that failed in `member`.
+fn failed(member: &str) -> impl FnOnce(io::Error) -> Stop + '_ {
+    move |error| Stop::Read { member: member.to_string(), error }
 }
 
 /// Names the member after the last listed one (where a reader error struck).

@@ -11,7 +11,7 @@
 //! (a new contradiction, a check NEW refuses where OLD refused nothing, a
 //! recovered claim NEW breaks).
 
-use crate::{input, programs};
+use crate::programs;
 use std::path::{Path, PathBuf};
 use tpb_isa::Generation;
 use tpb_oracle::evidence::diff::{diff, Summary, BIT_ERROR};
@@ -57,9 +57,9 @@ fn is_json(path: &Path) -> bool {
 /// One side's summary, or the error that stops the comparison (one line;
 /// the programs' own errors are printed as they are met).
 fn load(side: &str, path: &Path, arch: Option<Generation>, max_bytes: u64) -> Result<Summary, String> {
-    let shown = input::shown(path);
+    let shown = programs::shown(path);
     if is_json(path) {
-        let bytes = tpb_oracle::neff::read_file_capped(path, max_bytes).map_err(|e| format!("{side} {shown}: cannot read: {e}"))?;
+        let bytes = tpb_oracle::programs::read_file(path, max_bytes).map_err(|e| format!("{side} {shown}: cannot read: {e}"))?;
         let s = Summary::from_json(&bytes).map_err(|e| format!("{side} {shown}: not evidence written by `tpb evidence --json`: {e}"))?;
         if s.bundles == 0 {
             return Err(format!("{side} {shown}: evidence of no bundles"));
@@ -69,8 +69,8 @@ fn load(side: &str, path: &Path, arch: Option<Generation>, max_bytes: u64) -> Re
     let mut ev = Evidence::new();
     let code = programs::each_program(&[path.to_path_buf()], arch, max_bytes, |file, p, c| {
         ev.set_source(file, c.target.as_deref(), c.from);
-        for s in &p.streams {
-            ev.add_stream(file, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
+        for s in p.streams() {
+            ev.add_stream(file, s.build, c.generation, s.engine_name(), s.bytes);
         }
     });
     // A program left out would make its opcodes look vanished: compare all or nothing.
@@ -97,7 +97,7 @@ pub fn run(a: Args) -> u8 {
     if let Some(out) = &a.html {
         let page = crate::html::diff_page(&d.to_json(&old_name, &new_name), &crate::html::Extra::beside_cwd());
         if let Err(e) = crate::out::write_atomic(out, page.as_bytes()) {
-            return error(format!("{}: cannot write the HTML page: {e}", input::shown(out)));
+            return error(format!("{}: cannot write the HTML page: {e}", programs::shown(out)));
         }
     }
     let text = if a.json {
@@ -111,7 +111,7 @@ pub fn run(a: Args) -> u8 {
     match &a.output {
         Some(path) => match crate::out::write_atomic(path, text.as_bytes()) {
             Ok(()) => d.exit,
-            Err(e) => error(format!("{}: cannot write: {e}", input::shown(path))),
+            Err(e) => error(format!("{}: cannot write: {e}", programs::shown(path))),
         },
         None => {
             use std::io::Write as _;

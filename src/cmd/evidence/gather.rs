@@ -5,13 +5,13 @@
 //! Memory: one program per thread at a time, and per thread one evidence,
 //! bounded by its histograms' caps (plus one line per input file name).
 
-use crate::input;
-use crate::programs::Found;
+use crate::programs;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use tpb_isa::Generation;
 use tpb_oracle::evidence::Evidence;
+use tpb_oracle::programs::Found;
 
 /// The evidence of `files` on `jobs` threads, and the usage/I-O code if
 /// any could not be read (each is reported, the others still counted).
@@ -24,13 +24,14 @@ pub fn gather(files: &[Found], arch: Option<Generation>, max_bytes: u64, jobs: u
     let work = || {
         let mut ev = Evidence::with_arch(arch);
         while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let mut warn = |m: String| bar.suspend(|| input::print_warning(m));
-            match input::load_with(&f.path, max_bytes, &mut warn) {
+            let mut warn = |w| bar.suspend(|| programs::warn(w));
+            match tpb_oracle::programs::load(&f.path, max_bytes, &mut warn) {
                 Ok(p) => {
-                    let c = bar.suspend(|| p.generation(arch));
+                    let c = p.choose(arch);
+                    bar.suspend(|| programs::say(&p.file, &c));
                     ev.set_source(&f.shown, c.target.as_deref(), c.from);
-                    for s in &p.streams {
-                        ev.add_stream(&f.shown, s.build.as_deref(), c.generation, &s.engine, &s.bytes);
+                    for s in p.streams() {
+                        ev.add_stream(&f.shown, s.build, c.generation, s.engine_name(), s.bytes);
                     }
                 }
                 Err(e) => {

@@ -23,8 +23,8 @@ pub struct Args {
 
 /// One evidence JSON file, read back.
 pub fn load(path: &Path, max_bytes: u64) -> Result<Evidence, String> {
-    let shown = crate::input::shown(path);
-    let bytes = tpb_oracle::neff::read_file_capped(path, max_bytes).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let shown = crate::programs::shown(path);
+    let bytes = tpb_oracle::programs::read_file(path, max_bytes).map_err(|e| format!("{shown}: cannot read: {e}"))?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("{shown}: not JSON: {e}"))?;
     Evidence::from_json(&v).map_err(|e| format!("{shown}: not evidence written by `tpb evidence --json`: {e}"))
 }
@@ -32,7 +32,7 @@ pub fn load(path: &Path, max_bytes: u64) -> Result<Evidence, String> {
 /// `into` joined with `more` (read from `path`), or why not.
 pub fn join(into: Option<Evidence>, more: Evidence, path: &Path) -> Result<Evidence, String> {
     let Some(mut ev) = into else { return Ok(more) };
-    ev.merge_checked(more).map_err(|e| format!("{}: cannot merge: {e}", crate::input::shown(path)))?;
+    ev.merge_checked(more).map_err(|e| format!("{}: cannot merge: {e}", crate::programs::shown(path)))?;
     Ok(ev)
 }
 
@@ -46,7 +46,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 pub fn run(a: Args) -> u8 {
     if let Some(out) = &a.output {
         if let Some(i) = a.inputs.iter().find(|i| same_file(i, out)) {
-            return super::super::fail(format!("evidence merge: {} is an input and the output: choose another -o", crate::input::shown(i)));
+            return super::super::fail(format!("evidence merge: {} is an input and the output: choose another -o", crate::programs::shown(i)));
         }
     }
     let mut all: Option<Evidence> = None;
@@ -67,7 +67,7 @@ pub fn run(a: Args) -> u8 {
     match &a.output {
         Some(out) => match crate::out::write_atomic(out, text.as_bytes()) {
             Ok(()) => 0,
-            Err(e) => super::super::fail(format!("evidence merge: {}: cannot write: {e}", crate::input::shown(out))),
+            Err(e) => super::super::fail(format!("evidence merge: {}: cannot write: {e}", crate::programs::shown(out))),
         },
         None => crate::out::print(&text, 0),
     }

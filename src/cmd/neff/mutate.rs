@@ -66,7 +66,7 @@ pub fn run(a: Args) -> u8 {
     };
     // A target that names no generation: the best fit, said on stderr, as every command does.
     let choice = ex.neff.choose(a.arch);
-    crate::input::say(&a.file, &choice);
+    crate::programs::say(&a.file, &choice);
     let g = choice.generation;
     let done = match mutate(&mut ex, g, a.seed, a.count as usize) {
         Ok(d) => d,

@@ -130,7 +130,7 @@ impl Predicate {
 }
 
 pub fn run(a: Args) -> u8 {
-    let shown = |p: &Path| crate::input::shown(p);
+    let shown = |p: &Path| crate::programs::shown(p);
     if a.predicate.trim().is_empty() {
         return fail("neff shrink: --predicate is empty: give the command that tells an interesting container (run as `CMD FILE`)");
     }

@@ -294,7 +294,7 @@ fn read_inside(dir: &Path, rel: &str, cap: u64) -> Result<Option<Vec<u8>>, PackE
             Err(e) => return Err(PackError::at(at.display(), format!("cannot read: {e}"))),
         }
     }
-    crate::neff::read_file_capped(&at, cap).map(Some).map_err(|e| PackError::at(at.display(), format!("cannot read: {e}")))
+    crate::programs::read_file(&at, cap).map(Some).map_err(|e| PackError::at(at.display(), format!("cannot read: {e}")))
 }
 
 /// A message quoting input, cut to a sane length.

@@ -1,0 +1,72 @@
+//! What can go wrong reading programs, and what is worth a warning. Each
+//! error names the file (and the offset, or the container's member, where
+//! there is one); its `Display` is the one line `tpb` prints after
+//! `tpb: error: `, and the Python API raises, with names escaped so an input
+//! can never forge a line.
+
+use super::shown;
+use crate::neff::{Integrity, NeffError};
+use crate::text_safe::escape_controls;
+use std::io;
+use std::path::PathBuf;
+use tpb_isa::bundle::BUNDLE_BYTES;
+
+/// A program that could not be read, or a folder that gave none.
+#[derive(Debug, thiserror::Error)]
+pub enum ProgramError {
+    /// The file could not be opened or read.
+    #[error("{}: cannot read: {source}", shown(file))]
+    Unreadable { file: PathBuf, source: io::Error },
+    /// A raw file failed part way, after the bundles before `offset`.
+    #[error("{}: offset {offset:#x}: cannot read: {source}", shown(file))]
+    ReadFailed { file: PathBuf, offset: u64, source: io::Error },
+    /// The file says it is `len` bytes, over the cap: refused before it is read.
+    #[error("{}: offset {cap:#x}: {len} bytes is over the cap of {cap} bytes", shown(file))]
+    TooLong { file: PathBuf, len: u64, cap: u64 },
+    /// The byte past the cap arrived (a pipe, a device); `bundles`: how many
+    /// whole bundles of a raw stream were handed over before it.
+    #[error("{}: offset {cap:#x}: more than the cap of {cap} bytes{}", shown(file), after(*bundles))]
+    PastCap { file: PathBuf, cap: u64, bundles: Option<u64> },
+    #[error("{}: offset 0x0: empty file, expected N x 64-byte bundles", shown(file))]
+    Empty { file: PathBuf },
+    /// Text in the `tpb disasm` format, not bundles.
+    #[error("{}: offset 0x0: looks like bundle text: assemble it first with tpb asm FILE -o OUT", shown(file))]
+    Text { file: PathBuf },
+    /// A raw file of `len` bytes, not a whole number of bundles.
+    #[error("{}: {}", shown(file), partial(*len))]
+    Partial { file: PathBuf, len: u64 },
+    /// Neither reading holds: not whole bundles (`len` bytes), and not a NEFF (`why`).
+    #[error("{}: neither raw bundles nor a NEFF: {}; not a NEFF: {}", shown(file), partial(*len), escape_controls(why))]
+    Neither { file: PathBuf, len: u64, why: String },
+    /// A container that is malformed, or from which no bundle is read.
+    #[error(transparent)]
+    Neff(#[from] NeffError),
+    #[error("{}: cannot read folder: {source}", shown(dir))]
+    Folder { dir: PathBuf, source: io::Error },
+    /// An entry of a folder whose kind could not be told.
+    #[error("{}: {source}", shown(path))]
+    Entry { path: PathBuf, source: io::Error },
+    #[error("{}: no *.neff file in this folder (searched with its subfolders)", shown(dir))]
+    NoPrograms { dir: PathBuf },
+}
+
+/// Something about a container worth saying that does not stop the read.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum Warning {
+    /// The payload's digest does not match (an unknown digest is one of the notes).
+    #[error("{}: payload integrity: {}", shown(file), integrity.describe())]
+    Integrity { file: PathBuf, integrity: Integrity },
+    /// One of the container's notes ([`crate::neff::Neff::notes`]).
+    #[error("{}: {}", shown(file), escape_controls(note))]
+    Note { file: PathBuf, note: String },
+}
+
+/// The words of [`tpb_isa::bundle::PartialBundle`], for a length a file says (a `u64`).
+fn partial(len: u64) -> String {
+    let offset = len - len % BUNDLE_BYTES as u64;
+    format!("trailing partial bundle at offset {offset:#x}: {len} bytes is not a multiple of 64")
+}
+
+fn after(bundles: Option<u64>) -> String {
+    bundles.map_or_else(String::new, |n| format!(" (after {n} bundles; see --max-bytes)"))
+}
