@@ -138,8 +138,8 @@ fn decode(req: &Request, text: &str) -> Vec<Disagreement> {
     let (ordered, leaves) = (tpb_isa::text::leaves(kind), by_path(kind));
     let mut next = 0;
     let mut out = Vec::new();
-    // One space between tokens, as the protocol writes them (a tab or a run of spaces is taken too).
-    for tok in text.split([' ', '\t']).filter(|t| !t.is_empty()) {
+    // Tokens are separated by spaces, as the protocol writes them (a run of spaces is one gap).
+    for tok in text.split(' ').filter(|t| !t.is_empty()) {
         let Some((path, val)) = tok.split_once('=') else {
             // The disassembly's own mnemonic, `0x46:TensorCopy`, names the opcode.
             if let Some((op, _)) = tok.split_once(':') {

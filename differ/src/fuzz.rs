@@ -34,7 +34,7 @@ fn worker() -> &'static Mutex<Result<Named, String>> {
 fn open() -> Result<Named, String> {
     let mut worker: Box<dyn Worker> = if let Some(lib) = std::env::var_os(ENV_LIB) {
         Box::new(Library::load(std::path::Path::new(&lib)).map_err(|e| e.to_string())?)
-    } else if let Some(cmd) = std::env::var(ENV_CMD).ok() {
+    } else if let Ok(cmd) = std::env::var(ENV_CMD) {
         Box::new(Process::new(&cmd, Duration::from_secs(10)).map_err(|e| e.to_string())?)
     } else {
         Box::new(Reference { profile: Profile::Amended, asks: Ask::ALL.to_vec() })

@@ -60,7 +60,7 @@ fn array<'a>(leaf: &Leaf, n: usize, at: &dyn Fn(usize) -> &'a [u8], text: &str) 
         let (mut same, mut count) = (true, 0usize);
         for p in inner.split(',') {
             if count < n {
-                same &= scalar(leaf, at(count), p.trim())?;
+                same &= scalar(leaf, at(count), p.trim_ascii())?;
             }
             count += 1;
         }
@@ -70,16 +70,42 @@ fn array<'a>(leaf: &Leaf, n: usize, at: &dyn Fn(usize) -> &'a [u8], text: &str) 
         return Ok(same);
     }
     if leaf.prim == Prim::U8 {
-        // A byte array as hex digits, as the disassembly prints it.
+        // A byte array as hex digits, as the disassembly prints it: read and
+        // compared in one pass (opaque bodies are 120 digits).
         let digits = text.strip_prefix("0x").unwrap_or(text).as_bytes();
-        if digits.len() != 2 * n || !digits.iter().all(u8::is_ascii_hexdigit) {
-            return Err(format!("expected {} hex digits or [a,b,…] for {n} bytes", 2 * n));
+        let bad = || format!("expected {} hex digits or [a,b,…] for {n} bytes", 2 * n);
+        if digits.len() != 2 * n {
+            return Err(bad());
         }
-        let nibble = |d: u8| (d as char).to_digit(16).unwrap_or(0) as u8;
-        return Ok(digits.chunks_exact(2).enumerate().all(|(i, p)| at(i).first() == Some(&(nibble(p[0]) << 4 | nibble(p[1])))));
+        let mut same = true;
+        for (i, p) in digits.chunks_exact(2).enumerate() {
+            let (hi, lo) = (HEX[usize::from(p[0])], HEX[usize::from(p[1])]);
+            if hi > 0xF || lo > 0xF {
+                return Err(bad());
+            }
+            same &= at(i).first() == Some(&(hi << 4 | lo));
+        }
+        return Ok(same);
     }
     Err(format!("expected [a,b,…] with {n} elements"))
 }
+
+/// Each byte's value as a hex digit, 0xFF for a byte that is none.
+const HEX: [u8; 256] = {
+    let mut t = [0xFFu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 /// One scalar: `text` read as a name the field's format knows, else as an integer.
 fn scalar(leaf: &Leaf, at: &[u8], text: &str) -> Result<bool, String> {
@@ -114,17 +140,25 @@ pub fn integer(text: &str) -> Option<i128> {
         None => (false, text),
     };
     let (digits, radix) = match t.as_bytes() {
-        [b'0', b'x' | b'X', ..] => (&t[2..], 16),
-        [b'0', b'o' | b'O', ..] => (&t[2..], 8),
-        [b'0', b'b' | b'B', ..] => (&t[2..], 2),
-        _ => (t, 10),
+        [b'0', b'x' | b'X', rest @ ..] => (rest, 16),
+        [b'0', b'o' | b'O', rest @ ..] => (rest, 8),
+        [b'0', b'b' | b'B', rest @ ..] => (rest, 2),
+        all => (all, 10),
     };
-    if digits.is_empty() || digits.starts_with(['+', '-', '_']) || digits.len() > 40 {
+    // Digits by hand: every answer holds dozens of numbers. `_` separates
+    // digits (not first); no field is wider than 64 bits.
+    if matches!(digits.first(), None | Some(b'_')) {
         return None;
     }
-    // Digit separators are rare: only then is a copy made.
-    let v =
-        if digits.contains('_') { i128::from_str_radix(&digits.replace('_', ""), radix).ok()? } else { i128::from_str_radix(digits, radix).ok()? };
+    let mut v: u64 = 0;
+    for &d in digits {
+        if d == b'_' {
+            continue;
+        }
+        let x = (d as char).to_digit(radix)?;
+        v = v.checked_mul(u64::from(radix))?.checked_add(u64::from(x))?;
+    }
+    let v = i128::from(v);
     Some(if neg { -v } else { v })
 }
 

@@ -34,6 +34,12 @@ pub struct Args {
     /// Campaign seed (decimal or 0x hex); default: the clock. The report names it.
     #[arg(long, value_parser = super::corpus::parse_seed)]
     seed: Option<u64>,
+    /// Your own worker, as a command answering the differential protocol, fuzzed against the description as one more section (docs/differential.md).
+    #[arg(long, value_name = "COMMAND", conflicts_with = "worker_lib")]
+    worker_cmd: Option<String>,
+    /// Your own worker as a shared library (`tpb header --worker`), run in a child process.
+    #[arg(long, value_name = "PATH")]
+    worker_lib: Option<PathBuf>,
     /// No progress bars (they are also off when stdout is not a terminal).
     #[arg(long, short)]
     quiet: bool,
@@ -62,6 +68,7 @@ pub fn run(a: Args) -> u8 {
         corpus: a.corpus,
         seed: a.seed,
         quiet: a.quiet,
+        worker: (a.worker_cmd.is_some() || a.worker_lib.is_some()).then_some((a.worker_cmd, a.worker_lib)),
     };
     match conform::run(&opts) {
         Ok(o) => crate::out::print(&summary::table(&o.report, &o.folder.display().to_string()), u8::from(!o.report.passed())),

@@ -152,22 +152,29 @@ fn exit_code(disagrees: bool, failed: bool) -> u8 {
     (if disagrees { EXIT_DISAGREES } else { 0 }) | (if failed { EXIT_FAILED } else { 0 })
 }
 
-type Reproduce = Box<dyn Fn(&str) -> String>;
+/// How one of a worker's requests is reproduced by hand (a shell line).
+pub type Reproduce = Box<dyn Fn(&str) -> String>;
 
-/// The worker the arguments name, and how one of its requests is reproduced by hand.
+/// The worker a `--cmd` or `--lib` names, and how one of its requests is reproduced by hand.
 fn open_worker(a: &Args, timeout: Duration) -> Result<(Box<dyn Worker>, Reproduce), String> {
+    open(a.cmd.as_deref(), a.lib.as_deref(), a.in_process, timeout)
+}
+
+/// A worker as a command (`cmd`) or a library (`lib`, in a child process
+/// unless `in_process`); `tpb conform --worker-cmd/--worker-lib` opens it the same way.
+pub fn open(cmd: Option<&str>, lib: Option<&Path>, in_process: bool, timeout: Duration) -> Result<(Box<dyn Worker>, Reproduce), String> {
     let by_hand = |argv: String| -> Reproduce { Box::new(move |line: &str| format!("printf '%s\\n' {} | {argv}", quote(line))) };
-    if let Some(cmd) = &a.cmd {
+    if let Some(cmd) = cmd {
         let p = Process::new(cmd, timeout).map_err(|e| e.to_string())?;
-        return Ok((Box::new(p), by_hand(cmd.clone())));
+        return Ok((Box::new(p), by_hand(cmd.to_string())));
     }
-    let Some(lib) = &a.lib else { return Err("name a worker: --cmd COMMAND or --lib PATH".to_string()) };
+    let Some(lib) = lib else { return Err("name a worker: --cmd COMMAND or --lib PATH".to_string()) };
     // Loaded here once either way: a library that does not load is a usage error, not a crash per request.
     let loaded = Library::load(lib).map_err(|e| e.to_string())?;
     let mut serve = this_command()?;
     serve.extend(["differ".to_string(), "--serve-lib".to_string(), lib.display().to_string()]);
     let shown = shlex::try_join(serve.iter().map(String::as_str)).unwrap_or_else(|_| serve.join(" "));
-    if a.in_process {
+    if in_process {
         return Ok((Box::new(loaded), by_hand(shown)));
     }
     Ok((Box::new(Process::from_argv(serve, timeout)), by_hand(shown)))
@@ -199,21 +206,24 @@ fn serve(path: &Path) -> u8 {
 
 /// The distinct bundles of the real programs `--neff` names (default: the committed ones).
 fn real_inputs(a: &Args) -> Result<Real, u8> {
+    real_from(if a.no_real { None } else { Some(&a.neffs) })
+}
+
+/// The distinct bundles of the programs under `paths` (empty: the committed ones, when here); `None`: none.
+pub fn real_from(paths: Option<&[PathBuf]>) -> Result<Real, u8> {
     let mut real = Real::default();
-    if a.no_real {
-        return Ok(real);
-    }
-    let paths = if a.neffs.is_empty() {
+    let Some(paths) = paths else { return Ok(real) };
+    let paths = if paths.is_empty() {
         match crate::conform::find_corpus(None).map(|c| c.join("neff").join("real")).filter(|p| p.is_dir()) {
             Some(p) => vec![p],
             None => return Ok(real),
         }
     } else {
-        a.neffs.clone()
+        paths.to_vec()
     };
     let code = crate::programs::each_program(&paths, None, tpb_oracle::neff::MAX_FILE, |shown, program, choice| {
         for s in program.streams() {
-            real.add_stream(choice.generation, &s.bytes, &format!("{shown}:{}", s.member));
+            real.add_stream(choice.generation, s.bytes, &format!("{shown}:{}", s.member));
         }
     });
     if code != 0 {

@@ -9,6 +9,7 @@
 pub mod campaign;
 pub mod cheader;
 pub mod description;
+pub mod differential;
 pub mod elf_seed;
 pub mod hand;
 pub mod junit;
@@ -46,6 +47,8 @@ pub struct Options {
     /// Campaign seed; `None` takes the clock.
     pub seed: Option<u64>,
     pub quiet: bool,
+    /// A worker to fuzz against the description (`--worker-cmd`, `--worker-lib`): (command, library).
+    pub worker: Option<(Option<String>, Option<PathBuf>)>,
 }
 
 /// A finished run: the report and the folder it was written to.
@@ -151,6 +154,24 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     let bar = progress.bar("NEFF conformance", neffs.len() as u64);
     timed(vendor_neff::section(&neffs, o.max_bundles), t);
     bar.finish_and_clear();
+
+    if let Some((cmd, lib)) = &o.worker {
+        let t = Instant::now();
+        let bar = progress.bar("your worker", 1);
+        let s = match crate::cmd::differ::open(cmd.as_deref(), lib.as_deref(), false, Duration::from_secs(2)) {
+            Ok((mut worker, reproduce)) => {
+                let real = crate::cmd::differ::real_from(Some(&neffs)).unwrap_or_default();
+                differential::section(differential::Fuzzed { worker: worker.as_mut(), reproduce: &reproduce }, &real, o.time, seed)
+            }
+            Err(e) => {
+                let mut s = report::Section::new("differential", "your worker");
+                s.cases.push(report::Case::fail("worker", e));
+                (s, Vec::new())
+            }
+        };
+        timed(s, t);
+        bar.finish_and_clear();
+    }
 
     let report = Report {
         date: now.date().to_string(),

@@ -103,8 +103,9 @@ impl Library {
                 if n < cap {
                     let bytes = buf.get(..n).unwrap_or(&[]);
                     let text = std::str::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes).into_owned(), str::to_owned);
+                    let breaks = bytes.contains(&b'\n') || bytes.contains(&b'\r');
                     // One answer is one line, as on the process transport.
-                    return if text.contains(['\n', '\r']) { text.replace(['\n', '\r'], " ") } else { text };
+                    return if breaks { text.replace(['\n', '\r'], " ") } else { text };
                 }
                 if n >= ANSWER_CAP {
                     return format!("error {} needs {n} bytes for its answer, over the {ANSWER_CAP}-byte cap", symbol(ask));
