@@ -11,6 +11,7 @@ use crate::request::{Ask, Request};
 use crate::worker::Worker;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tpb_isa::{Generation, Profile};
 
@@ -117,100 +118,210 @@ fn failure(r: &Reply) -> Option<&str> {
 }
 
 /// Runs a campaign with `worker` over generated, mutated and `real` inputs.
-pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &mut dyn FnMut(&Stats)) -> Result<Outcome, String> {
+pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &(dyn Fn(&Stats) + Sync)) -> Result<Outcome, String> {
+    run_pool(vec![worker], real, cfg, progress)
+}
+
+/// [`run`] with several workers (processes of the same command, say), each
+/// on its own thread taking the next batch of one shared sequence of inputs,
+/// then reducing its share of the groups.
+pub fn run_pool(mut workers: Vec<&mut dyn Worker>, real: &Real, cfg: &Config, progress: &(dyn Fn(&Stats) + Sync)) -> Result<Outcome, String> {
     let t0 = Instant::now();
-    let asks = probe(worker, &cfg.asks)?;
+    let first = workers.first_mut().ok_or("no worker")?;
+    let asks = probe(&mut **first, &cfg.asks)?;
+    let feed = Mutex::new(Feed { cycle: inputs::opcode_cycle(), gen_i: 0, mut_i: 0, real_i: 0 });
+    let failures: Mutex<HashMap<(Generation, u8), u32>> = Mutex::new(HashMap::new());
+    let totals = Mutex::new(Stats::default());
+    let shared = Shared { real, cfg, asks: &asks, feed: &feed, failures: &failures, totals: &totals, t0, progress };
+    let shards: Vec<(Stats, Groups)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = workers.iter_mut().map(|w| scope.spawn(|| shared.shard(&mut **w))).collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
     let mut stats = Stats { real_offered: real.offered, real_distinct: real.inputs.len() as u64, ..Stats::default() };
     let mut groups = Groups::new(cfg.max_groups);
-    let cycle = inputs::opcode_cycle();
-    let mut failures: HashMap<(Generation, u8), u32> = HashMap::new();
-    let (mut gen_i, mut mut_i, mut real_i) = (0u64, 0u64, 0usize);
-    let mut last_progress = Instant::now();
-    while !asks.is_empty() {
-        if t0.elapsed() >= cfg.time {
-            stats.timed_out = true;
-            break;
-        }
-        // A third of each batch from each source that has inputs left.
-        let share = (cfg.batch / 3).max(1);
-        let mut batch: Vec<Input> = Vec::with_capacity(cfg.batch);
-        while gen_i < cfg.count && batch.len() < share {
-            batch.extend(inputs::generated(&cycle, cfg.seed, gen_i));
-            gen_i += 1;
-        }
-        let mut tries = 0;
-        while mut_i < cfg.count && batch.len() < 2 * share && tries < 4 * share {
-            tries += 1;
-            // Alternately a generated and a real bundle is broken.
-            let base = match (mut_i % 2, real.inputs.is_empty()) {
-                (1, false) => real.inputs.get((mut_i / 2) as usize % real.inputs.len()).cloned(),
-                _ => inputs::generated(&cycle, cfg.seed ^ 0x5eed, mut_i),
-            };
-            if let Some(m) = base.and_then(|b| inputs::mutated(&b, cfg.seed, mut_i)) {
-                batch.push(m);
-            }
-            mut_i += 1;
-        }
-        while real_i < real.inputs.len() && batch.len() < cfg.batch {
-            batch.extend(real.inputs.get(real_i).cloned());
-            real_i += 1;
-        }
-        if batch.is_empty() {
-            break;
-        }
-        let mut pending: Vec<(&Input, Request)> = Vec::with_capacity(batch.len() * asks.len());
-        for input in &batch {
-            if failures.get(&(input.generation, input.raw[0])).is_some_and(|n| *n >= cfg.quarantine) {
-                stats.skipped += asks.len() as u64;
-                continue;
-            }
-            *stats.inputs.entry(input.source.as_str()).or_default() += 1;
-            pending.extend(asks.iter().map(|a| (input, Request::new(*a, input.generation, input.raw))));
-        }
-        // Sent until all are answered; after each failure the requests left
-        // are sent again, but for an opcode the worker keeps failing on.
-        while !pending.is_empty() {
-            let before = pending.len();
-            pending.retain(|(input, _)| failures.get(&(input.generation, input.raw[0])).is_none_or(|n| *n < cfg.quarantine));
-            stats.skipped += (before - pending.len()) as u64;
-            let reqs: Vec<Request> = pending.iter().map(|(_, r)| r.clone()).collect();
-            let replies = worker.ask(&reqs);
-            let answered = replies.len().clamp(1, pending.len().max(1));
-            for ((input, req), reply) in pending.iter().zip(&replies) {
-                *stats.requests.entry(req.ask.as_str()).or_default() += 1;
-                for d in compare(req, reply, cfg.profile) {
-                    if d.kind.is_failure() {
-                        *failures.entry((input.generation, input.raw[0])).or_default() += 1;
-                    }
-                    groups.add(input, req.ask, d);
-                }
-            }
-            pending.drain(..answered.min(pending.len()));
-        }
-        if last_progress.elapsed() >= Duration::from_secs(1) {
-            stats.seconds = t0.elapsed().as_secs_f64();
-            progress(&stats);
-            last_progress = Instant::now();
-        }
+    for (s, g) in shards {
+        stats.add(&s);
+        groups.merge(g);
     }
+    let failures = failures.into_inner().unwrap_or_default();
     stats.quarantined =
         failures.iter().filter(|(_, n)| **n >= cfg.quarantine).map(|((g, op), _)| format!("{g} {op:#04x} {}", tpb_isa::opcode::name(*op))).collect();
     stats.quarantined.sort();
-    let unreduced = if cfg.reduce_budget > 0 { reduce(worker, cfg, &mut groups) } else { Vec::new() };
+    let unreduced = if cfg.reduce_budget > 0 { reduce(&mut workers, cfg, &mut groups) } else { Vec::new() };
     stats.seconds = t0.elapsed().as_secs_f64();
-    Ok(Outcome { worker: worker.name(), asks, stats, groups, unreduced })
+    let name = workers.first().map(|w| w.name()).unwrap_or_default();
+    Ok(Outcome { worker: name, asks, stats, groups, unreduced })
 }
 
-/// Reduces every group's first input; the groups that cannot be, and why.
-fn reduce(worker: &mut dyn Worker, cfg: &Config, groups: &mut Groups) -> Vec<(crate::group::Signature, NoRepro)> {
-    let mut m = Minimiser { worker, profile: cfg.profile, budget: cfg.reduce_budget, tests: 0 };
-    let mut unreduced = Vec::new();
-    for g in groups.by_signature.values_mut() {
-        match m.reduce(&g.signature, g.ask, g.first.raw) {
-            Ok(r) => g.repro = Some(r),
-            Err(why) => unreduced.push((g.signature.clone(), why)),
+/// Where the one sequence of inputs stands: generated, mutated and real, by index.
+struct Feed {
+    cycle: Vec<(Generation, u8)>,
+    gen_i: u64,
+    mut_i: u64,
+    real_i: usize,
+}
+
+impl Feed {
+    /// The next batch: a third from each source that has inputs left; empty when all are spent.
+    fn next(&mut self, real: &Real, cfg: &Config) -> Vec<Input> {
+        let share = (cfg.batch / 3).max(1);
+        let mut batch: Vec<Input> = Vec::with_capacity(cfg.batch);
+        while self.gen_i < cfg.count && batch.len() < share {
+            batch.extend(inputs::generated(&self.cycle, cfg.seed, self.gen_i));
+            self.gen_i += 1;
+        }
+        let mut tries = 0;
+        while self.mut_i < cfg.count && batch.len() < 2 * share && tries < 4 * share {
+            tries += 1;
+            // Alternately a generated and a real bundle is broken.
+            let base = match (self.mut_i % 2, real.inputs.is_empty()) {
+                (1, false) => real.inputs.get((self.mut_i / 2) as usize % real.inputs.len()).cloned(),
+                _ => inputs::generated(&self.cycle, cfg.seed ^ 0x5eed, self.mut_i),
+            };
+            if let Some(m) = base.and_then(|b| inputs::mutated(&b, cfg.seed, self.mut_i)) {
+                batch.push(m);
+            }
+            self.mut_i += 1;
+        }
+        while self.real_i < real.inputs.len() && batch.len() < cfg.batch {
+            batch.extend(real.inputs.get(self.real_i).cloned());
+            self.real_i += 1;
+        }
+        batch
+    }
+}
+
+/// What every shard of a run shares.
+struct Shared<'a> {
+    real: &'a Real,
+    cfg: &'a Config,
+    asks: &'a [Ask],
+    feed: &'a Mutex<Feed>,
+    /// Crashes and hangs per generation × opcode: past the quarantine, no shard sends it.
+    failures: &'a Mutex<HashMap<(Generation, u8), u32>>,
+    /// Every shard's counts so far, for the progress line.
+    totals: &'a Mutex<Stats>,
+    t0: Instant,
+    progress: &'a (dyn Fn(&Stats) + Sync),
+}
+
+impl Shared<'_> {
+    fn quarantined(&self, input: &Input) -> bool {
+        self.failures.lock().map(|f| f.get(&(input.generation, input.raw[0])).is_some_and(|n| *n >= self.cfg.quarantine)).unwrap_or(false)
+    }
+
+    /// One worker's share: batches taken from the feed until it or the time runs out.
+    fn shard(&self, worker: &mut dyn Worker) -> (Stats, Groups) {
+        let (cfg, asks) = (self.cfg, self.asks);
+        let mut stats = Stats::default();
+        let mut groups = Groups::new(cfg.max_groups);
+        let mut last_progress = Instant::now();
+        while !asks.is_empty() {
+            if self.t0.elapsed() >= cfg.time {
+                stats.timed_out = true;
+                break;
+            }
+            let batch = match self.feed.lock() {
+                Ok(mut f) => f.next(self.real, cfg),
+                Err(_) => break,
+            };
+            if batch.is_empty() {
+                break;
+            }
+            let mut one = Stats::default();
+            let mut pending: Vec<(&Input, Request)> = Vec::with_capacity(batch.len() * asks.len());
+            for input in &batch {
+                if self.quarantined(input) {
+                    one.skipped += asks.len() as u64;
+                    continue;
+                }
+                *one.inputs.entry(input.source.as_str()).or_default() += 1;
+                pending.extend(asks.iter().map(|a| (input, Request::new(*a, input.generation, input.raw))));
+            }
+            // Sent until all are answered; after each failure the requests left
+            // are sent again, but for an opcode the worker keeps failing on.
+            while !pending.is_empty() {
+                let before = pending.len();
+                pending.retain(|(input, _)| !self.quarantined(input));
+                one.skipped += (before - pending.len()) as u64;
+                if pending.is_empty() {
+                    break;
+                }
+                let reqs: Vec<Request> = pending.iter().map(|(_, r)| r.clone()).collect();
+                let replies = worker.ask(&reqs);
+                let answered = replies.len().clamp(1, pending.len());
+                for ((input, req), reply) in pending.iter().zip(&replies) {
+                    *one.requests.entry(req.ask.as_str()).or_default() += 1;
+                    for d in compare(req, reply, cfg.profile) {
+                        if d.kind.is_failure() {
+                            if let Ok(mut f) = self.failures.lock() {
+                                *f.entry((input.generation, input.raw[0])).or_default() += 1;
+                            }
+                        }
+                        groups.add(input, req.ask, d);
+                    }
+                }
+                pending.drain(..answered);
+            }
+            stats.add(&one);
+            if let Ok(mut t) = self.totals.lock() {
+                t.add(&one);
+                if last_progress.elapsed() >= Duration::from_secs(1) {
+                    t.seconds = self.t0.elapsed().as_secs_f64();
+                    (self.progress)(&t);
+                    last_progress = Instant::now();
+                }
+            }
+        }
+        (stats, groups)
+    }
+}
+
+impl Stats {
+    /// Adds another shard's (or batch's) counts.
+    fn add(&mut self, o: &Stats) {
+        for (k, n) in &o.inputs {
+            *self.inputs.entry(k).or_default() += n;
+        }
+        for (k, n) in &o.requests {
+            *self.requests.entry(k).or_default() += n;
+        }
+        self.skipped += o.skipped;
+        self.timed_out |= o.timed_out;
+    }
+}
+
+/// Reduces every group's first input, the groups dealt out to the workers
+/// (each on its own thread); the groups that cannot be, and why, in group order.
+fn reduce(workers: &mut [&mut dyn Worker], cfg: &Config, groups: &mut Groups) -> Vec<(crate::group::Signature, NoRepro)> {
+    let n = workers.len().max(1);
+    let mut hands: Vec<Vec<&mut crate::group::Group>> = (0..n).map(|_| Vec::new()).collect();
+    for (i, g) in groups.by_signature.values_mut().enumerate() {
+        if let Some(h) = hands.get_mut(i % n) {
+            h.push(g);
         }
     }
+    let mut unreduced: Vec<(crate::group::Signature, NoRepro)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = workers
+            .iter_mut()
+            .zip(hands)
+            .map(|(w, hand)| {
+                scope.spawn(move || {
+                    let mut m = Minimiser { worker: &mut **w, profile: cfg.profile, budget: cfg.reduce_budget, tests: 0 };
+                    let mut failed = Vec::new();
+                    for g in hand {
+                        match m.reduce(&g.signature, g.ask, g.first.raw) {
+                            Ok(r) => g.repro = Some(r),
+                            Err(why) => failed.push((g.signature.clone(), why)),
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).flatten().collect()
+    });
+    unreduced.sort_by(|a, b| a.0.cmp(&b.0));
     unreduced
 }
 

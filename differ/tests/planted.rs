@@ -12,9 +12,11 @@ use tpb_differ::Kind;
 
 fn run(bugs: &str) -> tpb_differ::Outcome {
     let exe = env!("CARGO_BIN_EXE_planted-worker");
-    let mut w = Process::from_argv(vec![exe.to_string(), bugs.to_string()], Duration::from_millis(300));
+    // Two workers, each on its own thread, as `tpb differ --jobs 2` runs them on 2 cores.
+    let mut a = Process::from_argv(vec![exe.to_string(), bugs.to_string()], Duration::from_millis(300));
+    let mut b = Process::from_argv(vec![exe.to_string(), bugs.to_string()], Duration::from_millis(300));
     let cfg = Config { count: 3_000, time: Duration::from_secs(40), ..Config::default() };
-    campaign::run(&mut w, &Real::default(), &cfg, &mut |_| {}).unwrap()
+    campaign::run_pool(vec![&mut a, &mut b], &Real::default(), &cfg, &|_| {}).unwrap()
 }
 
 /// The groups of `kind` on `opcode` whose field is `field`, each reduced to that field alone.

@@ -66,6 +66,9 @@ pub struct Args {
     /// The most requests spent reducing one group (0: report inputs unreduced).
     #[arg(long, default_value_t = 400)]
     reduce_budget: usize,
+    /// Workers run at once, each on its own thread (default: one per core; with --in-process, 1: the library must be thread-safe for more).
+    #[arg(long)]
+    jobs: Option<usize>,
     /// Inputs per batch sent to the worker.
     #[arg(long, default_value_t = 512)]
     batch: usize,
@@ -99,6 +102,15 @@ pub fn run(a: Args) -> u8 {
     if !a.replay.is_empty() {
         return replay(worker.as_mut(), &a.replay, &a.asks, profile, &reproduce);
     }
+    // More workers of the same kind, each on its own thread (a worker library in-process: one, unless asked).
+    let jobs = a.jobs.unwrap_or(if a.in_process { 1 } else { std::thread::available_parallelism().map_or(1, |n| n.get()) }).max(1);
+    let mut more = Vec::with_capacity(jobs - 1);
+    for _ in 1..jobs {
+        match open_worker(&a, timeout) {
+            Ok((w, _)) => more.push(w),
+            Err(e) => return super::fail(e),
+        }
+    }
     let real = match real_inputs(&a) {
         Ok(r) => r,
         Err(code) => return code,
@@ -114,7 +126,8 @@ pub fn run(a: Args) -> u8 {
         ..Config::default()
     };
     let show = !a.quiet && std::io::stderr().is_terminal();
-    let outcome = campaign::run(worker.as_mut(), &real, &cfg, &mut |s| {
+    let pool: Vec<&mut dyn Worker> = std::iter::once(&mut worker).chain(more.iter_mut()).map(|w| w as &mut dyn Worker).collect();
+    let outcome = campaign::run_pool(pool, &real, &cfg, &|s| {
         if show {
             let sent: u64 = s.inputs.values().sum();
             eprint!("\rtpb differ: {sent} inputs in {:.0} s  ", s.seconds);

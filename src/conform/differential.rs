@@ -21,7 +21,7 @@ pub fn section(w: Fuzzed<'_>, real: &Real, time: Duration, seed: u64) -> (Sectio
     let mut artifacts = Artifacts::new();
     let t = Instant::now();
     let cfg = Config { time, seed, ..Config::default() };
-    let outcome = match campaign::run(w.worker, real, &cfg, &mut |_| {}) {
+    let outcome = match campaign::run(w.worker, real, &cfg, &|_| {}) {
         Ok(o) => o,
         Err(e) => {
             s.cases.push(Case::fail("worker", e));

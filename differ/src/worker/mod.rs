@@ -26,6 +26,17 @@ pub trait Worker: Send {
     fn ask(&mut self, requests: &[Request]) -> Vec<Reply>;
 }
 
+/// A boxed worker is a worker (so a pool of boxes lends itself as `&mut dyn Worker`s).
+impl<W: Worker + ?Sized> Worker for Box<W> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+
+    fn ask(&mut self, requests: &[Request]) -> Vec<Reply> {
+        (**self).ask(requests)
+    }
+}
+
 /// One reply to every request, failures included: [`Worker::ask`] again
 /// after each failure, on the requests left.
 pub fn ask_all(worker: &mut dyn Worker, requests: &[Request]) -> Vec<Reply> {
