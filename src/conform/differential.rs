@@ -17,7 +17,7 @@ pub struct Fuzzed<'a> {
 }
 
 pub fn section(w: Fuzzed<'_>, real: &Real, time: Duration, seed: u64) -> (Section, Artifacts) {
-    let mut s = Section::new("differential", "your worker");
+    let mut s = Section::new(crate::html::WORKER_SECTION, "your worker");
     let mut artifacts = Artifacts::new();
     let t = Instant::now();
     let cfg = Config { time, seed, ..Config::default() };

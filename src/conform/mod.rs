@@ -164,7 +164,7 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
                 differential::section(differential::Fuzzed { worker: worker.as_mut(), reproduce: &reproduce }, &real, o.time, seed)
             }
             Err(e) => {
-                let mut s = report::Section::new("differential", "your worker");
+                let mut s = report::Section::new(crate::html::WORKER_SECTION, "your worker");
                 s.cases.push(report::Case::fail("worker", e));
                 (s, Vec::new())
             }

@@ -27,7 +27,13 @@ fn real_verdicts(r: &Report) -> Option<(u64, u64, u64)> {
 /// Spec disagreements are not in it: they never fail a run, and `--spec`'s
 /// count is the one `validate` gives for them.
 pub fn headline(r: &Report) -> String {
-    let mut h = format!("{}: harness {}", verdict(r), count(r.total(Status::Fail) as u64, "failure"));
+    // A user's worker that disagrees fails the run too, but it is no harness failure: said apart.
+    let worker = r.sections.iter().find(|s| s.id == crate::html::WORKER_SECTION).map(|s| s.count(Status::Fail));
+    let harness = r.total(Status::Fail) - worker.unwrap_or(0);
+    let mut h = format!("{}: harness {}", verdict(r), count(harness as u64, "failure"));
+    if let Some(n) = worker {
+        let _ = write!(h, ", your worker {}", count(n as u64, "disagreement group"));
+    }
     let skipped = r.total(Status::Skip);
     if skipped > 0 {
         let _ = write!(h, " ({} skipped)", count(skipped as u64, "check"));
@@ -290,6 +296,12 @@ mod tests {
         assert_eq!(headline(&r), "PASS: harness 0 failures (2 checks skipped); real programs: 1 file, 900 bundles, 0 invalid (12 under --spec)");
         let one = report(vec![failing(1)]);
         assert_eq!(headline(&one), "FAIL: harness 1 failure; no real program judged");
+        // A worker's disagreements fail the run and are counted apart from the harness's failures.
+        let mut w = Section::new(crate::html::WORKER_SECTION, "your worker");
+        w.cases = vec![Case::fail("decode v2 0x46 TensorCopy src.stride", ""), Case::fail("hang v2 0x45 Pool decode", "")];
+        let both = report(vec![failing(1), w]);
+        assert_eq!(headline(&both), "FAIL: harness 1 failure, your worker 2 disagreement groups; no real program judged");
+        assert!(!both.passed());
     }
 
     #[test]

@@ -9,5 +9,7 @@
 //! `<script>` is shown as text, never run.
 
 mod page;
+mod worker;
 
 pub use page::{conform_page, diff_page, evidence_page, Extra};
+pub use worker::SECTION as WORKER_SECTION;

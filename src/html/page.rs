@@ -339,6 +339,8 @@ pub fn conform_page(r: &Report, evidence: Option<&Value>, more: &[Extra]) -> Str
     let failures: Vec<(String, String)> = r
         .sections
         .iter()
+        // A user's worker disagreeing is not the harness failing: it has its own section.
+        .filter(|s| s.id != super::worker::SECTION)
         .flat_map(|s| s.cases.iter().filter(|c| c.status == Status::Fail).map(move |c| (format!("{}: {}", s.title, c.name), c.detail.clone())))
         .collect();
     let neff = r.sections.iter().find(|s| s.id == "neff").and_then(|s| s.data.as_ref());
@@ -346,6 +348,7 @@ pub fn conform_page(r: &Report, evidence: Option<&Value>, more: &[Extra]) -> Str
     let body = html! {
         p.muted { "tpb " (r.tpb_version) ", started " (r.started) ", seed " code { (format!("{:#x}", r.seed)) } ", " (format!("{:.1}", r.elapsed.as_secs_f64())) " s" }
         (harness(&failures))
+        (super::worker::section(r))
         (verdicts(n(v, "bundles"), n(v, "invalid_amended"), n(v, "invalid_spec")))
         section id="sections" {
             h2 { "Checks" }

@@ -42,10 +42,10 @@ def encode(generation: str, fields: Dict[str, str]) -> Optional[bytes]:
 
 def validate(generation: str, bundle: bytes) -> Optional[str]:
     """``valid``, or ``invalid`` and (optionally) the check codes that fail."""
-    verdict = tpb.validate(bundle, generation).verdicts[0]
-    if verdict.valid:
+    result = tpb.validate(bundle, generation)
+    if result.valid:
         return "valid"
-    codes = sorted({f.code for f in verdict.findings if f.severity == "error"})
+    codes = sorted({f.code for v in result.errors() for f in v.findings if f.severity == "error"})
     return " ".join(["invalid"] + codes)
 
 
