@@ -30,6 +30,9 @@ pub struct Config {
     pub batch: usize,
     /// The most requests spent reducing one group (0: no reduction).
     pub reduce_budget: usize,
+    /// How long reducing may take in all (a worker that hangs everywhere would
+    /// otherwise spend its timeout on every request of every group).
+    pub reduce_time: Duration,
     /// After this many crashes or hangs on one generation × opcode, its inputs are no longer sent.
     pub quarantine: u32,
     /// The most groups kept.
@@ -46,6 +49,7 @@ impl Default for Config {
             count: 100_000,
             batch: 512,
             reduce_budget: 400,
+            reduce_time: Duration::from_secs(120),
             quarantine: 3,
             max_groups: 10_000,
         }
@@ -295,6 +299,7 @@ impl Stats {
 /// (each on its own thread); the groups that cannot be, and why, in group order.
 fn reduce(workers: &mut [&mut dyn Worker], cfg: &Config, groups: &mut Groups) -> Vec<(crate::group::Signature, NoRepro)> {
     let n = workers.len().max(1);
+    let deadline = Instant::now() + cfg.reduce_time;
     let mut hands: Vec<Vec<&mut crate::group::Group>> = (0..n).map(|_| Vec::new()).collect();
     for (i, g) in groups.by_signature.values_mut().enumerate() {
         if let Some(h) = hands.get_mut(i % n) {
@@ -307,9 +312,13 @@ fn reduce(workers: &mut [&mut dyn Worker], cfg: &Config, groups: &mut Groups) ->
             .zip(hands)
             .map(|(w, hand)| {
                 scope.spawn(move || {
-                    let mut m = Minimiser { worker: &mut **w, profile: cfg.profile, budget: cfg.reduce_budget, tests: 0 };
+                    let mut m = Minimiser { worker: &mut **w, profile: cfg.profile, budget: cfg.reduce_budget, tests: 0, deadline };
                     let mut failed = Vec::new();
                     for g in hand {
+                        if Instant::now() >= deadline {
+                            failed.push((g.signature.clone(), NoRepro::OutOfTime));
+                            continue;
+                        }
                         match m.reduce(&g.signature, g.ask, g.first.raw) {
                             Ok(r) => g.repro = Some(r),
                             Err(why) => failed.push((g.signature.clone(), why)),
@@ -349,4 +358,87 @@ pub fn sources(stats: &Stats) -> Vec<(Source, u64)> {
 /// Disagreements counted per kind, in the report's order.
 pub fn per_kind(groups: &Groups) -> Vec<(Kind, u64, usize)> {
     Kind::ALL.into_iter().map(|k| (k, groups.count(k), groups.by_signature.keys().filter(|s| s.kind == k).count())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference;
+    use crate::reply::Reply;
+    use crate::worker::Reference;
+
+    /// The description, but decoding TensorCopy (0x46) as 0x47.
+    struct OffByOne(Reference);
+
+    impl Worker for OffByOne {
+        fn name(&self) -> String {
+            "off by one".into()
+        }
+        fn ask(&mut self, requests: &[Request]) -> Vec<Reply> {
+            let mut replies = self.0.ask(requests);
+            for (r, a) in requests.iter().zip(replies.iter_mut()) {
+                if r.ask == Ask::Decode && r.raw[0] == 0x46 {
+                    *a = Reply::Answer("opcode=0x47".into());
+                }
+            }
+            replies
+        }
+    }
+
+    fn worker() -> OffByOne {
+        OffByOne(Reference { profile: Profile::Amended, asks: vec![Ask::Decode, Ask::Validate] })
+    }
+
+    #[test]
+    fn a_run_groups_by_generation_and_reduces_to_the_field() {
+        let cfg = Config { count: 600, ..Config::default() };
+        let mut real = Real::default();
+        real.add_stream(Generation::V2, &reference::generated(Generation::V2, 0x46, 9), "p.neff:sg00/DVE.bin");
+        let o = run(&mut worker(), &real, &cfg, &|_| {}).unwrap();
+        assert_eq!(o.asks, vec![Ask::Decode, Ask::Validate], "encode answered unsupported, so dropped");
+        let sigs: Vec<(Kind, Generation, u8, &str)> = o.groups.by_signature.keys().map(|s| (s.kind, s.generation, s.opcode, s.field.as_str())).collect();
+        assert_eq!(sigs, Generation::ALL.map(|g| (Kind::Decode, g, 0x46, "opcode")).to_vec());
+        for g in o.groups.by_signature.values() {
+            let r = g.repro.as_ref().expect("reduced");
+            assert_eq!((r.fields.as_slice(), r.bytes.as_slice()), (&["opcode".to_string()][..], &[0usize][..]));
+            assert_ne!(r.base[0], 0x46, "the base is another opcode of the body kind");
+        }
+        assert_eq!(sources(&o.stats), vec![(Source::Generated, 600), (Source::Mutated, o.stats.inputs["mutated"]), (Source::Real, 1)]);
+        assert!(o.disagrees() && !o.failed());
+        assert_eq!(o.stats.requests["decode"], o.stats.requests["validate"]);
+    }
+
+    #[test]
+    fn reduction_stops_at_its_time_and_says_so() {
+        let cfg = Config { count: 600, reduce_time: Duration::ZERO, ..Config::default() };
+        let o = run(&mut worker(), &Real::default(), &cfg, &|_| {}).unwrap();
+        assert_eq!(o.unreduced.len(), 3);
+        assert!(o.unreduced.iter().all(|(_, why)| *why == NoRepro::OutOfTime));
+        assert!(o.groups.by_signature.values().all(|g| g.repro.is_none()));
+    }
+
+    #[test]
+    fn a_pool_shares_the_inputs_and_finds_what_one_worker_finds() {
+        let cfg = Config { count: 900, ..Config::default() };
+        let (mut a, mut b) = (worker(), worker());
+        let o = run_pool(vec![&mut a, &mut b], &Real::default(), &cfg, &|_| {}).unwrap();
+        assert_eq!(o.stats.inputs["generated"], 900, "every input once, over both workers");
+        assert_eq!(o.groups.by_signature.len(), 3);
+        assert!(o.groups.by_signature.values().all(|g| g.repro.is_some()));
+    }
+
+    #[test]
+    fn a_worker_that_answers_nothing_is_an_error_not_a_run() {
+        struct Dead;
+        impl Worker for Dead {
+            fn name(&self) -> String {
+                "dead".into()
+            }
+            fn ask(&mut self, requests: &[Request]) -> Vec<Reply> {
+                requests.iter().map(|_| Reply::Crash("gone".into())).collect()
+            }
+        }
+        let e = run(&mut Dead, &Real::default(), &Config::default(), &|_| {}).unwrap_err();
+        assert!(e.contains("answers no request: gone"), "{e}");
+    }
 }

@@ -47,6 +47,8 @@ pub enum NoRepro {
     NotReproducible,
     /// No bundle of this opcode's body kind could be found that both agree on.
     NoBase,
+    /// The run's time for reduction was spent before this group's turn.
+    OutOfTime,
 }
 
 /// What the minimiser needs of a run.
@@ -56,6 +58,14 @@ pub struct Minimiser<'a> {
     /// The most requests one reduction may make.
     pub budget: usize,
     pub tests: usize,
+    /// No request is made past it: the reduction keeps what it has.
+    pub deadline: std::time::Instant,
+}
+
+impl Minimiser<'_> {
+    fn spent(&self) -> bool {
+        self.tests >= self.budget || std::time::Instant::now() >= self.deadline
+    }
 }
 
 impl Minimiser<'_> {
@@ -67,7 +77,7 @@ impl Minimiser<'_> {
     }
 
     fn shows(&mut self, sig: &Signature, ask: Ask, raw: tpb_isa::Raw) -> Option<Disagreement> {
-        if raw[0] != sig.opcode || self.tests >= self.budget {
+        if raw[0] != sig.opcode || self.spent() {
             return None;
         }
         self.ask(ask, sig.generation, raw).into_iter().find(|d| d.kind == sig.kind && d.field == sig.field)
@@ -86,7 +96,7 @@ impl Minimiser<'_> {
         let moved: Vec<&Leaf> = leaves.iter().filter(|l| differs(&cur, &base, l.offset, l.size())).collect();
         let mut keep = moved;
         let mut n = 2usize;
-        while !keep.is_empty() && self.tests < self.budget {
+        while !keep.is_empty() && !self.spent() {
             let chunk = keep.len().div_ceil(n);
             let mut reduced = false;
             let mut start = 0;
@@ -152,7 +162,7 @@ impl Minimiser<'_> {
         let layout = kind.layout();
         for mut c in candidates {
             for _ in 0..4 {
-                if self.tests >= self.budget {
+                if self.spent() {
                     return None;
                 }
                 let ds = self.ask(ask, g, c);

@@ -149,3 +149,49 @@ pub fn repro_file(g: &Group, reproduce: Reproduce) -> String {
     let _ = writeln!(s, "{line}");
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::{Outcome, Stats};
+    use crate::compare::{Disagreement, Kind};
+    use crate::group::Groups;
+    use crate::inputs::{Input, Source};
+    use crate::request::Ask;
+    use tpb_isa::Generation;
+
+    fn outcome(worker_says: &str) -> Outcome {
+        let mut groups = Groups::new(10);
+        let input = Input { source: Source::Real, generation: Generation::V3, raw: crate::reference::header_only(0x46), origin: "p.neff:sg00/DVE.bin [4]\n".into() };
+        let d = Disagreement { kind: Kind::Decode, field: "src.addr".into(), expected: "0x00000000".into(), worker: worker_says.into() };
+        groups.add(&input, Ask::Decode, d);
+        Outcome { worker: "w\u{1b}[31m".into(), asks: vec![Ask::Decode], stats: Stats::default(), groups, unreduced: Vec::new() }
+    }
+
+    #[test]
+    fn text_names_each_group_and_escapes_what_the_worker_wrote() {
+        let t = text(&outcome("0x1\u{202e}"), &|l| format!("replay {l}"));
+        assert!(t.contains("worker `w\\u{1b}[31m` answers decode"), "{t}");
+        assert!(t.contains("[1] decode v3 0x46 TensorCopy src.addr: 1 input(s); first: real (p.neff:sg00/DVE.bin [4]\\n)"), "{t}");
+        assert!(t.contains("worker:    0x1\\u{202e}"), "{t}");
+        assert!(t.contains("reproduce: replay decode v3 4610"), "{t}");
+        assert!(!t.contains('\u{1b}') && !t.contains('\u{202e}'));
+        let none = Outcome { groups: Groups::new(1), ..outcome("x") };
+        assert!(text(&none, &|l| l.to_string()).ends_with("no disagreement\n"));
+    }
+
+    #[test]
+    fn json_keeps_strings_exact_and_repro_files_read_back() {
+        let o = outcome("0x1\u{202e}");
+        let j = json(&o);
+        assert_eq!(j["groups"][0]["disagreement"]["worker"], "0x1\u{202e}");
+        assert_eq!(j["groups"][0]["signature"]["opcode"], "0x46");
+        assert_eq!(j["groups"][0]["first"]["bundle"].as_str().map(str::len), Some(128));
+        let g = o.groups.by_signature.values().next().unwrap();
+        assert_eq!(repro_name(7, g), "007-decode-v3-46-src.addr.txt");
+        let file = repro_file(g, &|l| l.to_string());
+        let lines: Vec<&str> = file.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(lines, vec![crate::request::Request::new(Ask::Decode, Generation::V3, g.first.raw).line()]);
+        assert!(file.lines().all(|l| !l.contains('\u{202e}')));
+    }
+}

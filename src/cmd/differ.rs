@@ -69,6 +69,9 @@ pub struct Args {
     /// Workers run at once, each on its own thread (default: one per core; with --in-process, 1: the library must be thread-safe for more).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Seconds reducing the groups may take in all; groups left when it is spent are reported unreduced.
+    #[arg(long, default_value_t = 120.0)]
+    reduce_time: f64,
     /// Inputs per batch sent to the worker.
     #[arg(long, default_value_t = 512)]
     batch: usize,
@@ -90,8 +93,8 @@ pub fn run(a: Args) -> u8 {
     if let Some(path) = &a.serve_lib {
         return serve(path);
     }
-    if !(a.time.is_finite() && a.time >= 0.0 && a.timeout.is_finite() && a.timeout > 0.0) {
-        return super::fail("--time must be a number of seconds ≥ 0 and --timeout > 0");
+    if ![a.time, a.reduce_time].iter().all(|t| t.is_finite() && *t >= 0.0) || !(a.timeout.is_finite() && a.timeout > 0.0) {
+        return super::fail("--time and --reduce-time must be numbers of seconds ≥ 0, and --timeout > 0");
     }
     let profile = if a.spec { Profile::Spec } else { Profile::Amended };
     let timeout = Duration::from_secs_f64(a.timeout);
@@ -123,6 +126,7 @@ pub fn run(a: Args) -> u8 {
         count: a.count,
         batch: a.batch.max(1),
         reduce_budget: a.reduce_budget,
+        reduce_time: Duration::from_secs_f64(a.reduce_time),
         ..Config::default()
     };
     let show = !a.quiet && std::io::stderr().is_terminal();
