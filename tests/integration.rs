@@ -7,6 +7,7 @@
 mod cli;
 mod conform;
 mod corpus;
+mod differ;
 mod docs;
 mod evidence;
 mod fleet;

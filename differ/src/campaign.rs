@@ -396,7 +396,8 @@ mod tests {
         real.add_stream(Generation::V2, &reference::generated(Generation::V2, 0x46, 9), "p.neff:sg00/DVE.bin");
         let o = run(&mut worker(), &real, &cfg, &|_| {}).unwrap();
         assert_eq!(o.asks, vec![Ask::Decode, Ask::Validate], "encode answered unsupported, so dropped");
-        let sigs: Vec<(Kind, Generation, u8, &str)> = o.groups.by_signature.keys().map(|s| (s.kind, s.generation, s.opcode, s.field.as_str())).collect();
+        let sigs: Vec<(Kind, Generation, u8, &str)> =
+            o.groups.by_signature.keys().map(|s| (s.kind, s.generation, s.opcode, s.field.as_str())).collect();
         assert_eq!(sigs, Generation::ALL.map(|g| (Kind::Decode, g, 0x46, "opcode")).to_vec());
         for g in o.groups.by_signature.values() {
             let r = g.repro.as_ref().expect("reduced");

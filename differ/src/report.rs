@@ -162,7 +162,12 @@ mod tests {
 
     fn outcome(worker_says: &str) -> Outcome {
         let mut groups = Groups::new(10);
-        let input = Input { source: Source::Real, generation: Generation::V3, raw: crate::reference::header_only(0x46), origin: "p.neff:sg00/DVE.bin [4]\n".into() };
+        let input = Input {
+            source: Source::Real,
+            generation: Generation::V3,
+            raw: crate::reference::header_only(0x46),
+            origin: "p.neff:sg00/DVE.bin [4]\n".into(),
+        };
         let d = Disagreement { kind: Kind::Decode, field: "src.addr".into(), expected: "0x00000000".into(), worker: worker_says.into() };
         groups.add(&input, Ask::Decode, d);
         Outcome { worker: "w\u{1b}[31m".into(), asks: vec![Ask::Decode], stats: Stats::default(), groups, unreduced: Vec::new() }
