@@ -93,7 +93,8 @@ pub fn run(a: Args) -> u8 {
     if let Some(path) = &a.serve_lib {
         return serve(path);
     }
-    if ![a.time, a.reduce_time].iter().all(|t| t.is_finite() && *t >= 0.0) || !(a.timeout.is_finite() && a.timeout > 0.0) {
+    let seconds = [a.time, a.reduce_time].iter().all(|t| t.is_finite() && *t >= 0.0);
+    if !(seconds && a.timeout.is_finite() && a.timeout > 0.0) {
         return super::fail("--time and --reduce-time must be numbers of seconds ≥ 0, and --timeout > 0");
     }
     let profile = if a.spec { Profile::Spec } else { Profile::Amended };
