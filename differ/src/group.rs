@@ -19,6 +19,20 @@ pub struct Signature {
     pub field: String,
 }
 
+impl Signature {
+    /// `decode v2 0x46 TensorCopy src.stride`: how reports name a group (the field escaped).
+    pub fn describe(&self) -> String {
+        format!(
+            "{} {} {:#04x} {} {}",
+            self.kind,
+            self.generation,
+            self.opcode,
+            tpb_isa::opcode::name(self.opcode),
+            tpb_oracle::text_safe::escape(&self.field)
+        )
+    }
+}
+
 fn opcode_hex<S: serde::Serializer>(op: &u8, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format!("{op:#04x}"))
 }

@@ -55,25 +55,14 @@ pub fn text(o: &Outcome, reproduce: Reproduce) -> String {
         group_text(&mut s, i + 1, g, reproduce);
     }
     for (sig, why) in &o.unreduced {
-        let _ = writeln!(s, "not reduced: {} {} {:#04x} {}: {why:?}", sig.kind, sig.generation, sig.opcode, escape(&sig.field));
+        let _ = writeln!(s, "not reduced: {}: {why:?}", sig.describe());
     }
     s
 }
 
 fn group_text(s: &mut String, n: usize, g: &Group, reproduce: Reproduce) {
     let sig = &g.signature;
-    let _ = writeln!(
-        s,
-        "[{n}] {} {} {:#04x} {} {}: {} input(s); first: {} ({})",
-        sig.kind,
-        sig.generation,
-        sig.opcode,
-        g.name,
-        escape(&sig.field),
-        g.count,
-        g.first.source.as_str(),
-        escape(&g.first.origin)
-    );
+    let _ = writeln!(s, "[{n}] {}: {} input(s); first: {} ({})", sig.describe(), g.count, g.first.source.as_str(), escape(&g.first.origin));
     let _ = writeln!(s, "    worker:    {}", escape(&g.disagreement.worker));
     let _ = writeln!(s, "    expected:  {}", escape(&g.disagreement.expected));
     match &g.repro {
@@ -121,15 +110,7 @@ pub fn repro_name(n: usize, g: &Group) -> String {
 pub fn repro_file(g: &Group, reproduce: Reproduce) -> String {
     let mut s = String::new();
     let sig = &g.signature;
-    let _ = writeln!(
-        s,
-        "# tpb differ repro: {} disagreement on {} {:#04x} {}, field {}",
-        sig.kind,
-        sig.generation,
-        sig.opcode,
-        g.name,
-        escape(&sig.field)
-    );
+    let _ = writeln!(s, "# tpb differ repro: {}", sig.describe());
     let _ = writeln!(s, "# seen on {} input(s); the first: {} ({})", g.count, g.first.source.as_str(), escape(&g.first.origin));
     let line = match &g.repro {
         Some(r) => {

@@ -43,8 +43,7 @@ pub fn section(w: Fuzzed<'_>, real: &Real, time: Duration, seed: u64) -> (Sectio
         artifacts.push((file.clone(), tpb_differ::report::repro_file(g, w.reproduce).into_bytes()));
         let reduced = g.repro.as_ref().map_or_else(|| "not reduced".to_string(), |r| format!("reduced to {}", r.fields.join(", ")));
         let detail = format!("{} input(s); worker: {}; expected: {}; {reduced}", g.count, g.disagreement.worker, g.disagreement.expected);
-        let mut case =
-            Case::fail(format!("{} {} {:#04x} {} {}", sig.kind, sig.generation, sig.opcode, g.name, sig.field), detail).with_checked(g.count);
+        let mut case = Case::fail(sig.describe(), detail).with_checked(g.count);
         case.artifact = Some(file);
         s.cases.push(case);
     }
