@@ -15,6 +15,15 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tpb_isa::{Generation, Profile};
 
+/// Why no run was made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CampaignError {
+    #[error("worker `{worker}` answers no request: {why}")]
+    NoAnswer { worker: String, why: String },
+    #[error("no worker to run")]
+    NoWorker,
+}
+
 /// How a run is shaped.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -103,12 +112,12 @@ impl Outcome {
 /// once on a valid bundle; `unsupported` drops it. A worker that answers
 /// none of them (it cannot start, it dies or hangs at once) is an error: no
 /// run can be made with it.
-pub fn probe(worker: &mut dyn Worker, wanted: &[Ask]) -> Result<Vec<Ask>, String> {
+pub fn probe(worker: &mut dyn Worker, wanted: &[Ask]) -> Result<Vec<Ask>, CampaignError> {
     let raw = crate::reference::generated(Generation::V2, 0x46, 0);
     let reqs: Vec<Request> = wanted.iter().map(|a| Request::new(*a, Generation::V2, raw)).collect();
     let replies = crate::worker::ask_all(worker, &reqs);
     if let Some(why) = replies.iter().map(failure).collect::<Option<Vec<&str>>>().and_then(|w| w.first().copied()) {
-        return Err(format!("worker `{}` answers no request: {why}", tpb_oracle::text_safe::escape(&worker.name())));
+        return Err(CampaignError::NoAnswer { worker: tpb_oracle::text_safe::escape(&worker.name()), why: why.to_string() });
     }
     Ok(wanted.iter().zip(replies).filter(|(_, r)| !matches!(r, Reply::Answer(t) if t.trim() == "unsupported")).map(|(a, _)| *a).collect())
 }
@@ -122,16 +131,16 @@ fn failure(r: &Reply) -> Option<&str> {
 }
 
 /// Runs a campaign with `worker` over generated, mutated and `real` inputs.
-pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &(dyn Fn(&Stats) + Sync)) -> Result<Outcome, String> {
+pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &(dyn Fn(&Stats) + Sync)) -> Result<Outcome, CampaignError> {
     run_pool(vec![worker], real, cfg, progress)
 }
 
 /// [`run`] with several workers (processes of the same command, say), each
 /// on its own thread taking the next batch of one shared sequence of inputs,
 /// then reducing its share of the groups.
-pub fn run_pool(mut workers: Vec<&mut dyn Worker>, real: &Real, cfg: &Config, progress: &(dyn Fn(&Stats) + Sync)) -> Result<Outcome, String> {
+pub fn run_pool(mut workers: Vec<&mut dyn Worker>, real: &Real, cfg: &Config, progress: &(dyn Fn(&Stats) + Sync)) -> Result<Outcome, CampaignError> {
     let t0 = Instant::now();
-    let first = workers.first_mut().ok_or("no worker")?;
+    let first = workers.first_mut().ok_or(CampaignError::NoWorker)?;
     let asks = probe(&mut **first, &cfg.asks)?;
     let feed = Mutex::new(Feed { cycle: inputs::opcode_cycle(), gen_i: 0, mut_i: 0, real_i: 0 });
     let failures: Mutex<HashMap<(Generation, u8), u32>> = Mutex::new(HashMap::new());
@@ -440,6 +449,7 @@ mod tests {
             }
         }
         let e = run(&mut Dead, &Real::default(), &Config::default(), &|_| {}).unwrap_err();
-        assert!(e.contains("answers no request: gone"), "{e}");
+        assert_eq!(e, CampaignError::NoAnswer { worker: "dead".into(), why: "gone".into() });
+        assert_eq!(e.to_string(), "worker `dead` answers no request: gone");
     }
 }

@@ -39,7 +39,7 @@ fn open() -> Result<Named, String> {
     } else {
         Box::new(Reference { profile: Profile::Amended, asks: Ask::ALL.to_vec() })
     };
-    let asks = crate::campaign::probe(worker.as_mut(), &Ask::ALL)?;
+    let asks = crate::campaign::probe(worker.as_mut(), &Ask::ALL).map_err(|e| e.to_string())?;
     Ok(Named { worker, asks })
 }
 

@@ -94,16 +94,32 @@ pub fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// Why a request line does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    #[error("expected 128 hex digits, got {0} characters")]
+    HexLength(usize),
+    #[error("`{0}` at digit {1} is not hex")]
+    NotHex(String, usize),
+    #[error("{0}")]
+    Kind(String),
+    #[error("{0}")]
+    Generation(String),
+    #[error("no {0}")]
+    Missing(&'static str),
+}
+
 /// 128 hex digits (either case, nothing else) as a bundle.
-pub fn parse_hex(text: &str) -> Result<Raw, String> {
+pub fn parse_hex(text: &str) -> Result<Raw, RequestError> {
     let t = text.trim();
     if t.len() != 128 {
-        return Err(format!("expected 128 hex digits, got {} characters", t.len()));
+        return Err(RequestError::HexLength(t.chars().count()));
     }
     let mut raw = [0u8; 64];
     for (i, b) in raw.iter_mut().enumerate() {
-        let pair = t.get(2 * i..2 * i + 2).ok_or("not hex")?;
-        *b = u8::from_str_radix(pair, 16).map_err(|_| format!("`{}` at digit {} is not hex", pair.escape_default(), 2 * i))?;
+        let not_hex = || RequestError::NotHex(t.get(2 * i..).unwrap_or("").chars().take(2).collect::<String>().escape_default().to_string(), 2 * i);
+        let pair = t.get(2 * i..2 * i + 2).ok_or_else(not_hex)?;
+        *b = u8::from_str_radix(pair, 16).map_err(|_| not_hex())?;
     }
     Ok(raw)
 }
@@ -111,11 +127,11 @@ pub fn parse_hex(text: &str) -> Result<Raw, String> {
 /// A request line as a worker reads it (the inverse of [`Request::line`] for
 /// decode and validate; an encode request's fields are assembled by the
 /// description). The worker host (`tpb differ --serve-lib`) and the tests use it.
-pub fn parse_line(line: &str) -> Result<(Ask, Generation, String), String> {
+pub fn parse_line(line: &str) -> Result<(Ask, Generation, String), RequestError> {
     let mut parts = line.trim_end_matches(['\r', '\n']).splitn(3, ' ');
-    let ask: Ask = parts.next().unwrap_or("").parse()?;
-    let generation: Generation = parts.next().ok_or("no generation")?.parse()?;
-    let rest = parts.next().ok_or("no bundle")?.to_string();
+    let ask: Ask = parts.next().unwrap_or("").parse().map_err(RequestError::Kind)?;
+    let generation: Generation = parts.next().ok_or(RequestError::Missing("generation"))?.parse().map_err(RequestError::Generation)?;
+    let rest = parts.next().ok_or(RequestError::Missing("bundle"))?.to_string();
     Ok((ask, generation, rest))
 }
 
@@ -142,11 +158,15 @@ mod tests {
 
     #[test]
     fn bad_hex_is_refused_with_its_place() {
-        assert!(parse_hex("00").unwrap_err().contains("128 hex digits"));
+        assert_eq!(parse_hex("00"), Err(RequestError::HexLength(2)));
         let mut t = "0".repeat(128);
         t.replace_range(10..12, "zz");
-        assert!(parse_hex(&t).unwrap_err().contains("at digit 10"));
-        assert!(parse_line("frob v2 00").unwrap_err().contains("unknown request kind"));
-        assert!(parse_line("decode v9 00").unwrap_err().contains("unknown generation"));
+        assert_eq!(parse_hex(&t).unwrap_err().to_string(), "`zz` at digit 10 is not hex");
+        // A multi-byte character where a digit should be: refused, not sliced through.
+        let wide = format!("{}é{}", "0".repeat(63), "0".repeat(63));
+        assert!(parse_hex(&wide).is_err());
+        assert!(parse_line("frob v2 00").unwrap_err().to_string().contains("unknown request kind"));
+        assert!(parse_line("decode v9 00").unwrap_err().to_string().contains("unknown generation"));
+        assert_eq!(parse_line("decode v2"), Err(RequestError::Missing("bundle")));
     }
 }

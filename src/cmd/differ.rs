@@ -289,9 +289,9 @@ fn replay(worker: &mut dyn Worker, files: &[PathBuf], asks: &[Ask], profile: Pro
 
 /// A request line's kind, generation and bundle (an encode line's fields assembled).
 fn request_input(line: &str) -> Result<(Ask, Generation, tpb_isa::Raw), String> {
-    let (ask, g, rest) = parse_line(line)?;
+    let (ask, g, rest) = parse_line(line).map_err(|e| e.to_string())?;
     let raw = match ask {
-        Ask::Decode | Ask::Validate => parse_hex(&rest)?,
+        Ask::Decode | Ask::Validate => parse_hex(&rest).map_err(|e| e.to_string())?,
         Ask::Encode => {
             let op = rest
                 .split_whitespace()

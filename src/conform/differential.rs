@@ -24,7 +24,7 @@ pub fn section(w: Fuzzed<'_>, real: &Real, time: Duration, seed: u64) -> (Sectio
     let outcome = match campaign::run(w.worker, real, &cfg, &|_| {}) {
         Ok(o) => o,
         Err(e) => {
-            s.cases.push(Case::fail("worker", e));
+            s.cases.push(Case::fail("worker", e.to_string()));
             return (s, artifacts);
         }
     };
