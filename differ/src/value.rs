@@ -57,15 +57,13 @@ fn whole(leaf: &Leaf, bytes: &[u8]) -> String {
 fn array<'a>(leaf: &Leaf, n: usize, at: &dyn Fn(usize) -> &'a [u8], text: &str) -> Result<bool, String> {
     if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
         // Element by element, without collecting: answers carry many arrays.
-        let (mut same, mut count) = (true, 0usize);
-        for p in inner.split(',') {
-            if count < n {
-                same &= scalar(leaf, at(count), p.trim_ascii())?;
-            }
-            count += 1;
-        }
+        let count = inner.split(',').count();
         if count != n {
             return Err(format!("{count} elements where the field has {n}"));
+        }
+        let mut same = true;
+        for (i, p) in inner.split(',').enumerate() {
+            same &= scalar(leaf, at(i), p.trim_ascii())?;
         }
         return Ok(same);
     }
@@ -219,6 +217,28 @@ mod tests {
         assert!(matches!(compare(&num, None, &raw, "[512,1]"), Verdict::Unreadable(w) if w.contains("2 elements")));
         assert!(matches!(compare(&num, None, &raw, "[512,1,1,1,1]"), Verdict::Unreadable(w) if w.contains("5 elements")));
         assert!(matches!(compare(&num, Some(4), &raw, "1"), Verdict::Unreadable(_)));
+    }
+
+    #[test]
+    fn byte_arrays_compare_as_hex_digits_of_every_case() {
+        let mut raw = tensor_copy();
+        raw[4..12].copy_from_slice(&[0x0a, 0xbc, 0xde, 0xf0, 0x19, 0x28, 0x37, 0x46]);
+        let pad = leaf_of(&raw, "_pad04");
+        assert_eq!((pad.prim, pad.len), (Prim::U8, Some(8)));
+        for same in ["0abcdef019283746", "0ABCDEF019283746", "0x0abcdef019283746", "[10,188,222,240,25,40,55,70]"] {
+            assert_eq!(compare(&pad, None, &raw, same), Verdict::Same, "{same}");
+        }
+        // One nibble off anywhere is a difference, the last byte's included.
+        for (i, c) in "0abcdef019283746".char_indices() {
+            let other = if c == '0' { '1' } else { '0' };
+            let mut t = "0abcdef019283746".to_string();
+            t.replace_range(i..i + 1, &other.to_string());
+            assert_eq!(compare(&pad, None, &raw, &t), Verdict::Differs { expected: "0abcdef019283746".into() }, "{t}");
+        }
+        for bad in ["0abcdef01928374", "0abcdef01928374:", "0abcdef01928374g", "0abcdef01928374/", "0abcdef01928374@"] {
+            assert!(matches!(compare(&pad, None, &raw, bad), Verdict::Unreadable(_)), "{bad}");
+        }
+        assert_eq!(compare(&pad, Some(1), &raw, "0xbc"), Verdict::Same);
     }
 
     #[test]
