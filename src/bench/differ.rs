@@ -17,11 +17,12 @@ use tpb_differ::worker::{ask_all, Library, Process, Worker};
 use tpb_differ::{Ask, Request};
 use tpb_isa::{Bundle, Profile};
 
-/// In-process decode comparisons against the description's own decode: the issue asks ≥ 1 M/s;
-/// on the Xeon this was measured on the description decodes ~1.4 M/s, so ≥ 0.7× holds that.
-pub const IN_PROCESS: Target = Target::AtLeast(0.7);
-/// The process transport with a trivial worker: the issue asks ≥ 50 k/s, ~0.035× of that decode.
-pub const PROCESS: Target = Target::AtLeast(0.035);
+/// In-process decode comparisons against the description's own decode: the issue asks ≥ 1 M/s
+/// per core; the description decodes to text at 2.37 M bundles/s on the Xeon (family 6 model
+/// 167) it was set on, so ≥ 0.42× is that target as a ratio of the same run.
+pub const IN_PROCESS: Target = Target::AtLeast(0.42);
+/// The process transport with a trivial worker: the issue asks ≥ 50 k/s, 0.021× of that decode.
+pub const PROCESS: Target = Target::AtLeast(0.021);
 const AREA: &str = "differ";
 
 /// Bundles per timed round.

@@ -9,6 +9,9 @@
 use crate::bench::{check, codec, external::Scratch, fuzz, machine::Machine, neff, report::Report, workload};
 use std::path::PathBuf;
 
+/// The sections `--only` picks from, in the order a run measures them.
+const SECTIONS: [&str; 7] = ["codec", "check", "neff", "end-to-end", "folder", "differ", "fuzz"];
+
 /// Under cargo's build folder, which git ignores: a plain run leaves the checkout clean.
 const DEFAULT_OUT: &str = "target/bench.md";
 
@@ -45,6 +48,9 @@ pub struct Args {
     /// Skip the fuzz benchmark (it builds the fuzz targets, minutes on a cold cache).
     #[arg(long)]
     no_fuzz: bool,
+    /// Measure only these sections (comma-separated: codec, check, neff, end-to-end, folder, differ, fuzz).
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(SECTIONS))]
+    only: Vec<String>,
     /// Exit 1 when any target is missed.
     #[arg(long)]
     strict: bool,
@@ -73,21 +79,34 @@ pub fn run(a: Args) -> u8 {
     let mut notes = Vec::new();
     let mut rows = Vec::new();
     eprintln!("tpb bench: on {} (validator kernel auto picks: {})", machine.cpu_model, tpb_isa::validate::Kernel::Auto.runs().label());
-    eprintln!("tpb bench: codec over a {mib} MiB stream, {rounds} rounds");
-    rows.extend(codec::run(&codec::Options { mib, rounds }, &mut notes));
-    eprintln!("tpb bench: tpb check vs nm -DC + strings");
-    rows.extend(check::run(&check::Options { elf: a.elf.clone(), rounds }, &scratch, &mut notes));
-    eprintln!("tpb bench: NEFF ingest vs gzip -dc | tar t");
-    rows.extend(neff::run(&neff::Options { neff: a.neff.clone(), rounds }, &scratch, &mut notes));
-    eprintln!("tpb bench: tpb validate end to end on real v2 bundles vs cat");
-    rows.extend(crate::bench::end_to_end::run(rounds, &scratch, &mut notes));
-    eprintln!("tpb bench: a folder of NEFFs on every core vs gzip -dc of their payloads");
-    rows.extend(crate::bench::folder::run(rounds, &scratch, &mut notes));
-    eprintln!("tpb bench: tpb differ's transports vs the description's own decode");
-    rows.extend(crate::bench::differ::run(rounds, &scratch, &mut notes));
-    if a.no_fuzz {
+    let wanted = |s: &str| a.only.is_empty() || a.only.iter().any(|o| o == s);
+    if wanted("codec") {
+        eprintln!("tpb bench: codec over a {mib} MiB stream, {rounds} rounds");
+        rows.extend(codec::run(&codec::Options { mib, rounds }, &mut notes));
+    }
+    if wanted("check") {
+        eprintln!("tpb bench: tpb check vs nm -DC + strings");
+        rows.extend(check::run(&check::Options { elf: a.elf.clone(), rounds }, &scratch, &mut notes));
+    }
+    if wanted("neff") {
+        eprintln!("tpb bench: NEFF ingest vs gzip -dc | tar t");
+        rows.extend(neff::run(&neff::Options { neff: a.neff.clone(), rounds }, &scratch, &mut notes));
+    }
+    if wanted("end-to-end") {
+        eprintln!("tpb bench: tpb validate end to end on real v2 bundles vs cat");
+        rows.extend(crate::bench::end_to_end::run(rounds, &scratch, &mut notes));
+    }
+    if wanted("folder") {
+        eprintln!("tpb bench: a folder of NEFFs on every core vs gzip -dc of their payloads");
+        rows.extend(crate::bench::folder::run(rounds, &scratch, &mut notes));
+    }
+    if wanted("differ") {
+        eprintln!("tpb bench: tpb differ's transports vs the description's own decode");
+        rows.extend(crate::bench::differ::run(rounds, &scratch, &mut notes));
+    }
+    if wanted("fuzz") && a.no_fuzz {
         rows.push(crate::bench::report::Row::skipped("fuzz", "fuzz roundtrip vs empty target", Some(fuzz::TARGET), "--no-fuzz"));
-    } else {
+    } else if wanted("fuzz") {
         eprintln!("tpb bench: fuzz roundtrip vs empty ({fuzz_secs} s runs)");
         rows.extend(fuzz::run(fuzz_secs, fuzz::cargo_fuzz_installed(), &mut notes));
     }
