@@ -148,3 +148,17 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
     }
     assert!(!dir.path().join("bench.md").exists() && !dir.path().join("missing").exists());
 }
+
+#[test]
+fn bench_only_measures_the_sections_named() {
+    let o =
+        Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--only", "differ", "--rounds", "1", "--no-write"]).output().expect("runs tpb bench");
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "stderr: {stderr}");
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("differ ")).collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    assert!(rows.iter().all(|r| r.contains(" M comparisons/s ") && r.contains("vs decode + disasm ")), "{stdout}");
+    assert!(!stdout.lines().any(|l| l.starts_with("codec ") || l.starts_with("fuzz ")), "{stdout}");
+    let bad = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--only", "nope"]).output().expect("runs tpb bench");
+    assert_eq!(bad.status.code(), Some(2));
+}
