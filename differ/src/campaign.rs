@@ -437,6 +437,36 @@ mod tests {
         assert!(o.groups.by_signature.values().all(|g| g.repro.is_some()));
     }
 
+    /// The description, but dying on every request about TensorScalar (0x43).
+    struct DiesOn43(Reference);
+
+    impl Worker for DiesOn43 {
+        fn name(&self) -> String {
+            "dies".into()
+        }
+        fn ask(&mut self, requests: &[Request]) -> Vec<Reply> {
+            let upto = requests.iter().position(|r| r.raw[0] == 0x43).map_or(requests.len(), |i| i + 1);
+            let mut replies = self.0.ask(&requests[..upto]);
+            if let (Some(last), Some(r)) = (replies.last_mut(), requests.get(upto - 1)) {
+                if r.raw[0] == 0x43 {
+                    *last = Reply::Crash("signal 11".into());
+                }
+            }
+            replies
+        }
+    }
+
+    #[test]
+    fn crashes_are_failures_and_quarantine_their_opcode() {
+        let cfg = Config { count: 3000, quarantine: 2, ..Config::default() };
+        let mut w = DiesOn43(Reference { profile: Profile::Amended, asks: vec![Ask::Decode] });
+        let o = run(&mut w, &Real::default(), &cfg, &|_| {}).unwrap();
+        assert!(o.failed() && !o.disagrees(), "{:?}", o.groups.by_signature.keys().collect::<Vec<_>>());
+        assert_eq!(o.stats.quarantined, ["v2 0x43 TensorScalar", "v3 0x43 TensorScalar", "v4 0x43 TensorScalar"]);
+        assert!(o.stats.skipped > 0);
+        assert!(o.groups.by_signature.values().all(|g| g.count == 2 && g.repro.as_ref().is_some_and(|r| r.fields == ["opcode"])));
+    }
+
     #[test]
     fn a_worker_that_answers_nothing_is_an_error_not_a_run() {
         struct Dead;

@@ -312,6 +312,10 @@ mod tests {
         let d = ask(Ask::Encode, r, &request::hex(&theirs));
         assert_eq!(d.len(), 1);
         assert_eq!((d[0].kind, d[0].field.as_str()), (Kind::Encode, "src.addr"));
+        assert_eq!(d[0].worker.as_str(), "0x00004001", "one field moved: no more said");
+        theirs[0x20] ^= 1;
+        let two = ask(Ask::Encode, r, &request::hex(&theirs));
+        assert_eq!(two[0].worker, "0x00004001 (and 1 more field(s))");
         assert_eq!(ask(Ask::Encode, r, &request::hex(&r)), vec![]);
         assert_eq!(ask(Ask::Encode, r, "zz")[0].kind, Kind::Protocol);
     }
@@ -339,5 +343,8 @@ mod tests {
         let d = compare(&req, &Reply::Crash("signal 11".into()), Profile::Amended);
         assert_eq!((d[0].kind, d[0].field.as_str(), d[0].worker.as_str()), (Kind::Crash, "decode", "signal 11"));
         assert_eq!(compare(&req, &Reply::Hang("2 s".into()), Profile::Amended)[0].kind, Kind::Hang);
+        let kinds: Vec<bool> = Kind::ALL.iter().map(|k| k.is_failure()).collect();
+        assert_eq!(kinds, [false, false, false, true, true, false]);
+        assert_eq!(Kind::ALL.map(|k| k.to_string()), ["decode", "encode", "verdict", "crash", "hang", "protocol"]);
     }
 }

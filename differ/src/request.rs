@@ -168,5 +168,6 @@ mod tests {
         assert!(parse_line("frob v2 00").unwrap_err().to_string().contains("unknown request kind"));
         assert!(parse_line("decode v9 00").unwrap_err().to_string().contains("unknown generation"));
         assert_eq!(parse_line("decode v2"), Err(RequestError::Missing("bundle")));
+        assert_eq!(Ask::ALL.map(|a| a.to_string()), ["decode", "encode", "validate"]);
     }
 }

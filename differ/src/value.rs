@@ -220,6 +220,22 @@ mod tests {
     }
 
     #[test]
+    fn dtype_nibbles_compare_as_names_tags_or_the_byte() {
+        let raw = tpb_isa::text::asm_line("0x41:TensorTensor in_dtype_nibbles=bf16/f32").unwrap().unwrap();
+        let leaf = leaf_of(&raw, "in_dtype_nibbles");
+        let (bf16, f32) = (dtype::by_name("bf16").unwrap().tag, dtype::by_name("f32").unwrap().tag);
+        for same in ["bf16/f32".to_string(), format!("{bf16}/{f32}"), format!("{:#04x}", bf16 | f32 << 4)] {
+            assert_eq!(compare(&leaf, None, &raw, &same), Verdict::Same, "{same}");
+        }
+        assert!(matches!(compare(&leaf, None, &raw, "f32/bf16"), Verdict::Differs { .. }));
+        // A tag wider than a nibble names nothing here, on either side.
+        let wide = dtype::DTYPES.iter().find(|d| d.tag > 0xF).map(|d| d.name).unwrap();
+        for bad in [format!("{wide}/f32"), format!("bf16/{wide}")] {
+            assert!(matches!(compare(&leaf, None, &raw, &bad), Verdict::Unreadable(_)), "{bad}");
+        }
+    }
+
+    #[test]
     fn byte_arrays_compare_as_hex_digits_of_every_case() {
         let mut raw = tensor_copy();
         raw[4..12].copy_from_slice(&[0x0a, 0xbc, 0xde, 0xf0, 0x19, 0x28, 0x37, 0x46]);
