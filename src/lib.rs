@@ -15,6 +15,7 @@ mod html;
 mod out;
 mod programs;
 pub mod shard;
+mod worker;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;

@@ -5,37 +5,9 @@ use crate::compare::{Disagreement, Kind};
 use crate::inputs::Input;
 use crate::minimise::Repro;
 use crate::request::Ask;
+pub use crate::signature::Signature;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use tpb_isa::Generation;
-
-/// What a group is: the same disagreement on the same place.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Signature {
-    pub kind: Kind,
-    pub generation: Generation,
-    #[serde(serialize_with = "opcode_hex")]
-    pub opcode: u8,
-    pub field: String,
-}
-
-impl Signature {
-    /// `decode v2 0x46 TensorCopy src.stride`: how reports name a group (the field escaped).
-    pub fn describe(&self) -> String {
-        format!(
-            "{} {} {:#04x} {} {}",
-            self.kind,
-            self.generation,
-            self.opcode,
-            tpb_isa::opcode::name(self.opcode),
-            tpb_oracle::text_safe::escape(&self.field)
-        )
-    }
-}
-
-fn opcode_hex<S: serde::Serializer>(op: &u8, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format!("{op:#04x}"))
-}
 
 /// One group: how often, and the first input that showed it.
 #[derive(Clone, Debug, Serialize)]
@@ -115,6 +87,7 @@ impl Groups {
 mod tests {
     use super::*;
     use crate::inputs::Source;
+    use tpb_isa::Generation;
 
     fn input(op: u8) -> Input {
         Input { source: Source::Generated, generation: Generation::V2, raw: crate::reference::header_only(op), origin: "t".into() }

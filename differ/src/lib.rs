@@ -24,6 +24,7 @@ pub mod reference;
 pub mod reply;
 pub mod report;
 pub mod request;
+pub mod signature;
 pub mod value;
 pub mod worker;
 

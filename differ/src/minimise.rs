@@ -6,9 +6,9 @@
 //! as few fields and bytes as the worker lets it.
 
 use crate::compare::{compare, Disagreement, Kind};
-use crate::group::Signature;
 use crate::reference;
 use crate::request::{Ask, Request};
+use crate::signature::Signature;
 use crate::worker::Worker;
 use serde::Serialize;
 use tpb_isa::layout::Leaf;

@@ -7,13 +7,14 @@
 //! under `--out`. Exit bits: 4 disagreements, 8 the worker crashed or hung;
 //! 0 none; 2 usage or I/O.
 
+use crate::worker::Reproduce;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tpb_differ::campaign::{self, Config};
 use tpb_differ::inputs::{Input, Real, Source};
 use tpb_differ::request::{parse_hex, parse_line, Ask};
-use tpb_differ::worker::{Library, Process, Worker};
+use tpb_differ::worker::{Library, Worker};
 use tpb_isa::{Generation, Profile};
 
 /// Exit bit: the worker disagrees with the description.
@@ -170,42 +171,9 @@ fn exit_code(disagrees: bool, failed: bool) -> u8 {
     (if disagrees { EXIT_DISAGREES } else { 0 }) | (if failed { EXIT_FAILED } else { 0 })
 }
 
-/// How one of a worker's requests is reproduced by hand (a shell line).
-pub type Reproduce = Box<dyn Fn(&str) -> String>;
-
 /// The worker a `--cmd` or `--lib` names, and how one of its requests is reproduced by hand.
 fn open_worker(a: &Args, timeout: Duration) -> Result<(Box<dyn Worker>, Reproduce), String> {
-    open(a.cmd.as_deref(), a.lib.as_deref(), a.in_process, timeout)
-}
-
-/// A worker as a command (`cmd`) or a library (`lib`, in a child process
-/// unless `in_process`); `tpb conform --worker-cmd/--worker-lib` opens it the same way.
-pub fn open(cmd: Option<&str>, lib: Option<&Path>, in_process: bool, timeout: Duration) -> Result<(Box<dyn Worker>, Reproduce), String> {
-    let by_hand = |argv: String| -> Reproduce { Box::new(move |line: &str| format!("printf '%s\\n' {} | {argv}", quote(line))) };
-    if let Some(cmd) = cmd {
-        let p = Process::new(cmd, timeout).map_err(|e| e.to_string())?;
-        return Ok((Box::new(p), by_hand(cmd.to_string())));
-    }
-    let Some(lib) = lib else { return Err("name a worker: --cmd COMMAND or --lib PATH".to_string()) };
-    // Loaded here once either way: a library that does not load is a usage error, not a crash per request.
-    let loaded = Library::load(lib).map_err(|e| e.to_string())?;
-    let mut serve = this_command()?;
-    serve.extend(["differ".to_string(), "--serve-lib".to_string(), lib.display().to_string()]);
-    let shown = shlex::try_join(serve.iter().map(String::as_str)).unwrap_or_else(|_| serve.join(" "));
-    if in_process {
-        return Ok((Box::new(loaded), by_hand(shown)));
-    }
-    Ok((Box::new(Process::from_argv(serve, timeout)), by_hand(shown)))
-}
-
-/// How to start `tpb` again: `$TPB_SELF` (the Python package sets it: there
-/// the executable is the interpreter), else this executable.
-fn this_command() -> Result<Vec<String>, String> {
-    if let Ok(cmd) = std::env::var("TPB_SELF") {
-        return shlex::split(&cmd).filter(|a| !a.is_empty()).ok_or_else(|| format!("TPB_SELF `{}` is not a command", escape(&cmd)));
-    }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the tpb executable to run the library in: {e}"))?;
-    Ok(vec![exe.display().to_string()])
+    crate::worker::open(a.cmd.as_deref(), a.lib.as_deref(), a.in_process, timeout)
 }
 
 /// `--serve-lib PATH`: the library answers the protocol on stdin/stdout.
@@ -222,32 +190,17 @@ fn serve(path: &Path) -> u8 {
     }
 }
 
-/// The distinct bundles of the real programs `--neff` names (default: the committed ones).
+/// The distinct bundles of the real programs `--neff` names (default: the committed ones, when here).
 fn real_inputs(a: &Args) -> Result<Real, u8> {
-    real_from(if a.no_real { None } else { Some(&a.neffs) })
-}
-
-/// The distinct bundles of the programs under `paths` (empty: the committed ones, when here); `None`: none.
-pub fn real_from(paths: Option<&[PathBuf]>) -> Result<Real, u8> {
-    let mut real = Real::default();
-    let Some(paths) = paths else { return Ok(real) };
-    let paths = if paths.is_empty() {
-        match crate::conform::find_corpus(None).map(|c| c.join("neff").join("real")).filter(|p| p.is_dir()) {
-            Some(p) => vec![p],
-            None => return Ok(real),
-        }
-    } else {
-        paths.to_vec()
-    };
-    let code = crate::programs::each_program(&paths, None, tpb_oracle::neff::MAX_FILE, |shown, program, choice| {
-        for s in program.streams() {
-            real.add_stream(choice.generation, s.bytes, &format!("{shown}:{}", s.member));
-        }
-    });
-    if code != 0 {
-        return Err(code);
+    if a.no_real {
+        return Ok(Real::default());
     }
-    Ok(real)
+    let paths = if a.neffs.is_empty() {
+        crate::conform::find_corpus(None).map(|c| c.join("neff").join("real")).filter(|p| p.is_dir()).into_iter().collect()
+    } else {
+        a.neffs.clone()
+    };
+    crate::worker::real_bundles(&paths)
 }
 
 /// `--replay FILE…`: every request line of the files asked again; the disagreements printed.
@@ -321,10 +274,6 @@ fn write_report(dir: &Path, o: &campaign::Outcome, reproduce: &Reproduce) -> Res
             .map_err(|e| format!("{}: cannot write: {e}", escape(&path.display().to_string())))?;
     }
     Ok(())
-}
-
-fn quote(s: &str) -> String {
-    shlex::try_quote(s).map_or_else(|_| format!("'{s}'"), |q| q.into_owned())
 }
 
 fn escape(s: &str) -> String {

@@ -158,9 +158,9 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     if let Some((cmd, lib)) = &o.worker {
         let t = Instant::now();
         let bar = progress.bar("your worker", 1);
-        let s = match crate::cmd::differ::open(cmd.as_deref(), lib.as_deref(), false, Duration::from_secs(2)) {
+        let s = match crate::worker::open(cmd.as_deref(), lib.as_deref(), false, Duration::from_secs(2)) {
             Ok((mut worker, reproduce)) => {
-                let real = crate::cmd::differ::real_from(Some(&neffs)).unwrap_or_default();
+                let real = crate::worker::real_bundles(&neffs).unwrap_or_default();
                 differential::section(differential::Fuzzed { worker: worker.as_mut(), reproduce: &reproduce }, &real, o.time, seed)
             }
             Err(e) => {
