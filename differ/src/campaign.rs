@@ -468,6 +468,16 @@ mod tests {
     }
 
     #[test]
+    fn disagreements_past_the_group_cap_still_count_as_disagreeing() {
+        let mut groups = Groups::new(0);
+        let input = Input { source: Source::Generated, generation: Generation::V2, raw: reference::header_only(0x46), origin: "t".into() };
+        groups.add(&input, Ask::Decode, crate::compare::Disagreement { kind: Kind::Decode, field: "x".into(), expected: "1".into(), worker: "2".into() });
+        assert_eq!((groups.by_signature.len(), groups.overflow), (0, 1));
+        let o = Outcome { worker: "w".into(), asks: vec![Ask::Decode], stats: Stats::default(), groups, unreduced: Vec::new() };
+        assert!(o.disagrees() && !o.failed());
+    }
+
+    #[test]
     fn a_worker_that_answers_nothing_is_an_error_not_a_run() {
         struct Dead;
         impl Worker for Dead {
