@@ -416,6 +416,7 @@ mod tests {
         assert_eq!(sources(&o.stats), vec![(Source::Generated, 600), (Source::Mutated, o.stats.inputs["mutated"]), (Source::Real, 1)]);
         assert!(o.disagrees() && !o.failed());
         assert_eq!(o.stats.requests["decode"], o.stats.requests["validate"]);
+        assert_eq!((o.stats.real_offered, o.stats.real_distinct), (1, 1));
     }
 
     #[test]
@@ -468,10 +469,34 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_takes_a_third_from_each_source_and_breaks_real_bundles_too() {
+        let mut real = Real::default();
+        let stream: Vec<u8> = (0..50u64).flat_map(|i| reference::generated(Generation::V3, 0x46, i)).collect();
+        real.add_stream(Generation::V3, &stream, "p.neff:sg00/DVE.bin");
+        let cfg = Config { batch: 30, count: 1000, ..Config::default() };
+        let mut feed = Feed { cycle: inputs::opcode_cycle(), gen_i: 0, mut_i: 0, real_i: 0 };
+        let batch = feed.next(&real, &cfg);
+        let count = |src: Source| batch.iter().filter(|i| i.source == src).count();
+        assert_eq!((count(Source::Generated), count(Source::Mutated), count(Source::Real)), (10, 10, 10));
+        assert!(batch.iter().any(|i| i.source == Source::Mutated && i.origin.starts_with("p.neff:sg00/DVE.bin")), "real bundles are broken too");
+        assert!(batch.iter().any(|i| i.source == Source::Mutated && i.origin.starts_with("seed ")), "and generated ones");
+        // The sources run out one by one, and then the batches are empty.
+        let mut left = 1;
+        while left > 0 {
+            left = feed.next(&real, &Config { count: 40, ..cfg.clone() }).len();
+        }
+        assert_eq!((feed.gen_i, feed.real_i), (40, 50));
+    }
+
+    #[test]
     fn disagreements_past_the_group_cap_still_count_as_disagreeing() {
         let mut groups = Groups::new(0);
         let input = Input { source: Source::Generated, generation: Generation::V2, raw: reference::header_only(0x46), origin: "t".into() };
-        groups.add(&input, Ask::Decode, crate::compare::Disagreement { kind: Kind::Decode, field: "x".into(), expected: "1".into(), worker: "2".into() });
+        groups.add(
+            &input,
+            Ask::Decode,
+            crate::compare::Disagreement { kind: Kind::Decode, field: "x".into(), expected: "1".into(), worker: "2".into() },
+        );
         assert_eq!((groups.by_signature.len(), groups.overflow), (0, 1));
         let o = Outcome { worker: "w".into(), asks: vec![Ask::Decode], stats: Stats::default(), groups, unreduced: Vec::new() };
         assert!(o.disagrees() && !o.failed());
