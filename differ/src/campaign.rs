@@ -417,6 +417,27 @@ mod tests {
         assert!(o.disagrees() && !o.failed());
         assert_eq!(o.stats.requests["decode"], o.stats.requests["validate"]);
         assert_eq!((o.stats.real_offered, o.stats.real_distinct), (1, 1));
+        let sent: u64 = o.stats.inputs.values().sum();
+        assert_eq!(o.stats.requests["decode"], sent, "one decode request per input");
+        assert!(!o.stats.timed_out, "the sources ran out first");
+    }
+
+    #[test]
+    fn a_run_stops_at_its_time_and_says_so() {
+        let (mut a, mut b) = (worker(), worker());
+        let cfg = Config { time: Duration::ZERO, ..Config::default() };
+        let o = run_pool(vec![&mut a, &mut b], &Real::default(), &cfg, &|_| {}).unwrap();
+        assert!(o.stats.timed_out && o.stats.inputs.is_empty());
+    }
+
+    #[test]
+    fn given_inputs_are_judged_without_reduction() {
+        let ok =
+            Input { source: Source::Given, generation: Generation::V2, raw: reference::generated(Generation::V2, 0x47, 1), origin: "a:1".into() };
+        let bad = Input { raw: reference::generated(Generation::V2, 0x46, 1), origin: "a:2".into(), ..ok.clone() };
+        let groups = judge(&mut worker(), &[Ask::Decode, Ask::Validate], Profile::Amended, &[ok, bad]);
+        let sigs: Vec<_> = groups.by_signature.values().map(|g| (g.signature.describe(), g.first.origin.as_str(), g.repro.is_none())).collect();
+        assert_eq!(sigs, [("decode v2 0x46 TensorCopy opcode".to_string(), "a:2", true)]);
     }
 
     #[test]
