@@ -9,6 +9,7 @@ mod conform;
 mod corpus;
 mod docs;
 mod evidence;
+mod evidence_diff_where;
 mod fleet;
 mod folders;
 mod html;

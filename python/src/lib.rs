@@ -555,7 +555,7 @@ fn evidence(py: Python<'_>, paths: Vec<PathBuf>, generation: Option<&str>, max_b
             let c = choose(&program, arch, &mut warnings);
             ev.set_source(&shown, c.target.as_deref(), c.from);
             for s in program.streams() {
-                ev.add_stream(&shown, s.build, c.generation, s.engine_name(), s.bytes);
+                ev.add_member(&shown, s.member, s.build, c.generation, s.engine_name(), s.bytes);
             }
         }
         if ev.bundles() == 0 {

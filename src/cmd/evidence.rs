@@ -113,7 +113,7 @@ pub fn run(a: Args) -> u8 {
         let code = programs::each_program(&paths, a.arch, a.max_bytes, |shown, p, c| {
             ev.set_source(shown, c.target.as_deref(), c.from);
             for s in p.streams() {
-                ev.add_stream(shown, s.build, c.generation, s.engine_name(), s.bytes);
+                ev.add_member(shown, s.member, s.build, c.generation, s.engine_name(), s.bytes);
                 kept.push((s.build.unwrap_or(tpb_oracle::evidence::UNKNOWN_BUILD).to_string(), c.generation, s.bytes.to_vec()));
             }
         });
