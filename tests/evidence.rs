@@ -425,3 +425,16 @@ fn evidence_diff_refuses_what_it_cannot_read_and_compares_nothing() {
     let empty = empty.path().display().to_string();
     error(&["evidence", "diff", &good, &empty], &[&format!("{empty}: no *.neff file in this folder"), "nothing compared"]);
 }
+
+/// `-q` prints the count line only, as on every command; JSON is still the JSON asked for.
+#[test]
+fn quiet_evidence_prints_the_count_line_only() {
+    let o = tpb(&["evidence", "-q", REAL]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("tpb evidence: 38676 bundles from 11 files; invalid under the spec alone: "), "{out}");
+    let full = tpb(&["evidence", REAL]);
+    assert_eq!(String::from_utf8_lossy(&full.stdout).lines().next(), out.lines().next());
+    assert_eq!(tpb(&["evidence", "-q", "--json", REAL]).stdout, tpb(&["evidence", "--json", REAL]).stdout);
+}

@@ -65,7 +65,8 @@ pub struct Args {
     /// Threads counting files at once (default: every core this process may use); the output is the same for any.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
-    /// No progress bar (it is drawn only when stderr is a terminal).
+    /// Print only the count line in place of the text report (as `validate -q`), and no progress bar;
+    /// --json, --html, --propose and --holdout still write what they write.
     #[arg(short, long)]
     quiet: bool,
     /// NEFF containers or raw bundle files; a folder is searched for `*.neff` (symlinks not followed); evidence JSON
@@ -173,6 +174,8 @@ pub fn run(a: Args) -> u8 {
             Ok(j) => j + "\n",
             Err(e) => return super::fail(format!("evidence: cannot render JSON: {e}")),
         }
+    } else if a.quiet {
+        ev.count_line() + "\n"
     } else {
         ev.to_text()
     };

@@ -193,18 +193,22 @@ impl Evidence {
         doc
     }
 
-    /// The evidence as text: inputs, one block per group, errata with their support, contradictions.
-    pub fn to_text(&self) -> String {
-        let mut t = String::new();
+    /// The text's first line: what was counted, and the verdicts under both profiles (`-q` prints it alone).
+    pub fn count_line(&self) -> String {
         let files: BTreeSet<&str> = self.inputs.keys().map(|(f, _, _)| f.as_str()).collect();
-        let _ = writeln!(
-            t,
+        format!(
             "tpb evidence: {} bundles from {} files; invalid under the spec alone: {}, amended by the errata: {}",
             self.bundles,
             files.len(),
             self.invalid_spec,
             self.invalid_amended
-        );
+        )
+    }
+
+    /// The evidence as text: inputs, one block per group, errata with their support, contradictions.
+    pub fn to_text(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(t, "{}", self.count_line());
         let _ = writeln!(t, "\ninputs:");
         for ((file, build, g), n) in &self.inputs {
             let _ = writeln!(t, "  {} {g} {}: {n} bundles", escape(file), escape(build));
