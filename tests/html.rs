@@ -179,6 +179,8 @@ fn diff_page_in_a_browser_highlights_what_appeared() {
     let dom = dom(&chromium, &page);
     sections(&dom, &["sides", "appeared", "vanished", "checks"]);
     assert!(dom.contains("class=\"appeared\""), "nothing highlighted as appeared:\n{dom}");
+    // Each difference points at its first bundle, with that bundle's disassembly.
+    assert!(dom.contains("first in NEW: ") && dom.contains("0xa4:NoOp"), "no first bundle shown:\n{dom}");
     inert(&dom);
 }
 
