@@ -20,6 +20,9 @@ pub enum Compare {
     Across,
 }
 
+/// OLD's and NEW's generations.
+pub type Generations = (BTreeSet<Generation>, BTreeSet<Generation>);
+
 /// Each side's generations.
 fn gens(s: &Summary) -> BTreeSet<Generation> {
     s.builds.values().flat_map(|b| b.generations.iter().copied()).collect()
@@ -27,7 +30,7 @@ fn gens(s: &Summary) -> BTreeSet<Generation> {
 
 /// When the sides are compared across generations: both sides' generations,
 /// and the one every key is folded to (any will do: it is never shown).
-pub(super) fn generations(old: &Summary, new: &Summary, how: Compare) -> Option<((BTreeSet<Generation>, BTreeSet<Generation>), Generation)> {
+pub(super) fn generations(old: &Summary, new: &Summary, how: Compare) -> Option<(Generations, Generation)> {
     let (o, n) = (gens(old), gens(new));
     let across = match how {
         Compare::Auto => o.is_disjoint(&n) && !o.is_empty() && !n.is_empty(),

@@ -240,7 +240,7 @@ pub struct Diff {
     /// [`BIT_CHANGED`] | [`BIT_NEW_DISAGREES`], as they apply.
     pub exit: u8,
     /// Set when the sides were compared per opcode across generations: OLD's and NEW's generations.
-    pub across: Option<(BTreeSet<Generation>, BTreeSet<Generation>)>,
+    pub across: Option<across::Generations>,
     /// Each example resolved to a path and its disassembly, where the programs could be read ([`Diff::examples`]).
     pub found: BTreeMap<Example, Found>,
     /// Examples whose programs could not be read, and why (said once each in the output).
