@@ -7,6 +7,7 @@
 mod cli;
 mod conform;
 mod corpus;
+mod doc_commands;
 mod docs;
 mod evidence;
 mod evidence_diff_where;

@@ -362,3 +362,19 @@ fn the_first_bundle_is_the_same_whatever_the_order_and_through_json() -> R<()> {
     assert!(dx.examples().iter().any(|e| e.loc == Loc::new("a.neff", "sg00/DVE.bin", 1)), "{:?}", dx.examples());
     Ok(())
 }
+
+/// A location from an input is escaped where it is printed, and one that names no entry of the table is refused.
+#[test]
+fn locations_from_inputs_are_escaped_and_checked() -> R<()> {
+    let old = evidence("1.0", &[("PE", &[copy()?])]);
+    let mut new = Evidence::new();
+    new.add_member("evil\n- v2 forged.neff", "sg00/`PE`.bin", Some("2.0"), V2, "PE", &stream(&[copy()?, bare(0xA0)]));
+    let md = of(&old, &new).to_markdown("a", "b");
+    assert!(!md.lines().any(|l| l.starts_with("- v2 forged")), "{md}");
+    assert!(md.contains("evil\\n- v2 forged.neff"), "{md}");
+    let mut j = new.to_json();
+    j["groups"][0]["first"] = serde_json::json!(999);
+    let err = Summary::from_json(j.to_string().as_bytes()).err().unwrap_or_default();
+    assert!(err.contains("location 999 is not in `locations`"), "{err}");
+    Ok(())
+}
