@@ -10,17 +10,35 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// One bundle's place. Ordered by file, then member, then index.
+/// A stream's names: its file and its member.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Names {
+    file: Box<str>,
+    member: Box<str>,
+}
+
+/// One bundle's place. Ordered by file, then member, then index. The names
+/// are shared by every location of a stream: a histogram keeps one per
+/// value, so a location is two words, not five.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Loc {
-    pub file: Arc<str>,
-    pub member: Arc<str>,
+    names: Arc<Names>,
     pub index: u64,
 }
 
 impl Loc {
     pub fn new(file: &str, member: &str, index: u64) -> Loc {
-        Loc { file: file.into(), member: member.into(), index }
+        Loc { names: Arc::new(Names { file: file.into(), member: member.into() }), index }
+    }
+
+    /// The file, as the evidence names it.
+    pub fn file(&self) -> &str {
+        &self.names.file
+    }
+
+    /// The member (stream) in the container; empty for a raw file.
+    pub fn member(&self) -> &str {
+        &self.names.member
     }
 
     /// The bundle's byte offset in its stream.
@@ -33,30 +51,25 @@ impl Loc {
 /// (so a location costs no allocation, and two of one stream compare by index).
 #[derive(Clone, Debug)]
 pub struct At {
-    file: Arc<str>,
-    member: Arc<str>,
+    names: Arc<Names>,
 }
 
 impl At {
     pub fn new(file: &str, member: &str) -> At {
-        At { file: file.into(), member: member.into() }
+        At { names: Arc::new(Names { file: file.into(), member: member.into() }) }
     }
 
     pub fn loc(&self, index: u64) -> Loc {
-        Loc { file: self.file.clone(), member: self.member.clone(), index }
-    }
-
-    /// Whether `l` is of this stream (the same names, not only equal ones).
-    fn holds(&self, l: &Loc) -> bool {
-        Arc::ptr_eq(&self.file, &l.file) && Arc::ptr_eq(&self.member, &l.member)
+        Loc { names: self.names.clone(), index }
     }
 
     /// Whether bundle `index` of this stream comes before `l`.
     fn before(&self, index: u64, l: &Loc) -> bool {
-        if self.holds(l) {
+        // Of this very stream (the same names, not only equal ones): by index alone.
+        if Arc::ptr_eq(&self.names, &l.names) {
             return index < l.index;
         }
-        (&*self.file, &*self.member, index) < (&*l.file, &*l.member, l.index)
+        (&*self.names, index) < (&*l.names, l.index)
     }
 }
 
@@ -128,15 +141,15 @@ impl Table {
     }
 
     pub fn to_json(&self) -> serde_json::Value {
-        let files: std::collections::BTreeSet<&str> = self.index.keys().map(|l| &*l.file).collect();
-        let members: std::collections::BTreeSet<&str> = self.index.keys().map(|l| &*l.member).collect();
+        let files: std::collections::BTreeSet<&str> = self.index.keys().map(Loc::file).collect();
+        let members: std::collections::BTreeSet<&str> = self.index.keys().map(Loc::member).collect();
         let pos = |set: &std::collections::BTreeSet<&str>, s: &str| set.iter().position(|x| *x == s).unwrap_or(0);
         let (fi, mi): (BTreeMap<&str, usize>, BTreeMap<&str, usize>) =
             (files.iter().map(|f| (*f, pos(&files, f))).collect(), members.iter().map(|m| (*m, pos(&members, m))).collect());
         let at: Vec<String> = self
             .index
             .keys()
-            .map(|l| format!("{} {} {}", fi.get(&*l.file).copied().unwrap_or(0), mi.get(&*l.member).copied().unwrap_or(0), l.index))
+            .map(|l| format!("{} {} {}", fi.get(l.file()).copied().unwrap_or(0), mi.get(l.member()).copied().unwrap_or(0), l.index))
             .collect();
         serde_json::json!({"files": files, "members": members, "at": at})
     }

@@ -117,8 +117,8 @@ fn side_md(t: &mut String, label: &str, name: &str, s: &Side) {
 
 /// Where an example is, as `tpb disasm PATH` labels its line: `` `path` `sg00/PE.bin` [12] +0x300 ``.
 fn place_md(d: &Diff, e: &Example) -> String {
-    let path = d.found.get(e).map_or_else(|| e.loc.file.to_string(), |f| f.path.clone());
-    let member = if e.loc.member.is_empty() { String::new() } else { format!(" {}", code(&e.loc.member)) };
+    let path = d.found.get(e).map_or_else(|| e.loc.file().to_string(), |f| f.path.clone());
+    let member = if e.loc.member().is_empty() { String::new() } else { format!(" {}", code(e.loc.member())) };
     format!("{}{member} [{}] +{:#x}", code(&path), e.loc.index, e.loc.offset())
 }
 
@@ -488,8 +488,8 @@ impl Diff {
         let found = self.found.get(e);
         json!({
             "side": e.side.as_str().to_lowercase(),
-            "file": &*e.loc.file,
-            "member": &*e.loc.member,
+            "file": e.loc.file(),
+            "member": e.loc.member(),
             "index": e.loc.index,
             "offset": e.loc.offset(),
             "path": found.map(|f| f.path.clone()),

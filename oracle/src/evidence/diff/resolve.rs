@@ -46,13 +46,13 @@ pub fn disasm_line(raw: &[u8], member: &str, index: u64) -> Option<String> {
 
 /// The bundle `e` names in the program `p`.
 fn read(p: &programs::Program, e: &Example) -> Result<String, String> {
-    let s = p.streams().find(|s| s.member == &*e.loc.member).ok_or_else(|| format!("no member {}", escape_controls(&e.loc.member)))?;
+    let s = p.streams().find(|s| s.member == e.loc.member()).ok_or_else(|| format!("no member {}", escape_controls(e.loc.member())))?;
     let at = usize::try_from(e.loc.offset()).map_err(|_| "index out of range".to_string())?;
     let raw = at
         .checked_add(BUNDLE_BYTES)
         .and_then(|end| s.bytes.get(at..end))
-        .ok_or_else(|| format!("no bundle {} in {}", e.loc.index, escape_controls(&e.loc.member)))?;
-    disasm_line(raw, &e.loc.member, e.loc.index).ok_or_else(|| "not a bundle".to_string())
+        .ok_or_else(|| format!("no bundle {} in {}", e.loc.index, escape_controls(e.loc.member())))?;
+    disasm_line(raw, e.loc.member(), e.loc.index).ok_or_else(|| "not a bundle".to_string())
 }
 
 impl Diff {
@@ -68,8 +68,8 @@ impl Diff {
                 Which::Old => old,
                 Which::New => new,
             };
-            let mut why = format!("{} not found", escape_controls(&e.loc.file));
-            for path in root.candidates(&e.loc.file) {
+            let mut why = format!("{} not found", escape_controls(e.loc.file()));
+            for path in root.candidates(e.loc.file()) {
                 if !path.is_file() {
                     continue;
                 }
