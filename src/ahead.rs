@@ -9,7 +9,14 @@ use std::thread::ScopedJoinHandle;
 /// Threads to load with: every core this process may use, or
 /// [`ENV_THREADS`] when set to a positive number.
 pub fn threads() -> usize {
-    threads_from(std::env::var(ENV_THREADS).ok().as_deref(), || std::thread::available_parallelism().map_or(1, |n| n.get()))
+    let var = std::env::var(ENV_THREADS).ok();
+    let n = threads_from(var.as_deref(), || std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if let Some(bad) = var.as_deref().filter(|v| !v.is_empty() && v.parse::<usize>().ok().filter(|&n| n > 0).is_none()) {
+        // Said once: a typo would otherwise change nothing visibly.
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| eprintln!("tpb: warning: {ENV_THREADS}={} is not a positive number: using {n} threads", crate::out::escape(bad)));
+    }
+    n
 }
 
 /// [`threads`] from the value of [`ENV_THREADS`] and the cores: a positive

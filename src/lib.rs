@@ -61,6 +61,16 @@ enum Command {
     Infer(cmd::infer::Args),
 }
 
+/// Whether `args` (the first is the program name) is a command line `tpb`
+/// accepts, without running it: the docs' examples are held to it.
+pub fn parses<I, T>(args: I) -> Result<(), String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    Cli::try_parse_from(args).map(|_| ()).map_err(|e| e.to_string())
+}
+
 /// Runs `tpb` with `args` (the first is the program name, as `std::env::args_os` gives it)
 /// and returns its exit code. Prints to stdout and stderr as the command does.
 pub fn main_with_args<I, T>(args: I) -> u8

@@ -235,10 +235,10 @@ fn bundle_text_is_refused_with_the_command_that_assembles_it() {
             assert!(stdout(&o).contains(expected), "{cmd} {name}: {}", stdout(&o));
         }
     }
-    // Other text is not bundle text: judged as bytes (here: not a whole number of bundles).
+    // Other text is not bundle text, and not a program: said so, not "assemble it first".
     let prose = write(dir.path(), "notes.txt", b"just some notes\n");
     let o = tpb(&["validate", prose.to_str().unwrap_or_default()]);
-    assert!(code(&o) == 2 && stderr(&o).contains("trailing partial bundle at offset 0x0"), "{}", stderr(&o));
+    assert!(code(&o) == 2 && stderr(&o).contains("offset 0x0: plain text, not a program"), "{}", stderr(&o));
 }
 
 #[test]

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn conform(out: &Path, extra: &[&str]) -> Output {
-    let mut args = vec!["conform", "--time", "1", "--quiet", "--seed", "7", "--out"];
+    // No --quiet: it would print the count line alone (progress bars are off anyway, stdout is no terminal).
+    let mut args = vec!["conform", "--time", "1", "--seed", "7", "--out"];
     let out = out.display().to_string();
     args.push(&out);
     args.extend_from_slice(extra);
@@ -46,6 +47,8 @@ fn a_plain_run_writes_every_report_and_passes() {
     );
     assert!(stdout.contains(&format!("{headline}; reports in ")), "{stdout}");
     assert!(!stdout.contains("disagreement(s)"), "{stdout}");
+    // Under the table, what `disagree` counts and why it is not the --spec count.
+    assert!(stdout.contains("\ndisagree: bundles with any finding of the spec alone"), "{stdout}");
     let ids: Vec<&str> = json["sections"].as_array().expect("sections").iter().filter_map(|s| s["id"].as_str()).collect();
     assert_eq!(ids, ["description", "campaign", "replay", "c_header", "lib", "neff"]);
     assert_eq!(json["seed"], 7);
@@ -254,4 +257,16 @@ fn a_folder_of_programs_gives_a_summary_that_leads_with_what_passed() {
     assert!(!md.contains("matmul_mx/v4"), "{md}");
     let campaign = &md[at("## property campaign")..at("## corpus replay")];
     assert_eq!(campaign.lines().filter(|l| l.starts_with("| v")).count(), 3, "{campaign}");
+}
+
+/// `-q` prints the count line only, as `validate -q` and `evidence -q` do; the reports are written all the same.
+#[test]
+fn quiet_prints_the_count_line_only() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = conform(tmp.path(), &["-q"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.starts_with("PASS: harness 0 failures") && stdout.contains("; reports in "), "{stdout}");
+    assert!(folder(tmp.path()).join("summary.md").is_file());
 }

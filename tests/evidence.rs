@@ -241,12 +241,12 @@ fn opcodes_of(bin: &Path, path: &str) -> std::collections::BTreeSet<(String, Str
     groups.iter().map(|g| (g["generation"].as_str().unwrap_or("?").to_string(), g["opcode"].as_str().unwrap_or("?").to_string())).collect()
 }
 
-/// `tpb evidence diff OLD NEW` names every opcode one side has and the other
+/// `tpb evidence diff --per-generation OLD NEW` names every opcode one side has and the other
 /// lacks (computed here from each side's own evidence), in JSON and in
 /// Markdown, and nothing else as appeared or vanished; returns its JSON.
 fn assert_diff_names_every_opcode_difference(bin: &Path, old: &str, new: &str) -> serde_json::Value {
     let (a, b) = (opcodes_of(bin, old), opcodes_of(bin, new));
-    let o = run(bin, &["evidence", "diff", "--json", old, new]);
+    let o = run(bin, &["evidence", "diff", "--per-generation", "--json", old, new]);
     let code = o.status.code().unwrap_or(-1);
     assert!(code & 4 == 4 && code & 3 == 0, "{old} → {new}: exit {code}: {}", stderr(&o));
     let j = json(&o);
@@ -260,14 +260,14 @@ fn assert_diff_names_every_opcode_difference(bin: &Path, old: &str, new: &str) -
     assert!(!vanished.is_empty() || !appeared.is_empty(), "{old} → {new}: the sides hold the same opcodes; the test shows nothing");
     assert_eq!(listed("vanished"), vanished, "{old} → {new}");
     assert_eq!(listed("appeared"), appeared, "{old} → {new}");
-    let md = run(bin, &["evidence", "diff", old, new]);
+    let md = run(bin, &["evidence", "diff", "--per-generation", old, new]);
     assert_eq!(md.status.code(), Some(code), "{}", stderr(&md));
     let md = String::from_utf8_lossy(&md.stdout);
     for ((g, op), side) in vanished.iter().map(|x| (x, "OLD")).chain(appeared.iter().map(|x| (x, "NEW"))) {
         let name = tpb_isa::opcode::name(u8::from_str_radix(op.trim_start_matches("0x"), 16).unwrap_or(0));
         let line = format!("\n- {g} `{op}` {name}: ");
         let at = md.find(&line).unwrap_or_else(|| panic!("{old} → {new}: {g} {op} not named:\n{md}"));
-        assert!(md[at..].lines().nth(1).is_some_and(|l| l.contains(&format!(" bundles in {side}"))), "{old} → {new}: {g} {op}");
+        assert!(md[at..].lines().nth(1).is_some_and(|l| l.contains(&format!(" in {side}"))), "{old} → {new}: {g} {op}");
     }
     j
 }
@@ -283,9 +283,15 @@ fn evidence_diff_of_the_committed_builds_names_every_opcode_one_has_and_the_othe
     assert_eq!(j["new"]["builds"].as_object().map(|b| b.keys().cloned().collect::<Vec<_>>()), Some(vec![BUILDS[1].to_string()]));
     assert_eq!(j["old"]["name"], old.as_str());
     // The other way round, appeared and vanished trade places.
-    let back = json(&tpb(&["evidence", "diff", "--json", &new, &old]));
-    assert_eq!(back["opcodes"]["appeared"], j["opcodes"]["vanished"]);
-    assert_eq!(back["opcodes"]["vanished"], j["opcodes"]["appeared"]);
+    let back = json(&tpb(&["evidence", "diff", "--per-generation", "--json", &new, &old]));
+    // (their first bundles, the same bundles, on the other side)
+    let strip = |v: &serde_json::Value| {
+        let mut v = v.clone();
+        v.as_array_mut().into_iter().flatten().for_each(|p| p["first"]["side"] = serde_json::Value::Null);
+        v
+    };
+    assert_eq!(strip(&back["opcodes"]["appeared"]), strip(&j["opcodes"]["vanished"]));
+    assert_eq!(strip(&back["opcodes"]["vanished"]), strip(&j["opcodes"]["appeared"]));
     // The committed evidence read back is the programs it was written from: nothing moved.
     let o = tpb(&["evidence", "diff", &format!("{REAL}/EVIDENCE.json"), REAL]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -418,4 +424,17 @@ fn evidence_diff_refuses_what_it_cannot_read_and_compares_nothing() {
     let empty = tempfile::tempdir().expect("tempdir");
     let empty = empty.path().display().to_string();
     error(&["evidence", "diff", &good, &empty], &[&format!("{empty}: no *.neff file in this folder"), "nothing compared"]);
+}
+
+/// `-q` prints the count line only, as on every command; JSON is still the JSON asked for.
+#[test]
+fn quiet_evidence_prints_the_count_line_only() {
+    let o = tpb(&["evidence", "-q", REAL]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("tpb evidence: 38676 bundles from 11 files; invalid under the spec alone: "), "{out}");
+    let full = tpb(&["evidence", REAL]);
+    assert_eq!(String::from_utf8_lossy(&full.stdout).lines().next(), out.lines().next());
+    assert_eq!(tpb(&["evidence", "-q", "--json", REAL]).stdout, tpb(&["evidence", "--json", REAL]).stdout);
 }

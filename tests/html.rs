@@ -179,6 +179,8 @@ fn diff_page_in_a_browser_highlights_what_appeared() {
     let dom = dom(&chromium, &page);
     sections(&dom, &["sides", "appeared", "vanished", "checks"]);
     assert!(dom.contains("class=\"appeared\""), "nothing highlighted as appeared:\n{dom}");
+    // Each difference points at its first bundle, with that bundle's disassembly.
+    assert!(dom.contains("first in NEW: ") && dom.contains("0xa4:NoOp"), "no first bundle shown:\n{dom}");
     inert(&dom);
 }
 
@@ -208,8 +210,14 @@ fn conform_writes_report_html_that_a_browser_renders() {
     assert!(page.is_file(), "no report.html beside summary.md");
     let Some(chromium) = chromium() else { return };
     let dom = dom(&chromium, &page);
-    sections(&dom, &["harness", "verdicts", "sections", "groups", "errata", "other-reports"]);
+    sections(&dom, &["summary", "contents", "harness", "verdicts", "sections", "groups", "errata", "other-reports"]);
     assert!(dom.contains(r#"data-count="harness-failures" data-value="0""#), "{dom}");
+    // What a reader looks for first is first: the summary says what each count means, then the
+    // contents, the harness failures and the errata; the opcodes are last, each folded.
+    let at = |id: &str| dom.find(&format!("id=\"{id}\"")).unwrap_or(usize::MAX);
+    assert!(at("summary") < at("contents") && at("contents") < at("harness") && at("harness") < at("errata") && at("errata") < at("groups"), "{dom}");
+    assert!(dom.contains("<dt>spec disagreements: ") && dom.contains(r##"<a href="#errata">Errata</a>"##), "{dom}");
+    assert!(dom.contains(r#"<details class="group""#) && !dom.contains("<details class=\"group\" open"), "{dom}");
     assert!(dom.contains("Every target ran 60 s: no crash.") && dom.contains("href=\"../fuzz.md\""), "fuzz headline missing:\n{dom}");
     inert(&dom);
 }

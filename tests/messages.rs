@@ -79,8 +79,7 @@ fn a_small_text_file_is_said_to_be_neither_bundles_nor_a_neff() {
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
     let want = format!(
-        "tpb: error: {f}: neither raw bundles nor a NEFF: trailing partial bundle at offset 0x0: 29 bytes is not a multiple of 64; \
-         not a NEFF: file is 29 bytes, shorter than the 1024-byte header\n"
+        "tpb: error: {f}: offset 0x0: plain text, not a program (neither a NEFF, raw 64-byte bundles, nor bundle text as tpb disasm writes it)\n"
     );
     assert_eq!(err, want);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -114,4 +113,45 @@ fn asm_lists_the_dtype_names_when_one_is_unknown() {
     let err = text(&o.stderr);
     assert!(err.contains("`float17` is not a number or a dtype name (one of ") && err.contains("bf16") && err.contains("f32"), "{err}");
     assert!(!out.exists());
+}
+
+/// Plain text (a README) is not called bundle text: nothing in it is a bundle, so "assemble it first" would mislead.
+#[test]
+fn a_readme_is_plain_text_not_bundle_text() {
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let o = tpb(&["validate", &readme.display().to_string()]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("README.md: offset 0x0: plain text, not a program"), "{err}");
+    assert!(!err.contains("assemble it first"), "{err}");
+}
+
+/// A file that is not there is said alike by every command: `FILE: cannot read: …`, no container part or offset.
+#[test]
+fn a_missing_file_cannot_be_read_in_the_same_words_everywhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gone = dir.path().join("gone.neff").display().to_string();
+    for cmd in [&["neff"][..], &["validate"], &["disasm"], &["neff", "unpack"]] {
+        let mut args = cmd.to_vec();
+        args.push(&gone);
+        let out = dir.path().join("out").display().to_string();
+        if cmd == ["neff", "unpack"] {
+            args.push(&out);
+        }
+        let err = text(&tpb(&args).stderr);
+        assert!(err.contains(&format!("{gone}: cannot read: ")), "{args:?}: {err}");
+        assert!(!err.contains("file offset"), "{args:?}: {err}");
+    }
+}
+
+/// A TPB_THREADS that is not a positive number is said, once, with the threads used instead.
+#[test]
+fn a_bad_tpb_threads_is_said_not_ignored() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/neff/real/xla-2.14");
+    let o = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["validate", "-q"]).arg(&real).env("TPB_THREADS", "abc").output().expect("runs tpb");
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("tpb: warning: TPB_THREADS=abc is not a positive number: using ").count(), 1, "{err}");
+    let ok = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["validate", "-q"]).arg(&real).env("TPB_THREADS", "2").output().expect("runs tpb");
+    assert!(!text(&ok.stderr).contains("TPB_THREADS"), "{}", text(&ok.stderr));
 }

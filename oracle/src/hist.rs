@@ -108,6 +108,15 @@ impl<K: Ord, const CAP: usize> Bounded<K, CAP> {
         self.counts.values().sum::<u64>() + self.untracked
     }
 
+    /// Whether `value` is tracked (counted exactly).
+    pub fn contains<Q>(&self, value: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.counts.contains_key(value)
+    }
+
     /// Distinct values tracked (exact unless [`Bounded::capped`]).
     pub fn distinct(&self) -> usize {
         self.counts.len()

@@ -494,8 +494,14 @@ fn validate_bytes(
     if neff::sniff(data) {
         return Err(error(format!("{label}: offset 0x0: a NEFF container: pass its path (tpb.validate(path))")));
     }
-    if programs::looks_like_text(&data[..data.len().min(programs::TEXT_SNIFF)]) {
+    let sample = &data[..data.len().min(programs::TEXT_SNIFF)];
+    if programs::looks_like_text(sample) {
         return Err(error(format!("{label}: offset 0x0: looks like bundle text: assemble it first (tpb.asm)")));
+    }
+    if programs::looks_like_prose(sample) {
+        return Err(error(format!(
+            "{label}: offset 0x0: plain text, not a program (neither raw 64-byte bundles nor bundle text as tpb.disasm writes it)"
+        )));
     }
     py.detach(|| -> Result<Report, String> {
         let mut report = Report::new(profile);
@@ -555,7 +561,7 @@ fn evidence(py: Python<'_>, paths: Vec<PathBuf>, generation: Option<&str>, max_b
             let c = choose(&program, arch, &mut warnings);
             ev.set_source(&shown, c.target.as_deref(), c.from);
             for s in program.streams() {
-                ev.add_stream(&shown, s.build, c.generation, s.engine_name(), s.bytes);
+                ev.add_member(&shown, s.member, s.build, c.generation, s.engine_name(), s.bytes);
             }
         }
         if ev.bundles() == 0 {

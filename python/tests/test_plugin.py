@@ -59,7 +59,8 @@ def test_a_missing_program_fails_with_the_readers_error(pytester: pytest.Pyteste
     # The test fails; the test whose fixture reads the program errors.
     result.assert_outcomes(failed=1, errors=1)
     result.stdout.fnmatch_lines(["*tpb.TpbError: gone.neff: cannot read: *"])
-    result.stdout.fnmatch_lines(["*tpb.TpbError: gone.neff: file: file offset 0x0: cannot read: *"])
+    # The CLI's words: no container part or offset for a file that is not there.
+    result.stdout.no_fnmatch_line("*file offset 0x0*")
 
 
 def test_round_trips_and_fields_of_an_encoders_bundles() -> None:

@@ -74,6 +74,8 @@ def test_unreadable_inputs_raise_the_commands_errors(tmp_path: Path) -> None:
         "partial.bin": bytes(100),
         "empty.bin": b"",
         "text.bin": b"# a disassembly\n0x46:TensorCopy\n",
+        # Plain text is no program, and not bundle text to assemble either.
+        "README.md": b"# A title\n\nSome prose about 0x46.\n",
         "truncated.neff": (ROOT / NEFFS[0]).read_bytes()[:3000],
     }
     for name, content in cases.items():
@@ -85,6 +87,8 @@ def test_unreadable_inputs_raise_the_commands_errors(tmp_path: Path) -> None:
         assert str(e.value) == cli_error("validate", str(p)), name
     with pytest.raises(tpb.TpbError, match="^<bytes>: trailing partial bundle at offset 0x40: 100 bytes is not a multiple of 64$"):
         tpb.validate(bytes(100))
+    with pytest.raises(tpb.TpbError, match="^<bytes>: offset 0x0: plain text, not a program"):
+        tpb.validate(b"# A title\n\nSome prose.\n")
     with pytest.raises(tpb.TpbError, match="a NEFF container: pass its path"):
         tpb.validate((ROOT / NEFFS[0]).read_bytes())
     with pytest.raises(tpb.TpbError, match="unknown profile `lenient`"):

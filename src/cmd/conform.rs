@@ -40,7 +40,7 @@ pub struct Args {
     /// Your own worker as a shared library (`tpb header --worker`), run in a child process.
     #[arg(long, value_name = "PATH")]
     worker_lib: Option<PathBuf>,
-    /// No progress bars (they are also off when stdout is not a terminal).
+    /// Print only the count line (the headline) instead of the table, and no progress bars (they are also off when stdout is not a terminal).
     #[arg(long, short)]
     quiet: bool,
 }
@@ -58,6 +58,7 @@ pub fn run(a: Args) -> u8 {
             return super::fail(e);
         }
     }
+    let quiet = a.quiet;
     let opts = Options {
         time: Duration::from_secs(a.time),
         libs: a.libs,
@@ -71,7 +72,12 @@ pub fn run(a: Args) -> u8 {
         worker: (a.worker_cmd.is_some() || a.worker_lib.is_some()).then_some((a.worker_cmd, a.worker_lib)),
     };
     match conform::run(&opts) {
-        Ok(o) => crate::out::print(&summary::table(&o.report, &o.folder.display().to_string()), u8::from(!o.report.passed())),
+        Ok(o) => {
+            let folder = o.folder.display().to_string();
+            // -q: the count line only, as on every command.
+            let text = if quiet { summary::headline(&o.report) + &format!("; reports in {folder}/\n") } else { summary::table(&o.report, &folder) };
+            crate::out::print(&text, u8::from(!o.report.passed()))
+        }
         Err(e) => super::fail(e),
     }
 }

@@ -65,7 +65,8 @@ pub struct Args {
     /// Threads counting files at once (default: every core this process may use); the output is the same for any.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
-    /// No progress bar (it is drawn only when stderr is a terminal).
+    /// Print only the count line in place of the text report (as `validate -q`), and no progress bar;
+    /// --json, --html, --propose and --holdout still write what they write.
     #[arg(short, long)]
     quiet: bool,
     /// NEFF containers or raw bundle files; a folder is searched for `*.neff` (symlinks not followed); evidence JSON
@@ -113,7 +114,7 @@ pub fn run(a: Args) -> u8 {
         let code = programs::each_program(&paths, a.arch, a.max_bytes, |shown, p, c| {
             ev.set_source(shown, c.target.as_deref(), c.from);
             for s in p.streams() {
-                ev.add_stream(shown, s.build, c.generation, s.engine_name(), s.bytes);
+                ev.add_member(shown, s.member, s.build, c.generation, s.engine_name(), s.bytes);
                 kept.push((s.build.unwrap_or(tpb_oracle::evidence::UNKNOWN_BUILD).to_string(), c.generation, s.bytes.to_vec()));
             }
         });
@@ -173,6 +174,8 @@ pub fn run(a: Args) -> u8 {
             Ok(j) => j + "\n",
             Err(e) => return super::fail(format!("evidence: cannot render JSON: {e}")),
         }
+    } else if a.quiet {
+        ev.count_line() + "\n"
     } else {
         ev.to_text()
     };

@@ -212,6 +212,10 @@ fn by_generation(s: &Section) -> String {
     m
 }
 
+/// What the table's `disagree` column counts, and why it is not the headline's `--spec` count.
+pub const LEGEND: &str = "disagree: bundles with any finding of the spec alone (error, warning or note) or on an engine it does not list: \
+reported, never failed; \"invalid under --spec\" counts only those with an error, so it is smaller.";
+
 /// The table printed on stdout at the end of a run.
 pub fn table(r: &Report, folder: &str) -> String {
     let mut t = String::new();
@@ -229,6 +233,7 @@ pub fn table(r: &Report, folder: &str) -> String {
             s.time().as_secs_f64()
         );
     }
+    let _ = writeln!(t, "{LEGEND}");
     let not_passed: Vec<String> = r
         .sections
         .iter()
@@ -284,6 +289,9 @@ mod tests {
         // Only a failure's first line, and the headline with the folder last.
         assert!(over.contains("case 0: broke 0\n… (1 more lines)"), "{over}");
         assert!(over.trim_end().ends_with("FAIL: harness 13 failures; no real program judged; reports in out/"), "{over}");
+        // The legend is under the rows: what `disagree` counts and why it exceeds `--spec`'s invalid.
+        let rows: Vec<&str> = over.lines().collect();
+        assert_eq!(rows.get(2).copied(), Some(LEGEND), "{over}");
     }
 
     #[test]

@@ -15,7 +15,9 @@ h1{font-size:1.5em}h2{border-bottom:1px solid #ccd;padding-bottom:.2em;margin-to
 table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #d0d7de;padding:.2em .5em;text-align:left;vertical-align:top}\
 th{background:#f3f5f7}.num{text-align:right;font-variant-numeric:tabular-nums}.ok{color:#1a7f37}.bad{color:#cf222e;font-weight:600}\
 .appeared{background:#dafbe1}.vanished{background:#ffebe9}.grew{background:#fff8c5}.muted{color:#656d76}\
-code{font-family:ui-monospace,monospace;font-size:.92em}svg{display:block}pre{white-space:pre-wrap;margin:0}";
+code{font-family:ui-monospace,monospace;font-size:.92em}svg{display:block}pre{white-space:pre-wrap;margin:0}\
+details.group{margin:.3em 0}details.group>summary{cursor:pointer;font-weight:600}dl.legend dt{font-weight:600;margin-top:.4em}dl.legend dd{margin-left:1.5em}\
+nav#contents ul{columns:2}.where{font-size:.85em;color:#444}";
 
 /// A report of another tool (fuzzing, mutation testing) shown by its headline and linked.
 #[derive(Clone, Debug)]
@@ -156,16 +158,18 @@ fn verdicts(bundles: u64, invalid_amended: u64, invalid_spec: u64) -> Markup {
     }
 }
 
-/// Per generation × build × opcode: bundles, engines, and a histogram per field.
+/// Per generation × build × opcode: bundles, engines, and a histogram per
+/// field, each group folded (`<details>`: opened by a click, no script) under
+/// a one-line summary, so the page reads as a list of opcodes.
 fn groups(groups: &[Value]) -> Markup {
     html! {
         section id="groups" {
             h2 { "Opcodes by generation" }
-            p.muted { (groups.len()) " generation × build × opcode groups" }
+            p.muted { (groups.len()) " generation × build × opcode groups, each folded: open one to see its fields' values" }
             @for g in groups {
-                div.group data-opcode=(s(g, "opcode")) {
-                    h3 { (s(g, "generation")) " · " code { (s(g, "opcode")) } " " (s(g, "name")) " · build " code { (s(g, "build")) } }
-                    p { (crate::conform::report::count(n(g, "bundles"), "bundle")) "; engines: " (s(g, "engines")) }
+                details.group id=(format!("op-{}-{}-{}", s(g, "generation"), s(g, "opcode"), anchor(&s(g, "build")))) data-opcode=(s(g, "opcode")) {
+                    summary { (s(g, "generation")) " · " code { (s(g, "opcode")) } " " (s(g, "name")) " · build " code { (s(g, "build")) } " · " (crate::conform::report::count(n(g, "bundles"), "bundle")) }
+                    p { "engines: " (s(g, "engines")) }
                     table {
                         tr { th { "field" } th { "offset" } th { "values" } th { "distinct" } }
                         @for f in arr(g, "fields") {
@@ -179,6 +183,25 @@ fn groups(groups: &[Value]) -> Markup {
                     }
                 }
             }
+        }
+    }
+}
+
+/// A fragment id made of `s`: letters, digits, `-` and `_` kept, anything else `_`.
+fn anchor(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
+/// The first bundle a diff names for a difference: where it is and its disassembly.
+fn example(e: &Value) -> Markup {
+    if e.is_null() {
+        return html! { span.muted { "no location" } };
+    }
+    let path = e.get("path").and_then(Value::as_str).map_or_else(|| s(e, "file"), str::to_string);
+    html! {
+        div.where {
+            "first in " (s(e, "side").to_uppercase()) ": " code { (path) } " " code { (s(e, "member")) } " [" (n(e, "index")) "] +" (format!("{:#x}", n(e, "offset")))
+            @if let Some(line) = e.get("disasm").and_then(Value::as_str) { br; code { (line) } }
         }
     }
 }
@@ -266,6 +289,11 @@ pub fn evidence_page(ev: &Value, more: &[Extra]) -> String {
     layout("tpb evidence", body)
 }
 
+/// A check's counts on one side of a diff.
+fn check_counts(c: &Value) -> String {
+    format!("agree {}, disagree {} (accepted: {}), refused {}", n(c, "agree"), n(c, "disagree"), s(c, "accepted"), n(c, "refused"))
+}
+
 fn op_label(v: &Value) -> Markup {
     html! { (s(v, "generation")) " " code { (s(v, "opcode")) } " " (s(v, "name")) }
 }
@@ -276,7 +304,7 @@ pub fn diff_page(d: &Value, more: &[Extra]) -> String {
     let (old, new) = (side("old"), side("new"));
     let at = |a: &str, b: &str| d.get(a).map_or(&[][..], |x| arr(x, b));
     let presence = |list: &[Value], class: &'static str| {
-        html! { @for p in list { tr class=(class) { td { (op_label(p)) } td.num { (n(p, "bundles")) } td { (s(p, "engines")) } } } }
+        html! { @for p in list { tr class=(class) { td { (op_label(p)) } td.num { (n(p, "bundles")) } td { (s(p, "engines")) } td { (example(p.get("first").unwrap_or(&Value::Null))) } } } }
     };
     let body = html! {
         section id="sides" {
@@ -291,41 +319,51 @@ pub fn diff_page(d: &Value, more: &[Extra]) -> String {
         section id="appeared" {
             h2 { "Appeared" }
             table {
-                tr { th { "opcode" } th { "bundles" } th { "engines" } }
+                tr { th { "opcode" } th { "bundles" } th { "engines" } th { "first bundle" } }
                 (presence(at("opcodes", "appeared"), "appeared"))
-                @for e in arr(d, "engines") { @if s(e, "change") == "appeared" { tr.appeared { td { (op_label(e)) } td.num { (n(e, "bundles")) } td { "engine " code { (s(e, "engine")) } } } } }
+                @for e in arr(d, "engines") { @if s(e, "change") == "appeared" { tr.appeared { td { (op_label(e)) } td.num { (n(e, "bundles")) } td { "engine " code { (s(e, "engine")) } } td { (example(e.get("first").unwrap_or(&Value::Null))) } } } }
             }
             h3 { "Field values NEW shows that OLD never did" }
             table {
-                @for v in arr(d, "values") {
-                    tr.grew { td { (op_label(v)) " " code { (s(v, "field")) } } td { (bars(&pairs(arr(v, "new"), 0))) } }
-                }
+                @for v in arr(d, "values") { @if !arr(v, "new").is_empty() {
+                    tr.grew {
+                        td { (op_label(v)) " " code { (s(v, "field")) } }
+                        td { (bars(&pairs(arr(v, "new"), 0))) }
+                        td { @for p in arr(v, "new") {
+                            @let value = p.get(0).map(text).unwrap_or_default();
+                            p { code { (value) } @if let Some(name) = v.get("names").and_then(|m| m.get(&value)).and_then(Value::as_str) { " (" (name) ")" } }
+                            (example(v.get("first").and_then(|f| f.get(&value)).unwrap_or(&Value::Null)))
+                        } }
+                    }
+                } }
             }
             h3 { "New contradictions, errata newly needed, claims NEW breaks" }
             ul {
-                @for c in at("contradictions", "new") { li.appeared { (op_label(c)) ": check " code { (s(c, "check")) } " on " code { (s(c, "field")) } } }
-                @for e in at("errata", "needed") { li.appeared { "erratum " code { (s(e, "id")) } " (" (n(e, "bundles")) " bundles)" } }
-                @for c in at("claims", "broken") { li.appeared { (op_label(c)) ": claim on " code { (s(c, "field")) } " broken" } }
+                @for c in at("contradictions", "new") { li.appeared { (op_label(c)) ": check " code { (s(c, "check")) } " on " code { (s(c, "field")) }
+                    @for (_, e) in c.get("findings").and_then(|f| f.get("first")).and_then(Value::as_object).into_iter().flatten() { (example(e)) } } }
+                @for e in at("errata", "needed") { li.appeared { "erratum " code { (s(e, "id")) } " (" (n(e, "bundles")) " bundles)" (example(e.get("first").unwrap_or(&Value::Null))) } }
+                @for c in at("claims", "broken") { li.appeared { (op_label(c)) ": claim on " code { (s(c, "field")) } " broken" (example(c.get("first").unwrap_or(&Value::Null))) } }
             }
         }
         section id="vanished" {
             h2 { "Vanished" }
             table {
-                tr { th { "opcode" } th { "bundles" } th { "engines" } }
+                tr { th { "opcode" } th { "bundles" } th { "engines" } th { "first bundle" } }
                 (presence(at("opcodes", "vanished"), "vanished"))
-                @for e in arr(d, "engines") { @if s(e, "change") == "vanished" { tr.vanished { td { (op_label(e)) } td.num { (n(e, "bundles")) } td { "engine " code { (s(e, "engine")) } } } } }
+                @for e in arr(d, "engines") { @if s(e, "change") == "vanished" { tr.vanished { td { (op_label(e)) } td.num { (n(e, "bundles")) } td { "engine " code { (s(e, "engine")) } } td { (example(e.get("first").unwrap_or(&Value::Null))) } } } }
             }
             ul {
-                @for c in at("contradictions", "gone") { li.vanished { (op_label(c)) ": contradiction gone, check " code { (s(c, "check")) } } }
-                @for e in at("errata", "unsupported") { li.vanished { "erratum " code { (s(e, "id")) } " no longer supported" } }
-                @for c in at("claims", "mended") { li.vanished { (op_label(c)) ": claim on " code { (s(c, "field")) } " mended" } }
+                @for c in at("contradictions", "gone") { li.vanished { (op_label(c)) ": contradiction gone, check " code { (s(c, "check")) }
+                    @for (_, e) in c.get("findings").and_then(|f| f.get("first")).and_then(Value::as_object).into_iter().flatten() { (example(e)) } } }
+                @for e in at("errata", "unsupported") { li.vanished { "erratum " code { (s(e, "id")) } " no longer supported" (example(e.get("first").unwrap_or(&Value::Null))) } }
+                @for c in at("claims", "mended") { li.vanished { (op_label(c)) ": claim on " code { (s(c, "field")) } " mended" (example(c.get("first").unwrap_or(&Value::Null))) } }
             }
         }
         section id="checks" {
             h2 { "Checks that moved" }
             table {
-                tr { th { "opcode" } th { "check" } th { "change" } th { "OLD" } th { "NEW" } }
-                @for c in arr(d, "checks") { tr.grew { td { (op_label(c)) } td { code { (s(c, "check")) } } td { (s(c, "change")) } td { (s(c, "old")) } td { (s(c, "new")) } } }
+                tr { th { "opcode" } th { "check" } th { "change" } th { "OLD" } th { "NEW" } th { "first bundle" } }
+                @for c in arr(d, "checks") { tr.grew { td { (op_label(c)) } td { code { (s(c, "check")) } } td { (s(c, "change")) } td { (check_counts(&c["old"])) } td { (check_counts(&c["new"])) } td { (example(c.get("first").unwrap_or(&Value::Null))) } } }
             }
         }
         (extras(more))
@@ -345,10 +383,26 @@ pub fn conform_page(r: &Report, evidence: Option<&Value>, more: &[Extra]) -> Str
         .collect();
     let neff = r.sections.iter().find(|s| s.id == "neff").and_then(|s| s.data.as_ref());
     let v = neff.and_then(|d| d.get("verdicts")).unwrap_or(&Value::Null);
+    let errata_list = neff.map_or(&[][..], |d| arr(d, "errata"));
+    let group_count = evidence.map_or(0, |ev| arr(ev, "groups").len());
     let body = html! {
         p.muted { "tpb " (r.tpb_version) ", started " (r.started) ", seed " code { (format!("{:#x}", r.seed)) } ", " (format!("{:.1}", r.elapsed.as_secs_f64())) " s" }
+        (conform_summary(r, v, failures.len(), errata_list.len()))
+        nav id="contents" {
+            h2 { "Contents" }
+            ul {
+                li { a href="#harness" { "Harness failures" } " (" (failures.len()) ")" }
+                @if r.sections.iter().any(|s| s.id == super::worker::SECTION) { li { a href="#worker" { "Your worker" } } }
+                li { a href="#errata" { "Errata" } " (" (errata_list.len()) ")" }
+                li { a href="#verdicts" { "Verdicts" } }
+                li { a href="#sections" { "Checks by section" } }
+                @if evidence.is_some() { li { a href="#groups" { "Opcodes by generation" } " (" (group_count) ", folded)" } }
+                li { a href="#other-reports" { "Fuzzing and mutation testing" } }
+            }
+        }
         (harness(&failures))
         (super::worker::section(r))
+        (errata(errata_list, "bundles"))
         (verdicts(n(v, "bundles"), n(v, "invalid_amended"), n(v, "invalid_spec")))
         section id="sections" {
             h2 { "Checks" }
@@ -362,10 +416,32 @@ pub fn conform_page(r: &Report, evidence: Option<&Value>, more: &[Extra]) -> Str
             ul { @for f in r.neffs.iter().chain(&r.libs) { li { code { (f) } } } }
         }
         @if let Some(ev) = evidence { (groups(arr(ev, "groups"))) }
-        (errata(neff.map_or(&[][..], |d| arr(d, "errata")), "bundles"))
         (extras(more))
     };
     layout(&format!("tpb conform {}", r.date), body)
+}
+
+/// The top of `report.html`: the verdict, and what each count on the page means.
+fn conform_summary(r: &Report, v: &Value, failures: usize, errata: usize) -> Markup {
+    let total = |st: Status| r.sections.iter().map(|s| s.count(st)).sum::<usize>();
+    html! {
+        section id="summary" {
+            h2 { "Summary" }
+            p.bad[!r.passed()].ok[r.passed()] data-count="headline" { (crate::conform::summary::headline(r)) }
+            dl.legend {
+                dt { "harness failures: " (failures) }
+                dd { "property violations, round-trip mismatches, panics, unreadable vendor input: any fails the run (" a href="#harness" { "list" } ")." }
+                dt { "errata: " (errata) }
+                dd { "each a place where real compiler output contradicts the spec, and the encodings it accepts there; with the bundles that support it (" a href="#errata" { "list" } ")." }
+                dt { "bundles: " (n(v, "bundles")) "; invalid by default: " (n(v, "invalid_amended")) "; invalid under --spec: " (n(v, "invalid_spec")) }
+                dd { "real bundles judged as " code { "tpb validate" } " judges them: by default under the spec amended by the errata (real output is valid), and under the spec alone, where a bundle with an error counts once (" a href="#verdicts" { "verdicts" } ")." }
+                dt { "spec disagreements: " (r.disagreements()) }
+                dd { "bundles with any finding of the spec alone (an error, a warning or a note) or on an engine it does not list: reported, never failed; so it exceeds the count invalid under --spec, which counts only bundles with an error." }
+                dt { "checks: " (total(Status::Pass)) " pass, " (total(Status::Fail)) " fail, " (total(Status::Skip)) " skipped" }
+                dd { "the harness's own checks, by section; a skipped one says why (" a href="#sections" { "sections" } ")." }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -449,6 +525,28 @@ mod tests {
         assert!(page.contains(r#"data-count="invalid-default">2</td><td class="num">0.5%"#), "{page}");
         assert!(page.contains(r#"data-count="invalid-spec">100</td><td class="num">25.0%"#), "{page}");
         assert!(page.contains("E-ONE"), "{page}");
+    }
+
+    /// What a reader looks for first comes first: the summary with what each count means, the contents, the
+    /// harness failures and the errata; the opcodes last, each folded.
+    #[test]
+    fn the_conform_page_leads_with_a_summary_contents_failures_and_errata_and_folds_the_opcodes() {
+        use crate::conform::report::{Report, Section};
+        let mut neff = Section::new("neff", "Real programs");
+        neff.data = Some(json!({"verdicts": {"bundles": 400, "invalid_amended": 0, "invalid_spec": 100}, "errata": [{"id": "E-ONE", "claim": "x"}]}));
+        let ev = json!({"groups": [{"generation": "v2", "opcode": "0x46", "name": "TensorCopy", "build": "2.14 <x>", "bundles": 3, "fields": []}]});
+        let page = conform_page(&Report::of(vec![neff], "t", std::time::Duration::ZERO), Some(&ev), &[]);
+        let at = |needle: &str| page.find(needle).unwrap_or_else(|| panic!("no {needle} in {page}"));
+        let order =
+            [r#"id="summary""#, r#"id="contents""#, r#"id="harness""#, r#"id="errata""#, r#"id="verdicts""#, r#"id="sections""#, r#"id="groups""#];
+        assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{page}");
+        for href in ["#harness", "#errata", "#verdicts", "#sections", "#groups", "#other-reports"] {
+            assert!(page.contains(&format!(r##"href="{href}""##)), "{href}: {page}");
+        }
+        assert!(page.contains("<dt>spec disagreements: 0</dt>") && page.contains("never failed"), "{page}");
+        assert!(page.contains(r#"<details class="group" id="op-v2-0x46-2_14__x_""#), "{page}");
+        assert!(page.contains("<summary>v2 · <code>0x46</code> TensorCopy · build <code>2.14 &lt;x&gt;</code> · 3 bundles</summary>"), "{page}");
+        assert!(!page.contains("<script"), "{page}");
     }
 
     #[test]

@@ -242,7 +242,7 @@ impl NeffConformance {
         // The next bundle the walk hands on: a panic in the walk is there or in the batch it starts.
         let mut next = 0;
         let walk = catch_unwind(AssertUnwindSafe(|| {
-            evidence.add_stream_with(file, build, g, s.engine.stem(), &s.bytes, |index, raw, bundle, spec: &[Finding]| {
+            evidence.add_stream_with(file, &s.member, build, g, s.engine.stem(), &s.bytes, |index, raw, bundle, spec: &[Finding]| {
                 next = index + 1;
                 let op = raw[0];
                 let t = match catch_unwind(AssertUnwindSafe(|| round_trips(raw, bundle))) {

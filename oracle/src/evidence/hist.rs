@@ -4,7 +4,9 @@
 //! errata's conditions read fields), printed as lowercase hex padded to the
 //! field's width (`0x0a` for a byte, `0x00000200` for an address word).
 
+use super::loc::{self, At, Loc};
 use crate::hist::{self, Bounded};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
@@ -12,8 +14,10 @@ pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
 /// A field's values, bounded as every histogram is ([`crate::hist`]): at
 /// most [`MAX_TRACKED`] distinct values of each width class (a field has
 /// one width, so one class), the smallest ones, so histograms of any split
-/// of the bundles merge into the histogram of all of them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// of the bundles merge into the histogram of all of them. Each value
+/// counted with a location keeps the smallest ([`super::loc`]): a tracked
+/// value was tracked since its first occurrence, so its location is exact too.
+#[derive(Clone, Debug, Default)]
 pub struct Hist {
     /// Values of at most 8 bytes, keyed by number (most fields; far cheaper than hashing slices).
     narrow: Bounded<(u64, u8)>,
@@ -24,9 +28,28 @@ pub struct Hist {
     /// slot): a field holds few values in a stream, a count here is cheaper
     /// than an ordered-map lookup, and counts added at once are counts added
     /// one by one (a histogram depends on no order, [`crate::hist`]). Empty
-    /// whenever the histogram is read ([`Hist::flush`]).
-    pending: [((u64, u8), u64); PENDING],
+    /// whenever the histogram is read ([`Hist::flush`]). The third number is
+    /// the value's first bundle index in the stream being added.
+    pending: [((u64, u8), u64, u64); PENDING],
+    /// The smallest location of each narrow value. A value evicted from
+    /// `narrow` is never tracked again, so its stale entry is never read; they
+    /// are pruned now and then ([`Hist::prune`]).
+    first: BTreeMap<(u64, u8), Loc>,
+    /// The same for wide values.
+    first_wide: BTreeMap<Box<[u8]>, Loc>,
 }
+
+/// Equal when they count the same values the same number of times, each
+/// tracked one at the same location (stale locations and pending slots aside).
+impl PartialEq for Hist {
+    fn eq(&self, o: &Hist) -> bool {
+        let mine: Vec<_> = self.tracked_at().collect();
+        let theirs: Vec<_> = o.tracked_at().collect();
+        mine == theirs && self.untracked() == o.untracked()
+    }
+}
+
+impl Eq for Hist {}
 
 /// Slots of [`Hist::pending`] (a power of two).
 const PENDING: usize = 8;
@@ -43,39 +66,93 @@ impl Hist {
         }
     }
 
-    /// Counts one value as [`Hist::add`] does; a narrow one waits in
+    /// Counts one value seen at bundle `index` of the stream `at`.
+    pub fn add_at(&mut self, le: &[u8], at: &At, index: u64) {
+        match u8::try_from(le.len()) {
+            Ok(width) if le.len() <= 8 => self.add_narrow((tpb_isa::layout::le_u64(le), width), 1, Some((at, index))),
+            _ => self.add_wide(le, Some((at, index))),
+        }
+    }
+
+    fn add_narrow(&mut self, key: (u64, u8), n: u64, at: Option<(&At, u64)>) {
+        self.narrow.add(&key, n);
+        if let Some((at, index)) = at {
+            if self.narrow.contains(&key) {
+                loc::keep_in(&mut self.first, key, at, index);
+            }
+        }
+    }
+
+    fn add_wide(&mut self, le: &[u8], at: Option<(&At, u64)>) {
+        self.wide.add(le, 1);
+        if let Some((at, index)) = at {
+            if self.wide.contains(le) {
+                loc::keep_in(&mut self.first_wide, Box::from(le), at, index);
+            }
+        }
+    }
+
+    /// Counts one value as [`Hist::add_at`] does; a narrow one waits in
     /// [`Hist::pending`] until a value of the same slot or [`Hist::flush`] adds it.
-    pub fn add_pending(&mut self, le: &[u8]) {
-        let Ok(width @ ..=8) = u8::try_from(le.len()) else { return self.wide.add(le, 1) };
+    pub fn add_pending(&mut self, le: &[u8], at: &At, index: u64) {
+        let Ok(width @ ..=8) = u8::try_from(le.len()) else { return self.add_wide(le, Some((at, index))) };
         let key = (tpb_isa::layout::le_u64(le), width);
         let i = (key.0.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - PENDING.trailing_zeros())) as usize;
-        let Some(slot) = self.pending.get_mut(i) else { return self.narrow.add(&key, 1) };
+        let Some(slot) = self.pending.get_mut(i) else { return self.add_narrow(key, 1, Some((at, index))) };
         if slot.1 > 0 && slot.0 == key {
             slot.1 += 1;
         } else {
-            let (old, n) = std::mem::replace(slot, (key, 1));
+            let (old, n, first) = std::mem::replace(slot, (key, 1, index));
             if n > 0 {
-                self.narrow.add(&old, n);
+                self.add_narrow(old, n, Some((at, first)));
             }
         }
     }
 
-    /// Adds what [`Hist::pending`] holds; every reader expects it done.
-    pub fn flush(&mut self) {
-        for slot in &mut self.pending {
-            let (k, n) = std::mem::take(slot);
+    /// Adds what [`Hist::pending`] holds (counted in the stream `at`); every reader expects it done.
+    pub fn flush(&mut self, at: Option<&At>) {
+        for i in 0..PENDING {
+            let Some(slot) = self.pending.get_mut(i) else { continue };
+            let (k, n, first) = std::mem::take(slot);
             if n > 0 {
-                self.narrow.add(&k, n);
+                self.add_narrow(k, n, at.map(|a| (a, first)));
             }
+        }
+        self.prune();
+    }
+
+    /// Drops the locations of values no longer tracked, once they outnumber the tracked ones.
+    fn prune(&mut self) {
+        if self.first.len() > 2 * self.narrow.distinct() + 64 {
+            let narrow = &self.narrow;
+            self.first.retain(|k, _| narrow.contains(k));
+        }
+        if self.first_wide.len() > 2 * self.wide.distinct() + 64 {
+            let wide = &self.wide;
+            self.first_wide.retain(|k, _| wide.contains(k));
         }
     }
 
-    /// Adds another histogram's counts (exact for any split: [`Bounded::merge`]).
+    /// Adds another histogram's counts (exact for any split: [`Bounded::merge`]) and keeps each value's smaller location.
     pub fn merge(&mut self, mut other: Hist) {
-        self.flush();
-        other.flush();
+        self.flush(None);
+        other.flush(None);
         self.narrow.merge(other.narrow);
         self.wide.merge(other.wide);
+        loc::merge_in(&mut self.first, other.first);
+        loc::merge_in(&mut self.first_wide, other.first_wide);
+        self.prune();
+    }
+
+    /// The smallest location of a tracked value (little-endian bytes), if it was counted with one.
+    pub fn first(&self, le: &[u8]) -> Option<&Loc> {
+        match u8::try_from(le.len()) {
+            Ok(width) if le.len() <= 8 => {
+                let key = (tpb_isa::layout::le_u64(le), width);
+                self.first.get(&key).filter(|_| self.narrow.contains(&key))
+            }
+            _ => self.first_wide.get(le).filter(|_| self.wide.contains(le)),
+        }
     }
 
     /// Every tracked value (little-endian bytes) with its count: narrow ones
@@ -83,6 +160,14 @@ impl Hist {
     pub fn tracked(&self) -> impl Iterator<Item = (Vec<u8>, u64)> + '_ {
         let narrow = self.narrow.iter().map(|(&(v, w), c)| (v.to_le_bytes().into_iter().take(usize::from(w)).collect(), c));
         narrow.chain(self.wide.iter().map(|(k, c)| (k.to_vec(), c)))
+    }
+
+    /// [`Hist::tracked`] with each value's smallest location, if it was counted with one.
+    pub fn tracked_at(&self) -> impl Iterator<Item = (Vec<u8>, u64, Option<&Loc>)> + '_ {
+        self.tracked().map(|(v, c)| {
+            let l = self.first(&v);
+            (v, c, l)
+        })
     }
 
     /// Occurrences of values past the cap.
@@ -94,13 +179,16 @@ impl Hist {
     /// and the occurrences past the cap; `None` when no histogram could hold
     /// them. A field has one width, so the untracked occurrences are of the
     /// class that is full (the narrow one, should both be).
-    pub fn from_parts(tracked: Vec<(Vec<u8>, u64)>, untracked: u64) -> Option<Hist> {
-        let (narrow, wide): (Vec<_>, Vec<_>) = tracked.into_iter().partition(|(v, _)| v.len() <= 8);
+    pub fn from_parts(tracked: Vec<(Vec<u8>, u64, Option<Loc>)>, untracked: u64) -> Option<Hist> {
+        let (narrow, wide): (Vec<_>, Vec<_>) = tracked.into_iter().partition(|(v, _, _)| v.len() <= 8);
         let narrow_full = narrow.len() >= MAX_TRACKED;
-        let narrow = narrow.into_iter().map(|(v, n)| ((tpb_isa::layout::le_u64(&v), v.len() as u8), n));
-        let wide = wide.into_iter().map(|(v, n)| (v.into_boxed_slice(), n));
+        let key = |v: &[u8]| (tpb_isa::layout::le_u64(v), v.len() as u8);
+        let first = narrow.iter().filter_map(|(v, _, l)| Some((key(v), l.clone()?))).collect();
+        let first_wide = wide.iter().filter_map(|(v, _, l)| Some((v.clone().into_boxed_slice(), l.clone()?))).collect();
+        let narrow = narrow.into_iter().map(|(v, n, _)| (key(&v), n));
+        let wide = wide.into_iter().map(|(v, n, _)| (v.into_boxed_slice(), n));
         let (a, b) = if narrow_full { (untracked, 0) } else { (0, untracked) };
-        Some(Hist { narrow: Bounded::from_parts(narrow, a)?, wide: Bounded::from_parts(wide, b)?, pending: Default::default() })
+        Some(Hist { narrow: Bounded::from_parts(narrow, a)?, wide: Bounded::from_parts(wide, b)?, pending: Default::default(), first, first_wide })
     }
 
     /// Every occurrence counted, tracked or not.
@@ -147,20 +235,22 @@ pub fn hex(le: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Hist, MAX_TRACKED};
+    use super::{At, Hist, MAX_TRACKED};
 
     /// Values counted through the pending slots, then flushed, are the
     /// histogram of the same values counted one by one.
     fn pending_is_direct(values: Vec<(u16, u8)>) -> bool {
         let (mut direct, mut pending) = (Hist::default(), Hist::default());
-        for (v, w) in values {
+        let at = At::new("f", "m");
+        for (i, (v, w)) in values.into_iter().enumerate() {
             let le = u64::from(v).to_le_bytes();
             let width = [1, 2, 4, 8, 12][usize::from(w % 5)];
             let b = if width <= 8 { &le[..width] } else { &[0u8; 12][..] };
-            direct.add(b);
-            pending.add_pending(b);
+            direct.add_at(b, &at, i as u64);
+            pending.add_pending(b, &at, i as u64);
         }
-        pending.flush();
+        pending.flush(Some(&at));
+        direct.flush(Some(&at));
         direct == pending
     }
 

@@ -7,6 +7,7 @@
 //! reads back into the same evidence ([`Evidence::from_json`]) and merges.
 
 use super::harness::Harness;
+use super::loc::{self, Loc, Table};
 use super::{CheckCount, Evidence, Group, Hist, Support};
 use crate::neff::GenerationFrom;
 use serde_json::{Map, Value};
@@ -48,9 +49,11 @@ fn add(a: &mut u64, b: u64) {
 impl Group {
     pub(super) fn merge(&mut self, o: Group) {
         add(&mut self.bundles, o.bundles);
+        self.first = loc::min(self.first.take(), o.first);
         for (e, n) in o.engines {
             add(self.engines.entry(e).or_insert(0), n);
         }
+        loc::merge_in(&mut self.engines_first, o.engines_first);
         // Both groups are of one opcode, so their fields and claims list alike.
         for ((_, mine), (_, theirs)) in self.fields.iter_mut().zip(o.fields) {
             mine.merge(theirs);
@@ -60,6 +63,8 @@ impl Group {
             add(&mut m.agree, c.agree);
             add(&mut m.disagree, c.disagree);
             add(&mut m.refused, c.refused);
+            m.first_disagree = loc::min(m.first_disagree.take(), c.first_disagree);
+            m.first_refused = loc::min(m.first_refused.take(), c.first_refused);
             for (id, n) in c.accepted {
                 add(m.accepted.entry(id).or_insert(0), n);
             }
@@ -69,6 +74,7 @@ impl Group {
         }
         for (mine, theirs) in self.claims.iter_mut().zip(o.claims) {
             add(&mut mine.2, theirs.2);
+            mine.3 = loc::min(mine.3.take(), theirs.3);
         }
     }
 }
@@ -101,6 +107,7 @@ impl Evidence {
                 let m = mine.entry(build).or_default();
                 m.files.extend(s.files);
                 add(&mut m.bundles, s.bundles);
+                m.first = loc::min(m.first.take(), s.first);
             }
         }
         add(&mut self.bundles, o.bundles);
@@ -236,14 +243,39 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
     Some(v)
 }
 
-/// A histogram from its JSON: `counts` (every tracked value) and `other`
-/// (the values past the top, tracked or not): what is past the cap is
-/// `other` less the tracked values past the top.
-fn hist(v: &Value, at: &str) -> R<Hist> {
+/// The location `v[k]` names by its position in `locs`, if `v` has the key.
+fn loc_ref(v: &Value, k: &str, at: &str, locs: &[Loc]) -> R<Option<Loc>> {
+    match v.get(k) {
+        None => Ok(None),
+        Some(n) => n
+            .as_u64()
+            .and_then(|n| locs.get(usize::try_from(n).ok()?))
+            .cloned()
+            .map(Some)
+            .ok_or_else(|| format!("{at}.{k}: not a position in .locations")),
+    }
+}
+
+/// A line of `n` positions in `locs` (`-` for none), as [`Table::line`] writes it.
+fn firsts(line: &str, n: usize, locs: &[Loc]) -> Option<Vec<Option<Loc>>> {
+    let v: Vec<Option<Loc>> = line
+        .split(' ')
+        .filter(|x| !x.is_empty())
+        .map(|x| if x == "-" { Some(None) } else { x.parse::<usize>().ok().and_then(|i| locs.get(i)).map(|l| Some(l.clone())) })
+        .collect::<Option<_>>()?;
+    (v.len() == n).then_some(v)
+}
+
+/// A histogram from its JSON: `counts` (every tracked value), `first` (their
+/// locations) and `other` (the values past the top, tracked or not): what is
+/// past the cap is `other` less the tracked values past the top.
+fn hist(v: &Value, at: &str, locs: &[Loc]) -> R<Hist> {
     let mut tracked = Vec::new();
-    for (k, n) in obj(v, "counts", at)? {
+    let counts = obj(v, "counts", at)?;
+    let firsts = firsts(text(v, "first", at)?, counts.len(), locs).ok_or_else(|| format!("{at}.first: not a location per value counted"))?;
+    for ((k, n), first) in counts.iter().zip(firsts) {
         let bytes = unhex(k).ok_or_else(|| format!("{at}.counts: {} is not a value", super::render::escape(k)))?;
-        tracked.push((bytes, n.as_u64().ok_or_else(|| format!("{at}.counts.{k}: not a count"))?));
+        tracked.push((bytes, n.as_u64().ok_or_else(|| format!("{at}.counts.{k}: not a count"))?, first));
     }
     let listed: u64 = arr(v, "values", at)?.iter().filter_map(|p| p.get(1).and_then(Value::as_u64)).sum();
     let sum: u64 = tracked.iter().map(|t| t.1).sum();
@@ -254,6 +286,8 @@ fn hist(v: &Value, at: &str) -> R<Hist> {
 fn read(v: &Value) -> R<Evidence> {
     let mut ev = Evidence::new();
     ev.harness = Harness::from_json(get(v, "harness", "")?)?;
+    let locs = Table::read(get(v, "locations", "")?)?;
+    let locs = locs.as_slice();
     if let Some(s) = v.get("shards") {
         let have: BTreeSet<u32> = arr(s, "have", ".shards")?
             .iter()
@@ -280,8 +314,15 @@ fn read(v: &Value) -> R<Evidence> {
         let op = opcode_byte(g, &at)?;
         let mut group = Group::new(opcode::body_kind(op), op);
         group.bundles = count(g, "bundles", &at)?;
+        group.first = loc_ref(g, "first", &at, locs)?;
         for (e, n) in obj(g, "engines", &at)? {
             group.engines.insert(e.clone(), n.as_u64().ok_or_else(|| format!("{at}.engines: not a count"))?);
+        }
+        let engines_first = get(g, "engines_first", &at)?;
+        for e in obj(g, "engines_first", &at)?.keys() {
+            if let Some(l) = loc_ref(engines_first, e, &format!("{at}.engines_first"), locs)? {
+                group.engines_first.insert(e.clone(), l);
+            }
         }
         let fields = arr(g, "fields", &at)?;
         if fields.len() != group.fields.len() {
@@ -292,7 +333,7 @@ fn read(v: &Value) -> R<Evidence> {
             if text(f, "field", &at)? != spec.path {
                 return Err(format!("{at}.field: this tpb counts {} there", spec.path));
             }
-            *h = hist(f, &at)?;
+            *h = hist(f, &at, locs)?;
         }
         for (j, c) in arr(g, "checks", &at)?.iter().enumerate() {
             let at = format!("{at}.checks[{j}]");
@@ -301,8 +342,14 @@ fn read(v: &Value) -> R<Evidence> {
             for (id, n) in obj(c, "accepted", &at)? {
                 accepted.insert(erratum_id(id, &at)?, n.as_u64().ok_or_else(|| format!("{at}.accepted: not a count"))?);
             }
-            let cc =
-                CheckCount { agree: count(c, "agree", &at)?, disagree: count(c, "disagree", &at)?, accepted, refused: count(c, "refused", &at)? };
+            let cc = CheckCount {
+                agree: count(c, "agree", &at)?,
+                disagree: count(c, "disagree", &at)?,
+                accepted,
+                refused: count(c, "refused", &at)?,
+                first_disagree: loc_ref(c, "first_disagree", &at, locs)?,
+                first_refused: loc_ref(c, "first_refused", &at, locs)?,
+            };
             group.checks.insert(code, cc);
         }
         let claims = arr(g, "claims", &at)?;
@@ -311,6 +358,7 @@ fn read(v: &Value) -> R<Evidence> {
         }
         for (j, (c, mine)) in claims.iter().zip(group.claims.iter_mut()).enumerate() {
             mine.2 = count(c, "broken", &format!("{at}.claims[{j}]"))?;
+            mine.3 = loc_ref(c, "first_broken", &format!("{at}.claims[{j}]"), locs)?;
         }
         let key = (generation(g, &at)?, text(g, "build", &at)?.to_string());
         if ev.groups.entry(key).or_default().insert(op, group).is_some() {
@@ -323,7 +371,7 @@ fn read(v: &Value) -> R<Evidence> {
         let op = opcode_byte(c, &at)?;
         let group = ev.groups.get_mut(&key).and_then(|ops| ops.get_mut(&op)).ok_or_else(|| format!("{at}: no group of its opcode"))?;
         let check = check_code(text(c, "check", &at)?, &at)?;
-        group.refused.insert((check, text(c, "field", &at)?.to_string()), hist(c, &at)?);
+        group.refused.insert((check, text(c, "field", &at)?.to_string()), hist(c, &at, locs)?);
     }
     for (i, e) in arr(v, "errata", "")?.iter().enumerate() {
         let at = format!(".errata[{i}]");
@@ -332,7 +380,8 @@ fn read(v: &Value) -> R<Evidence> {
             let at = format!("{at}.evidence");
             let files = arr(s, "files", &at)?.iter().map(|f| f.as_str().map(str::to_string)).collect::<Option<BTreeSet<_>>>();
             let files = files.ok_or_else(|| format!("{at}.files: not file names"))?;
-            ev.support.entry(id).or_default().insert(build.clone(), Support { files, bundles: count(s, "bundles", &at)? });
+            let support = Support { files, bundles: count(s, "bundles", &at)?, first: loc_ref(s, "first", &at, locs)? };
+            ev.support.entry(id).or_default().insert(build.clone(), support);
         }
     }
     let totals = get(v, "totals", "")?;

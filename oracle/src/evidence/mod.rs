@@ -14,6 +14,7 @@ mod fields;
 pub mod harness;
 mod hist;
 pub mod holdout;
+pub mod loc;
 mod merge;
 mod render;
 #[cfg(test)]
@@ -22,9 +23,11 @@ mod tests;
 pub use fields::{fields, finding_bytes, FieldSpec};
 pub use harness::Harness;
 pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
+pub use loc::Loc;
 pub use merge::Shards;
 
 use crate::neff::GenerationFrom;
+use loc::At;
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_isa::bundle::claims::{claims, Claim};
 use tpb_isa::checks::Check;
@@ -47,21 +50,28 @@ pub struct CheckCount {
     pub accepted: BTreeMap<&'static str, u64>,
     /// Disagreeing bundles with a finding of this check no erratum accepts.
     pub refused: u64,
+    /// The first bundle it disagreed on, and the first it refused ([`loc`]).
+    pub first_disagree: Option<Loc>,
+    pub first_refused: Option<Loc>,
 }
 
 /// Everything seen for one opcode of one generation and build.
 #[derive(Clone, Debug)]
 pub(crate) struct Group {
     pub(crate) bundles: u64,
+    /// The group's first bundle ([`loc`]).
+    pub(crate) first: Option<Loc>,
     /// Engine stem → bundles (raw files have no engine and are not listed).
     pub(crate) engines: BTreeMap<String, u64>,
+    /// Engine stem → its first bundle.
+    pub(crate) engines_first: BTreeMap<String, Loc>,
     pub(crate) fields: Vec<(FieldSpec, Hist)>,
     /// Check code → counts; a check appears once it applies to, or fires on, a bundle.
     pub(crate) checks: BTreeMap<&'static str, CheckCount>,
     /// (check, field) → values of the findings no erratum accepts.
     refused: BTreeMap<(&'static str, String), Hist>,
-    /// Each claimed recovered field of the opcode, its claim, and the bundles that break it.
-    claims: Vec<(&'static str, Claim, u64)>,
+    /// Each claimed recovered field of the opcode, its claim, the bundles that break it and the first of them.
+    claims: Vec<(&'static str, Claim, u64, Option<Loc>)>,
     /// Counts of the stream being added, not yet in the fields above ([`Group::flush`]).
     stream: Stream,
 }
@@ -71,6 +81,8 @@ pub(crate) struct Group {
 #[derive(Clone, Debug, Default)]
 struct Stream {
     bundles: u64,
+    /// Index of the stream's first bundle of this group.
+    first: Option<u64>,
     /// Per check of [`tpb_isa::checks::ALL`], by position: bundles it applied to and did not fire on.
     agree: Vec<u64>,
 }
@@ -79,17 +91,25 @@ impl Group {
     fn new(kind: BodyKind, opcode: u8) -> Group {
         Group {
             bundles: 0,
+            first: None,
             engines: BTreeMap::new(),
+            engines_first: BTreeMap::new(),
             fields: fields(kind).into_iter().map(|f| (f, Hist::default())).collect(),
             checks: BTreeMap::new(),
             refused: BTreeMap::new(),
-            claims: claims(opcode).map(|(f, c)| (f, c, 0)).collect(),
-            stream: Stream { bundles: 0, agree: vec![0; tpb_isa::checks::ALL.len()] },
+            claims: claims(opcode).map(|(f, c)| (f, c, 0, None)).collect(),
+            stream: Stream { bundles: 0, first: None, agree: vec![0; tpb_isa::checks::ALL.len()] },
         }
     }
 
-    /// Moves what the stream on `engine` added into the group's maps and histograms.
-    fn flush(&mut self, engine: &str) {
+    /// Moves what the stream `at` on `engine` added into the group's maps and histograms.
+    fn flush(&mut self, engine: &str, at: &At) {
+        if let Some(first) = self.stream.first.take() {
+            loc::keep(&mut self.first, at, first);
+            if !engine.is_empty() {
+                loc::keep_in(&mut self.engines_first, engine.to_string(), at, first);
+            }
+        }
         if self.stream.bundles > 0 && !engine.is_empty() {
             crate::hist::bump_n(&mut self.engines, engine, self.stream.bundles);
         }
@@ -100,7 +120,7 @@ impl Group {
             }
         }
         for (_, h) in &mut self.fields {
-            h.flush();
+            h.flush(Some(at));
         }
     }
 
@@ -108,13 +128,16 @@ impl Group {
     /// same after [`validate::amend`] (same order, then any it appended);
     /// `applicable` the checks [`smith::applicable`] gives it.
     /// Counts land in `self.stream` and the histograms' pending slots until [`Group::flush`].
-    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, findings: (&[Finding], &[Finding]), applicable: &Applies) {
+    /// `at` and `index` say where the bundle is.
+    #[allow(clippy::too_many_arguments)]
+    fn add(&mut self, raw: &Raw, bundle: &Bundle, g: Generation, findings: (&[Finding], &[Finding]), applicable: &Applies, at: &At, index: u64) {
         let (spec, amended) = findings;
         self.bundles += 1;
         self.stream.bundles += 1;
+        self.stream.first.get_or_insert(index);
         for (f, h) in &mut self.fields {
             if let Some(b) = raw.get(f.offset..f.offset + f.size) {
-                h.add_pending(b);
+                h.add_pending(b, at, index);
             }
         }
         let mut fired: Vec<&'static str> = Vec::new();
@@ -126,6 +149,7 @@ impl Group {
         for &code in &fired {
             let c = self.checks.entry(code).or_default();
             c.disagree += 1;
+            loc::keep(&mut c.first_disagree, at, index);
             // `amend` keeps the spec's findings in place, so the first `spec.len()` are theirs.
             let mine = || amended.iter().take(spec.len()).filter(|f| f.code == code);
             if mine().all(|f| f.erratum.is_some()) {
@@ -137,6 +161,7 @@ impl Group {
                 }
             } else {
                 c.refused += 1;
+                loc::keep(&mut c.first_refused, at, index);
             }
         }
         let mut bits = applicable.in_table;
@@ -160,13 +185,14 @@ impl Group {
             for f in &broken {
                 if let Some(c) = self.claims.iter_mut().find(|c| c.0 == f.field) {
                     c.2 += 1;
+                    loc::keep(&mut c.3, at, index);
                 }
             }
         }
         // What the amended profile refuses: the spec's findings no erratum accepts, and what a corrected reading found.
         for f in amended.iter().filter(|f| f.erratum.is_none()) {
             let h = self.refused.entry((f.code, f.field.clone())).or_default();
-            h.add(finding_bytes(raw, bundle.layout(), f));
+            h.add_at(finding_bytes(raw, bundle.layout(), f), at, index);
         }
     }
 }
@@ -240,6 +266,8 @@ impl Applicable {
 pub struct Support {
     pub files: BTreeSet<String>,
     pub bundles: u64,
+    /// The first bundle it accepted ([`loc`]).
+    pub first: Option<Loc>,
 }
 
 /// One erratum and the bundles that support it, per build.
@@ -269,6 +297,8 @@ pub struct Contradiction {
     /// The most frequent values, then the count of all others.
     pub values: Vec<(String, u64)>,
     pub other: u64,
+    /// Each listed value's first bundle ([`loc`]).
+    pub firsts: BTreeMap<String, Loc>,
 }
 
 impl std::fmt::Display for Contradiction {
@@ -348,17 +378,25 @@ impl Evidence {
     /// Adds one stream's whole bundles (a trailing partial bundle is not one):
     /// `file` as it should appear in the output, `build` the compiler build
     /// (`None` for a raw file: "unknown"), `engine` the stream's engine stem
-    /// (`PE`), empty for a raw file.
+    /// (`PE`), empty for a raw file. Its locations name the engine as the
+    /// member: [`Evidence::add_member`] names the container's.
     pub fn add_stream(&mut self, file: &str, build: Option<&str>, g: Generation, engine: &str, bytes: &[u8]) {
-        self.add_stream_with(file, build, g, engine, bytes, |_, _, _, _| {});
+        self.add_stream_with(file, engine, build, g, engine, bytes, |_, _, _, _| {});
+    }
+
+    /// [`Evidence::add_stream`] of a container's member (`sg00/PE.bin`; empty for a raw file).
+    pub fn add_member(&mut self, file: &str, member: &str, build: Option<&str>, g: Generation, engine: &str, bytes: &[u8]) {
+        self.add_stream_with(file, member, build, g, engine, bytes, |_, _, _, _| {});
     }
 
     /// [`Evidence::add_stream`], handing each bundle on as it is counted, to
     /// `each(index, raw, bundle, findings under the spec)`: a caller with
     /// checks of its own (conformance's round trips) makes no second walk.
+    #[allow(clippy::too_many_arguments)]
     pub fn add_stream_with(
         &mut self,
         file: &str,
+        member: &str,
         build: Option<&str>,
         g: Generation,
         engine: &str,
@@ -366,8 +404,10 @@ impl Evidence {
         mut each: impl FnMut(usize, &Raw, &Bundle, &[Finding]),
     ) {
         let build = build.unwrap_or(UNKNOWN_BUILD);
+        let at = At::new(file, member);
         let ops = self.groups.entry((g, build.to_string())).or_default();
-        let mut accepted: BTreeMap<&'static str, u64> = BTreeMap::new();
+        // Erratum → bundles it accepted here, and the first of them.
+        let mut accepted: BTreeMap<&'static str, (u64, u64)> = BTreeMap::new();
         let (mut invalid_spec, mut invalid_amended) = (0u64, 0u64);
         let mut amended: Vec<Finding> = Vec::new();
         let applicable = &mut self.applicable;
@@ -380,27 +420,30 @@ impl Evidence {
             }
             invalid_spec += u64::from(!validate::is_valid(spec));
             invalid_amended += u64::from(!validate::is_valid(&amended));
-            ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0])).add(raw, bundle, g, (spec, &amended), applicable.of(raw, g));
+            let index = i as u64;
+            let group = ops.entry(raw[0]).or_insert_with(|| Group::new(bundle.kind(), raw[0]));
+            group.add(raw, bundle, g, (spec, &amended), applicable.of(raw, g), &at, index);
             let mut ids: Vec<&'static str> = amended.iter().filter_map(|f| f.erratum).collect();
             ids.sort_unstable();
             ids.dedup();
             for id in ids {
-                *accepted.entry(id).or_insert(0) += 1;
+                accepted.entry(id).or_insert((0, index)).0 += 1;
             }
             each(i, raw, bundle, spec);
         });
         for group in ops.values_mut() {
-            group.flush(engine);
+            group.flush(engine, &at);
         }
         let n = n as u64;
         self.bundles += n;
         self.invalid_spec += invalid_spec;
         self.invalid_amended += invalid_amended;
         *self.inputs.entry((file.to_string(), build.to_string(), g)).or_insert(0) += n;
-        for (id, c) in accepted {
+        for (id, (c, first)) in accepted {
             let s = self.support.entry(id).or_default().entry(build.to_string()).or_default();
             s.files.insert(file.to_string());
             s.bundles += c;
+            loc::keep(&mut s.first, &at, first);
         }
     }
 
@@ -453,7 +496,7 @@ impl Evidence {
         let mut out = Vec::new();
         for ((g, build), ops) in &self.groups {
             for (op, s) in ops {
-                out.extend(s.claims.iter().map(|&(f, _, n)| (*g, build.as_str(), *op, f, n)));
+                out.extend(s.claims.iter().map(|&(f, _, n, _)| (*g, build.as_str(), *op, f, n)));
             }
         }
         out
@@ -489,7 +532,9 @@ impl Evidence {
         for ((g, build), ops) in &self.groups {
             for (op, group) in ops {
                 for ((check, field), h) in &group.refused {
-                    let (values, other) = h.top();
+                    let (top, other) = h.top_bytes();
+                    let firsts = top.iter().filter_map(|(v, _)| Some((hex(v), h.first(v)?.clone()))).collect();
+                    let values = top.into_iter().map(|(v, c)| (hex(&v), c)).collect();
                     out.push(Contradiction {
                         generation: *g,
                         build: build.clone(),
@@ -499,6 +544,7 @@ impl Evidence {
                         count: h.total(),
                         values,
                         other,
+                        firsts,
                     });
                 }
             }

@@ -1,8 +1,9 @@
 //! The evidence as JSON (to commit and diff) and as text (to read). Both are
 //! deterministic: every map is sorted, names are as the caller gave them.
 
-use super::{hex, Evidence, Group, Hist};
-use serde_json::{json, Value};
+use super::loc::Table;
+use super::{hex, Evidence, Group, Hist, Loc};
+use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use tpb_isa::opcode;
@@ -32,38 +33,92 @@ fn counts_json(h: &Hist) -> Value {
     Value::Object(h.tracked().map(|(v, c)| (hex(&v), json!(c))).collect())
 }
 
-fn group_json(g: tpb_isa::Generation, build: &str, op: u8, s: &Group) -> Value {
+/// Each tracked value's first location, as positions in the table in the order of `counts` (sorted by value).
+fn firsts_json(h: &Hist, t: &Table) -> Value {
+    let mut v: Vec<(String, Option<&Loc>)> = h.tracked_at().map(|(v, _, l)| (hex(&v), l)).collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    json!(t.line(v.into_iter().map(|(_, l)| l)))
+}
+
+/// Inserts `key`: the location's position, when there is one.
+fn put(m: &mut Value, key: &str, l: Option<&Loc>, t: &Table) {
+    if let (Some(l), Some(m)) = (l, m.as_object_mut()) {
+        m.insert(key.into(), json!(t.at(l)));
+    }
+}
+
+fn group_json(g: tpb_isa::Generation, build: &str, op: u8, s: &Group, t: &Table) -> Value {
     let fields: Vec<Value> = s
         .fields
         .iter()
         .map(|(f, h)| {
             let (values, other) = hist_json(h);
-            json!({"field": f.path, "offset": f.offset, "values": values, "other": other, "distinct": h.distinct(), "distinct_capped": h.capped(), "counts": counts_json(h)})
+            json!({"field": f.path, "offset": f.offset, "values": values, "other": other, "distinct": h.distinct(), "distinct_capped": h.capped(), "counts": counts_json(h), "first": firsts_json(h, t)})
         })
         .collect();
     let checks: Vec<Value> = s
         .checks
         .iter()
-        .map(|(code, c)| json!({"code": code, "agree": c.agree, "disagree": c.disagree, "accepted": c.accepted, "refused": c.refused}))
+        .map(|(code, c)| {
+            let mut v = json!({"code": code, "agree": c.agree, "disagree": c.disagree, "accepted": c.accepted, "refused": c.refused});
+            put(&mut v, "first_disagree", c.first_disagree.as_ref(), t);
+            put(&mut v, "first_refused", c.first_refused.as_ref(), t);
+            v
+        })
         .collect();
-    let claims: Vec<Value> =
-        s.claims.iter().map(|(field, claim, broken)| json!({"field": field, "claim": claim.describe(), "broken": broken})).collect();
-    json!({
+    let claims: Vec<Value> = s
+        .claims
+        .iter()
+        .map(|(field, claim, broken, first)| {
+            let mut v = json!({"field": field, "claim": claim.describe(), "broken": broken});
+            put(&mut v, "first_broken", first.as_ref(), t);
+            v
+        })
+        .collect();
+    let engines_first: Map<String, Value> = s.engines_first.iter().map(|(e, l)| (e.clone(), json!(t.at(l)))).collect();
+    let mut v = json!({
         "generation": g,
         "build": build,
         "opcode": format!("{op:#04x}"),
         "name": opcode::name(op),
         "bundles": s.bundles,
         "engines": s.engines,
+        "engines_first": engines_first,
         "fields": fields,
         "checks": checks,
         "claims": claims,
-    })
+    });
+    put(&mut v, "first", s.first.as_ref(), t);
+    v
+}
+
+impl Evidence {
+    /// Every location the evidence keeps (for its table).
+    fn locations(&self) -> Vec<&Loc> {
+        let mut out: Vec<&Loc> = Vec::new();
+        for g in self.groups.values().flat_map(|ops| ops.values()) {
+            out.extend(g.first.iter().chain(g.engines_first.values()));
+            for (_, h) in &g.fields {
+                out.extend(h.tracked_at().filter_map(|(_, _, l)| l));
+            }
+            for c in g.checks.values() {
+                out.extend(c.first_disagree.iter().chain(c.first_refused.iter()));
+            }
+            out.extend(g.claims.iter().filter_map(|c| c.3.as_ref()));
+            for h in g.refused.values() {
+                out.extend(h.tracked_at().filter_map(|(_, _, l)| l));
+            }
+        }
+        out.extend(self.support.values().flat_map(|b| b.values()).filter_map(|s| s.first.as_ref()));
+        out
+    }
 }
 
 impl Evidence {
     /// The evidence as one JSON object: `inputs`, `groups`, `errata`, `contradictions`, `totals`.
     pub fn to_json(&self) -> Value {
+        let table = Table::of(self.locations());
+        let t = &table;
         let inputs: Vec<Value> = self
             .inputs
             .iter()
@@ -73,14 +128,21 @@ impl Evidence {
             })
             .collect();
         let groups: Vec<Value> =
-            self.groups.iter().flat_map(|((g, build), ops)| ops.iter().map(move |(op, s)| group_json(*g, build, *op, s))).collect();
+            self.groups.iter().flat_map(|((g, build), ops)| ops.iter().map(move |(op, s)| group_json(*g, build, *op, s, t))).collect();
         let errata: Vec<Value> = self
             .errata()
             .iter()
             .map(|ev| {
                 let e = ev.erratum;
-                let evidence: serde_json::Map<String, Value> =
-                    ev.builds.iter().map(|(b, s)| (b.clone(), json!({"files": s.files, "bundles": s.bundles}))).collect();
+                let evidence: serde_json::Map<String, Value> = ev
+                    .builds
+                    .iter()
+                    .map(|(b, s)| {
+                        let mut v = json!({"files": s.files, "bundles": s.bundles});
+                        put(&mut v, "first", s.first.as_ref(), t);
+                        (b.clone(), v)
+                    })
+                    .collect();
                 json!({
                     "id": e.id,
                     "check": e.amends.check.code,
@@ -100,6 +162,7 @@ impl Evidence {
             .iter()
             .map(|c| {
                 let counts = self.refused_values(c).map_or(Value::Null, counts_json);
+                let first = self.refused_values(c).map_or(Value::Null, |h| firsts_json(h, t));
                 json!({
                     "generation": c.generation,
                     "build": c.build,
@@ -111,6 +174,7 @@ impl Evidence {
                     "values": c.values.iter().map(|(v, n)| json!([v, n])).collect::<Vec<_>>(),
                     "other": c.other,
                     "counts": counts,
+                    "first": first,
                 })
             })
             .collect();
@@ -121,6 +185,7 @@ impl Evidence {
             "errata": errata,
             "contradictions": contradictions,
             "totals": {"bundles": self.bundles, "invalid_spec": self.invalid_spec, "invalid_amended": self.invalid_amended},
+            "locations": table.to_json(),
         });
         if let (Some(s), Some(m)) = (&self.shards, doc.as_object_mut()) {
             m.insert("shards".into(), json!({"count": s.count, "have": s.have}));
@@ -128,18 +193,22 @@ impl Evidence {
         doc
     }
 
-    /// The evidence as text: inputs, one block per group, errata with their support, contradictions.
-    pub fn to_text(&self) -> String {
-        let mut t = String::new();
+    /// The text's first line: what was counted, and the verdicts under both profiles (`-q` prints it alone).
+    pub fn count_line(&self) -> String {
         let files: BTreeSet<&str> = self.inputs.keys().map(|(f, _, _)| f.as_str()).collect();
-        let _ = writeln!(
-            t,
+        format!(
             "tpb evidence: {} bundles from {} files; invalid under the spec alone: {}, amended by the errata: {}",
             self.bundles,
             files.len(),
             self.invalid_spec,
             self.invalid_amended
-        );
+        )
+    }
+
+    /// The evidence as text: inputs, one block per group, errata with their support, contradictions.
+    pub fn to_text(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(t, "{}", self.count_line());
         let _ = writeln!(t, "\ninputs:");
         for ((file, build, g), n) in &self.inputs {
             let _ = writeln!(t, "  {} {g} {}: {n} bundles", escape(file), escape(build));
@@ -154,7 +223,7 @@ impl Evidence {
                     let acc = if acc.is_empty() { String::new() } else { format!(" (accepted: {})", acc.join(", ")) };
                     let _ = writeln!(t, "  check {code}: agree {}, disagree {}{acc}, refused {}", c.agree, c.disagree, c.refused);
                 }
-                for (field, claim, broken) in &s.claims {
+                for (field, claim, broken, _) in &s.claims {
                     let _ = writeln!(t, "  claim {field}: {}; broken by {broken}", claim.describe());
                 }
                 for (f, h) in &s.fields {

@@ -227,7 +227,9 @@ fn counts_the_bundles_that_break_a_recovered_claim() -> R<()> {
     assert!(ev.to_text().contains("  claim zero_0c: zeros; broken by 1\n"), "{}", ev.to_text());
     let json = ev.to_json();
     let claims = &json["groups"][0]["claims"];
-    assert_eq!(claims, &serde_json::json!([{"field": "zero_0c", "claim": "zeros", "broken": 1}]), "{json}");
+    assert_eq!(claims, &serde_json::json!([{"field": "zero_0c", "claim": "zeros", "broken": 1, "first_broken": 1}]), "{json}");
+    // The first breaking bundle is the second of the stream: position 1 of the locations table.
+    assert_eq!(json["locations"], serde_json::json!({"files": ["a.neff"], "members": ["SP"], "at": ["0 0 0", "0 0 1"]}));
     Ok(())
 }
 
@@ -287,10 +289,11 @@ fn a_check_outside_the_table_is_counted_by_name() -> R<()> {
     let raw = copy()?;
     let bundle = Bundle::decode(&raw);
     let mut group = Group::new(bundle.kind(), raw[0]);
-    for _ in 0..3 {
-        group.add(&raw, &bundle, V2, (&[], &[]), &applies);
+    let at = loc::At::new("a.neff", "sg00/PE.bin");
+    for i in 0..3 {
+        group.add(&raw, &bundle, V2, (&[], &[]), &applies, &at, i);
     }
-    group.flush("PE");
+    group.flush("PE", &at);
     for code in [RECOVERED_CLAIM.code, INVALID_DTYPE.code] {
         assert_eq!(group.checks.get(code).map(|c| (c.agree, c.disagree)), Some((3, 0)), "{code}");
     }

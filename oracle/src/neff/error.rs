@@ -12,6 +12,8 @@ pub enum At {
     Tar(u64),
     /// Byte offset inside a member's bytes.
     Member(u64),
+    /// The file as a whole: it could not be opened or read (no part, no offset, as every command says it).
+    Whole,
 }
 
 impl fmt::Display for At {
@@ -20,6 +22,7 @@ impl fmt::Display for At {
             At::File(o) => write!(f, "file offset {o:#x}"),
             At::Tar(o) => write!(f, "tar offset {o:#x}"),
             At::Member(o) => write!(f, "offset {o:#x}"),
+            At::Whole => write!(f, "the file"),
         }
     }
 }
@@ -44,6 +47,9 @@ impl fmt::Display for NeffError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // One line whatever the input: names and messages may quote it.
         use crate::text_safe::escape;
+        if self.at == At::Whole {
+            return write!(f, "{}: {}", escape(&self.file), escape(&self.message));
+        }
         write!(f, "{}: {}: {}: {}", escape(&self.file), escape(&self.member), self.at, escape(&self.message))
     }
 }

@@ -149,7 +149,8 @@ pub fn read_file_with(path: &Path, limits: &Limits) -> Result<Neff, NeffError> {
 /// [`NeffError`] (over the cap: placed at the cap, the first byte not read).
 pub fn read_container(path: &Path, max_file: u64) -> Result<Vec<u8>, NeffError> {
     crate::programs::read_file(path, max_file).map_err(|e| {
-        let at = At::File(e.offset().unwrap_or(0));
+        // A file that cannot be opened or read is said as every command says it: `FILE: cannot read: …`.
+        let at = e.offset().map_or(At::Whole, At::File);
         NeffError::new(&path.display().to_string(), "file", at, format!("cannot read: {e}"))
     })
 }

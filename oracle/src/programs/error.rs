@@ -32,6 +32,9 @@ pub enum ProgramError {
     /// Text in the `tpb disasm` format, not bundles.
     #[error("{}: offset 0x0: looks like bundle text: assemble it first with tpb asm FILE -o OUT", shown(file))]
     Text { file: PathBuf },
+    /// Printable text that is not in the `tpb disasm` format (a README, a log): no bundle line.
+    #[error("{}: offset 0x0: plain text, not a program (neither a NEFF, raw 64-byte bundles, nor bundle text as tpb disasm writes it)", shown(file))]
+    Prose { file: PathBuf },
     /// A raw file of `len` bytes, not a whole number of bundles.
     #[error("{}: {}", shown(file), partial(*len))]
     Partial { file: PathBuf, len: u64 },

@@ -3,7 +3,7 @@
 
 use super::program::Content;
 use super::sniff::{is_neff_name, neff_ahead};
-use super::{looks_like_text, read_file, CapError, Program, ProgramError, RawStream, Reader, Warning, CHUNK, TEXT_SNIFF};
+use super::{looks_like_prose, looks_like_text, read_file, CapError, Program, ProgramError, RawStream, Reader, Warning, CHUNK, TEXT_SNIFF};
 use crate::neff;
 use std::fs::File;
 use std::path::Path;
@@ -47,8 +47,12 @@ pub fn open(path: &Path, cap: u64, warn: &mut dyn FnMut(Warning)) -> Result<Inpu
     if head.is_empty() {
         return Err(ProgramError::Empty { file: path.to_path_buf() });
     }
-    if looks_like_text(&head[..head.len().min(TEXT_SNIFF)]) {
+    let sample = &head[..head.len().min(TEXT_SNIFF)];
+    if looks_like_text(sample) {
         return Err(ProgramError::Text { file: path.to_path_buf() });
+    }
+    if looks_like_prose(sample) {
+        return Err(ProgramError::Prose { file: path.to_path_buf() });
     }
     // A regular file says its length: a trailing partial bundle is refused before anything is judged.
     if regular.is_some() && !len.is_multiple_of(BUNDLE_BYTES as u64) {
@@ -59,15 +63,21 @@ pub fn open(path: &Path, cap: u64, warn: &mut dyn FnMut(Warning)) -> Result<Inpu
     Ok(Input::Raw(RawStream::new(path, r, head)))
 }
 
-/// Reads a file whole as bundle streams: a container as [`open`] reads it, a
-/// raw file as one stream of whole bundles.
-pub fn load(path: &Path, cap: u64, warn: &mut dyn FnMut(Warning)) -> Result<Program, ProgramError> {
+/// A file's bytes, at most `cap` of them, its error as every command says it
+/// (`FILE: cannot read: …`, `FILE: offset 0x…: … over the cap`).
+pub fn read_whole(path: &Path, cap: u64) -> Result<Vec<u8>, ProgramError> {
     let file = path.to_path_buf();
-    let bytes = read_file(path, cap).map_err(|e| match e {
+    read_file(path, cap).map_err(|e| match e {
         CapError::Stated { len, cap } => ProgramError::TooLong { file, len, cap },
         CapError::Over { cap } => ProgramError::PastCap { file, cap, bundles: None },
         CapError::Io(source) => ProgramError::Unreadable { file, source },
-    })?;
+    })
+}
+
+/// Reads a file whole as bundle streams: a container as [`open`] reads it, a
+/// raw file as one stream of whole bundles.
+pub fn load(path: &Path, cap: u64, warn: &mut dyn FnMut(Warning)) -> Result<Program, ProgramError> {
+    let bytes = read_whole(path, cap)?;
     if is_neff_name(path) || neff::sniff(&bytes) {
         return container(path, &bytes, warn);
     }

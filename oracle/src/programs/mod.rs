@@ -20,11 +20,11 @@ mod sniff;
 mod walk;
 
 pub use error::{ProgramError, Warning};
-pub use load::{load, open, Input};
+pub use load::{load, open, read_whole, Input};
 pub use program::{Content, Program, Stream};
 pub use raw::{Chunk, RawStream, CHUNK};
 pub use reader::{read_file, CapError, Reader};
-pub use sniff::{looks_like_text, TEXT_SNIFF};
+pub use sniff::{looks_like_prose, looks_like_text, TEXT_SNIFF};
 pub use walk::{find, list, name, Found};
 
 use std::path::Path;

@@ -62,21 +62,42 @@ pub(super) fn neff_ahead(r: &mut Reader<File>, head: &mut Vec<u8>, len: Option<u
     }
 }
 
-/// Whether `sample` (the start of a file) is text in the `tpb disasm` format:
-/// printable text (UTF-8 without control characters but tab and line ends) with
-/// a line that is a comment (`#`) or starts with a bundle (`0x46:`). A bundle
-/// never is: its second byte (inst_word_len, 0x10) is a control character.
-pub fn looks_like_text(sample: &[u8]) -> bool {
+/// `sample` (the start of a file) as text: UTF-8 without control characters
+/// but tab and line ends (a bundle never is: its second byte, inst_word_len
+/// 0x10, is a control character); `None` when it is not.
+fn printable(sample: &[u8]) -> Option<&str> {
     let text = match std::str::from_utf8(sample) {
         Ok(t) => t,
         // The sample may end inside a character.
         Err(e) if e.error_len().is_none() => std::str::from_utf8(&sample[..e.valid_up_to()]).unwrap_or_default(),
-        Err(_) => return false,
+        Err(_) => return None,
     };
-    let printable = text.chars().all(|c| matches!(c, '\t' | '\n' | '\r') || !c.is_control());
-    printable
-        && text.lines().map(str::trim_start).any(|l| {
-            let hex = l.strip_prefix("0x").or_else(|| l.strip_prefix("0X")).map(|h| h.trim_start_matches(|c: char| c.is_ascii_hexdigit()));
-            l.starts_with('#') || hex.is_some_and(|rest| rest.len() + 2 < l.len() && rest.starts_with(':'))
-        })
+    text.chars().all(|c| matches!(c, '\t' | '\n' | '\r') || !c.is_control()).then_some(text)
+}
+
+/// Whether a line starts with a bundle as `tpb disasm` writes one (`0x46:`).
+fn bundle_line(l: &str) -> bool {
+    let l = l.trim_start();
+    let hex = l.strip_prefix("0x").or_else(|| l.strip_prefix("0X")).map(|h| h.trim_start_matches(|c: char| c.is_ascii_hexdigit()));
+    hex.is_some_and(|rest| rest.len() + 2 < l.len() && rest.starts_with(':'))
+}
+
+/// Whether `sample` is text in the `tpb disasm` format: printable text with a
+/// line that starts with a bundle (`0x46:`), every other line blank or a
+/// comment (`#`). A README quoting a bundle line is prose around it, not
+/// bundle text. The last line may be cut where the sample ends: it is not held to that.
+pub fn looks_like_text(sample: &[u8]) -> bool {
+    printable(sample).is_some_and(|t| {
+        let lines: Vec<&str> = t.lines().collect();
+        let whole = if t.ends_with('\n') { lines.len() } else { lines.len().saturating_sub(1) };
+        let fits = |l: &&str| bundle_line(l) || l.trim().is_empty() || l.trim_start().starts_with('#');
+        lines.iter().any(|l| bundle_line(l)) && lines.iter().take(whole).all(fits)
+    })
+}
+
+/// Whether `sample` is printable text in lines (a README, a log) and not
+/// bundle text: not a program. A run of printable bytes with no line end
+/// may still be bundles of some unknown body, so it is not called text.
+pub fn looks_like_prose(sample: &[u8]) -> bool {
+    printable(sample).is_some_and(|t| t.contains('\n') && !t.trim().is_empty()) && !looks_like_text(sample)
 }

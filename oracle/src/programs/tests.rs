@@ -234,17 +234,32 @@ fn a_file_of_exactly_the_cap_opens() -> Result<(), Box<dyn std::error::Error>> {
 
 #[test]
 fn bundle_text_is_told_from_bundles() {
-    for text in ["# sg00/PE.bin\n0x46:TensorCopy", "\n\n  0x02:MatMul a=1\r\n", "0xb1:unknown", "# just a comment", "# caf\u{e9}\n0x46:T"] {
-        assert!(looks_like_text(text.as_bytes()), "{text:?}");
+    for text in ["# sg00/PE.bin\n0x46:TensorCopy", "\n\n  0x02:MatMul a=1\r\n", "0xb1:unknown", "# caf\u{e9}\n0x46:T"] {
+        assert!(looks_like_text(text.as_bytes()) && !looks_like_prose(text.as_bytes()), "{text:?}");
     }
-    for text in ["hello\n", "0x46 TensorCopy", "0x:nothing", "0xzz:x", "x0x46:TensorCopy"] {
+    // Text with no bundle line (a README's headings are `#` lines too) is plain text, not bundle text.
+    for text in [
+        "hello\n",
+        "0x46 TensorCopy\n",
+        "0x:nothing\n",
+        "0xzz:x\n",
+        "x0x46:TensorCopy\n",
+        "# just a comment\n",
+        "# Title\n\nSome prose.\n",
+        "Prose\n0x46:TensorCopy\n",
+    ] {
         assert!(!looks_like_text(text.as_bytes()), "{text:?}");
+        assert!(looks_like_prose(text.as_bytes()), "{text:?}");
     }
+    // Printable bytes with no line end may be bundles of a body no table names: not called text.
+    assert!(!looks_like_prose(&[0x46; 100]));
+    assert!(!looks_like_prose(b"\x46\x10\x00\x00") && !looks_like_prose(b"  \n"));
     // Control bytes (a bundle's inst_word_len, 0x10) are never text.
     assert!(!looks_like_text(b"#\x10\n0x46:T"));
     assert!(!looks_like_text(&bundles(&[b'#'; 4])));
     // A sample cut inside a character is still text; one with a byte that is never UTF-8 is not.
-    assert!(looks_like_text(&"# caf\u{e9}".as_bytes()[..6]));
+    let cut = "# caf\u{e9}\n0x46:T\n# caf\u{e9}";
+    assert!(looks_like_text(&cut.as_bytes()[..cut.len() - 1]));
     assert!(!looks_like_text(b"# comment\n\xff\xfe"));
 }
 

@@ -3,7 +3,10 @@
 //! (appeared/vanished opcodes and engines, new field values, checks,
 //! contradictions, errata, recovered claims). OLD and NEW are each an evidence
 //! JSON file (`*.json`, as `tpb evidence --json` writes it) or programs (a
-//! folder walked for `*.neff`, or one NEFF or raw bundle file).
+//! folder walked for `*.neff`, or one NEFF or raw bundle file). Sides that
+//! share no generation are compared per opcode across generations. Every
+//! difference names its first bundle, resolved to a path and its `tpb
+//! disasm` line where the programs can be read.
 //!
 //! Exit bits as `tpb diff` (abidiff), OR-ed: 1 error (an input unreadable or
 //! not evidence, the output unwritable: nothing is compared), 2 usage,
@@ -14,7 +17,7 @@
 use crate::programs;
 use std::path::{Path, PathBuf};
 use tpb_isa::Generation;
-use tpb_oracle::evidence::diff::{diff, Summary, BIT_ERROR};
+use tpb_oracle::evidence::diff::{diff_by, Compare, Options, SideRoot, Summary, BIT_ERROR};
 use tpb_oracle::evidence::Evidence;
 
 #[derive(clap::Args)]
@@ -38,6 +41,21 @@ pub struct Args {
     /// Generation of every stream of the programs read (v2, v3, v4). Default: the container's, else v2.
     #[arg(long)]
     arch: Option<Generation>,
+    /// Generation of OLD's programs only (as --arch).
+    #[arg(long, value_name = "G", conflicts_with = "arch")]
+    old_arch: Option<Generation>,
+    /// Generation of NEW's programs only (as --arch): a new target's programs judged as one you know.
+    #[arg(long, value_name = "G", conflicts_with = "arch")]
+    new_arch: Option<Generation>,
+    /// Compare per opcode whatever each side's generations (the default when they share none).
+    #[arg(long, conflicts_with = "per_generation")]
+    across: bool,
+    /// Compare per generation × opcode even when the sides share no generation (everything appears or vanishes).
+    #[arg(long)]
+    per_generation: bool,
+    /// List the values possibly seen field by field (one summary line by default; always in --json).
+    #[arg(long)]
+    possibly_seen: bool,
     /// Refuse a file (program or evidence JSON) larger than this many bytes.
     #[arg(long, default_value_t = tpb_oracle::neff::MAX_FILE)]
     max_bytes: u64,
@@ -70,7 +88,7 @@ fn load(side: &str, path: &Path, arch: Option<Generation>, max_bytes: u64) -> Re
     let code = programs::each_program(&[path.to_path_buf()], arch, max_bytes, |file, p, c| {
         ev.set_source(file, c.target.as_deref(), c.from);
         for s in p.streams() {
-            ev.add_stream(file, s.build, c.generation, s.engine_name(), s.bytes);
+            ev.add_member(file, s.member, s.build, c.generation, s.engine_name(), s.bytes);
         }
     });
     // A program left out would make its opcodes look vanished: compare all or nothing.
@@ -84,15 +102,21 @@ fn load(side: &str, path: &Path, arch: Option<Generation>, max_bytes: u64) -> Re
 }
 
 pub fn run(a: Args) -> u8 {
-    let old = match load("OLD", &a.old, a.arch, a.max_bytes) {
+    let old = match load("OLD", &a.old, a.old_arch.or(a.arch), a.max_bytes) {
         Ok(s) => s,
         Err(e) => return error(e),
     };
-    let new = match load("NEW", &a.new, a.arch, a.max_bytes) {
+    let new = match load("NEW", &a.new, a.new_arch.or(a.arch), a.max_bytes) {
         Ok(s) => s,
         Err(e) => return error(e),
     };
-    let d = diff(&old, &new);
+    let how = match (a.across, a.per_generation) {
+        (true, _) => Compare::Across,
+        (_, true) => Compare::PerGeneration,
+        _ => Compare::Auto,
+    };
+    let mut d = diff_by(&old, &new, how);
+    d.resolve(&SideRoot { arg: &a.old, json: is_json(&a.old) }, &SideRoot { arg: &a.new, json: is_json(&a.new) }, a.max_bytes);
     let (old_name, new_name) = (a.old.display().to_string(), a.new.display().to_string());
     if let Some(out) = &a.html {
         let page = crate::html::diff_page(&d.to_json(&old_name, &new_name), &crate::html::Extra::beside_cwd());
@@ -106,7 +130,7 @@ pub fn run(a: Args) -> u8 {
             Err(e) => return error(format!("cannot render JSON: {e}")),
         }
     } else {
-        d.to_markdown(&old_name, &new_name)
+        d.to_markdown_with(&old_name, &new_name, Options { possibly_seen: a.possibly_seen })
     };
     match &a.output {
         Some(path) => match crate::out::write_atomic(path, text.as_bytes()) {

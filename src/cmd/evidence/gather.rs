@@ -31,7 +31,7 @@ pub fn gather(files: &[Found], arch: Option<Generation>, max_bytes: u64, jobs: u
                     bar.suspend(|| programs::say(&p.file, &c));
                     ev.set_source(&f.shown, c.target.as_deref(), c.from);
                     for s in p.streams() {
-                        ev.add_stream(&f.shown, s.build, c.generation, s.engine_name(), s.bytes);
+                        ev.add_member(&f.shown, s.member, s.build, c.generation, s.engine_name(), s.bytes);
                     }
                 }
                 Err(e) => {

@@ -12,16 +12,29 @@
 //! spec amended by the errata, and the recovered layouts' claims) where OLD did
 //! not. A value that is only *possibly* new (OLD's histogram overflowed, so it
 //! may be among OLD's unlisted values) is listed but sets no bit.
+//!
+//! Every difference names the first bundle that shows it ([`Example`]: the
+//! side, and the smallest location the evidence kept); the command resolves
+//! it to a path and that bundle's disassembly ([`Diff::found`]).
+//!
+//! Sides that share no generation (a new target, or one whose generation was
+//! guessed) are compared per opcode across their generations ([`Compare`]).
 
+mod across;
 mod render;
+mod resolve;
 mod summary;
 #[cfg(test)]
 mod tests;
 mod view;
 
+pub use across::Compare;
+pub use render::{count, value_name, Options};
+pub use resolve::{disasm_line, SideRoot};
 pub use summary::{BuildInputs, Check, Op, Summary, Values};
 
-use std::collections::BTreeSet;
+use super::Loc;
+use std::collections::{BTreeMap, BTreeSet};
 use tpb_isa::Generation;
 
 /// The inputs could not be read (or are not evidence), or the output not written.
@@ -35,6 +48,43 @@ pub const BIT_CHANGED: u8 = 4;
 /// or a recovered claim NEW breaks where OLD broke none.
 pub const BIT_NEW_DISAGREES: u8 = 8;
 
+/// Which side a bundle is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Which {
+    Old,
+    New,
+}
+
+impl Which {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Which::Old => "OLD",
+            Which::New => "NEW",
+        }
+    }
+}
+
+/// The first bundle (by file, member, index) that shows a difference, and its side.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Example {
+    pub side: Which,
+    pub loc: Loc,
+}
+
+impl Example {
+    fn on(side: Which, loc: Option<&Loc>) -> Option<Example> {
+        loc.map(|l| Example { side, loc: l.clone() })
+    }
+}
+
+/// An example resolved by whoever can read the programs: the path to give
+/// `tpb disasm`, and that bundle's line as `tpb disasm` prints it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub path: String,
+    pub line: String,
+}
+
 /// An opcode one side has and the other lacks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpPresence {
@@ -44,6 +94,7 @@ pub struct OpPresence {
     pub bundles: u64,
     /// Its engines there, with bundles.
     pub engines: Vec<(String, u64)>,
+    pub at: Option<Example>,
 }
 
 /// An engine an opcode (present on both sides) appeared on or vanished from.
@@ -56,6 +107,7 @@ pub struct EngineMove {
     pub appeared: bool,
     /// Bundles on the side that has it.
     pub bundles: u64,
+    pub at: Option<Example>,
 }
 
 /// Values of one field that NEW's histogram lists and OLD's does not.
@@ -73,6 +125,8 @@ pub struct NewValues {
     pub old_other: u64,
     /// Occurrences NEW saw of values it does not list (not compared).
     pub new_other: u64,
+    /// Value (new or possibly seen) → its first bundle in NEW.
+    pub at: BTreeMap<String, Example>,
 }
 
 /// How a check's verdict on one opcode moved.
@@ -124,6 +178,8 @@ pub struct CheckMove {
     pub change: CheckChange,
     pub old: Check,
     pub new: Check,
+    /// The first bundle of the side whose verdict is reported (NEW's refusal or disagreement, or OLD's).
+    pub at: Option<Example>,
 }
 
 /// A contradiction (a spec disagreement no erratum accepts) one side has and the other lacks.
@@ -133,8 +189,9 @@ pub struct ContradictionMove {
     pub opcode: u8,
     pub check: String,
     pub field: String,
-    /// The side that has it: its findings' values.
+    /// The side that has it: its findings' values (and their first bundles).
     pub values: Values,
+    pub side: Which,
 }
 
 /// An erratum one side's bundles support and the other's do not.
@@ -145,6 +202,7 @@ pub struct ErratumMove {
     pub bundles: u64,
     /// Whether the other side's errata table lists it at all (evidence written by an older `tpb` may not).
     pub listed_by_other: bool,
+    pub at: Option<Example>,
 }
 
 /// A recovered claim NEW breaks where OLD broke none (or the reverse).
@@ -155,6 +213,7 @@ pub struct ClaimMove {
     pub field: String,
     pub old_broken: u64,
     pub new_broken: u64,
+    pub at: Option<Example>,
 }
 
 /// Everything that moved from OLD to NEW.
@@ -180,6 +239,12 @@ pub struct Diff {
     pub claims_mended: Vec<ClaimMove>,
     /// [`BIT_CHANGED`] | [`BIT_NEW_DISAGREES`], as they apply.
     pub exit: u8,
+    /// Set when the sides were compared per opcode across generations: OLD's and NEW's generations.
+    pub across: Option<across::Generations>,
+    /// Each example resolved to a path and its disassembly, where the programs could be read ([`Diff::examples`]).
+    pub found: BTreeMap<Example, Found>,
+    /// Examples whose programs could not be read, and why (said once each in the output).
+    pub unfound: BTreeMap<Example, String>,
 }
 
 /// One side's header: its builds and totals.
@@ -201,6 +266,45 @@ impl Diff {
     pub fn is_empty(&self) -> bool {
         self.exit == 0
     }
+
+    /// Every example a difference names, each once.
+    pub fn examples(&self) -> BTreeSet<Example> {
+        let mut out = BTreeSet::new();
+        let one = |out: &mut BTreeSet<Example>, e: &Option<Example>| out.extend(e.iter().cloned());
+        for p in self.appeared.iter().chain(&self.vanished) {
+            one(&mut out, &p.at);
+        }
+        for e in &self.engines {
+            one(&mut out, &e.at);
+        }
+        for v in &self.values {
+            out.extend(v.at.values().cloned());
+        }
+        for c in &self.checks {
+            one(&mut out, &c.at);
+        }
+        for c in self.contradictions_new.iter().chain(&self.contradictions_gone) {
+            out.extend(c.values.first.values().map(|l| Example { side: c.side, loc: l.clone() }));
+        }
+        for e in self.errata_unsupported.iter().chain(&self.errata_needed) {
+            one(&mut out, &e.at);
+        }
+        for c in self.claims_broken.iter().chain(&self.claims_mended) {
+            one(&mut out, &c.at);
+        }
+        out
+    }
+
+    /// The generation a key's difference is shown under: its own, or `v2→v3` when compared across.
+    pub fn generation_label(&self, g: Generation) -> String {
+        match &self.across {
+            None => g.to_string(),
+            Some((old, new)) => {
+                let list = |s: &BTreeSet<Generation>| s.iter().map(|g| g.as_str()).collect::<Vec<_>>().join("+");
+                format!("{}→{}", list(old), list(new))
+            }
+        }
+    }
 }
 
 /// Most frequent first, then by value.
@@ -209,8 +313,14 @@ fn by_count(mut v: Vec<(String, u64)>) -> Vec<(String, u64)> {
     v
 }
 
-fn presence(key: (Generation, u8), op: &Op) -> OpPresence {
-    OpPresence { generation: key.0, opcode: key.1, bundles: op.bundles, engines: op.engines.iter().map(|(e, n)| (e.clone(), *n)).collect() }
+fn presence(key: (Generation, u8), op: &Op, side: Which) -> OpPresence {
+    OpPresence {
+        generation: key.0,
+        opcode: key.1,
+        bundles: op.bundles,
+        engines: op.engines.iter().map(|(e, n)| (e.clone(), *n)).collect(),
+        at: Example::on(side, op.first.as_ref()),
+    }
 }
 
 /// The values NEW lists for one field that OLD does not, split by what can be claimed.
@@ -222,6 +332,7 @@ fn new_values(key: (Generation, u8), field: &(u64, String), old: Option<&Values>
     if unlisted.is_empty() {
         return None;
     }
+    let at = unlisted.iter().filter_map(|(v, _)| Some((v.clone(), Example::on(Which::New, new.first.get(v))?))).collect();
     let (new_v, possibly) = if old.complete() { (unlisted, Vec::new()) } else { (Vec::new(), unlisted) };
     Some(NewValues {
         generation: key.0,
@@ -232,11 +343,28 @@ fn new_values(key: (Generation, u8), field: &(u64, String), old: Option<&Values>
         possibly_seen: by_count(possibly),
         old_other: old.other,
         new_other: new.other,
+        at,
     })
 }
 
-/// What moved from `old` to `new`.
+/// What moved from `old` to `new`, per generation unless they share none ([`Compare::Auto`]).
 pub fn diff(old: &Summary, new: &Summary) -> Diff {
+    diff_by(old, new, Compare::Auto)
+}
+
+/// What moved from `old` to `new`, compared as `how` says.
+pub fn diff_by(old: &Summary, new: &Summary, how: Compare) -> Diff {
+    match across::generations(old, new, how) {
+        None => diff_keyed(old, new),
+        Some((gens, g)) => {
+            let mut d = diff_keyed(&old.across(g), &new.across(g));
+            d.across = Some(gens);
+            d
+        }
+    }
+}
+
+fn diff_keyed(old: &Summary, new: &Summary) -> Diff {
     let mut d = Diff {
         old: Side::of(old),
         new: Side::of(new),
@@ -252,19 +380,30 @@ pub fn diff(old: &Summary, new: &Summary) -> Diff {
         claims_broken: Vec::new(),
         claims_mended: Vec::new(),
         exit: 0,
+        across: None,
+        found: BTreeMap::new(),
+        unfound: BTreeMap::new(),
     };
     for (key, o) in &old.ops {
         if !new.ops.contains_key(key) {
-            d.vanished.push(presence(*key, o));
+            d.vanished.push(presence(*key, o, Which::Old));
         }
     }
     for (key, n) in &new.ops {
         let Some(o) = old.ops.get(key) else {
-            d.appeared.push(presence(*key, n));
+            d.appeared.push(presence(*key, n, Which::New));
             // Every value, check and claim of a new opcode is new: its contradictions and broken claims are still listed below.
             for (field, broken) in &n.claims {
                 if *broken > 0 {
-                    d.claims_broken.push(ClaimMove { generation: key.0, opcode: key.1, field: field.clone(), old_broken: 0, new_broken: *broken });
+                    let at = Example::on(Which::New, n.claims_first.get(field));
+                    d.claims_broken.push(ClaimMove {
+                        generation: key.0,
+                        opcode: key.1,
+                        field: field.clone(),
+                        old_broken: 0,
+                        new_broken: *broken,
+                        at,
+                    });
                 }
             }
             continue;
@@ -273,7 +412,8 @@ pub fn diff(old: &Summary, new: &Summary) -> Diff {
         for e in engines {
             let (was, is) = (o.engines.get(e), n.engines.get(e));
             if let Some(bundles) = is.xor(was) {
-                d.engines.push(EngineMove { generation: key.0, opcode: key.1, engine: e.clone(), appeared: is.is_some(), bundles: *bundles });
+                let at = if is.is_some() { Example::on(Which::New, n.engines_first.get(e)) } else { Example::on(Which::Old, o.engines_first.get(e)) };
+                d.engines.push(EngineMove { generation: key.0, opcode: key.1, engine: e.clone(), appeared: is.is_some(), bundles: *bundles, at });
             }
         }
         for (field, values) in &n.fields {
@@ -284,36 +424,55 @@ pub fn diff(old: &Summary, new: &Summary) -> Diff {
         for c in checks {
             let (was, is) = (o.checks.get(c).unwrap_or(&none), n.checks.get(c).unwrap_or(&none));
             if let Some(change) = CheckChange::of(was, is) {
-                d.checks.push(CheckMove { generation: key.0, opcode: key.1, check: c.clone(), change, old: was.clone(), new: is.clone() });
+                let at = match change {
+                    CheckChange::NowRefused => Example::on(Which::New, is.first_refused.as_ref()),
+                    CheckChange::NowDisagreesAccepted => Example::on(Which::New, is.first_disagree.as_ref()),
+                    CheckChange::NoLongerRefused => Example::on(Which::Old, was.first_refused.as_ref()),
+                    CheckChange::NoLongerDisagrees => Example::on(Which::Old, was.first_disagree.as_ref()),
+                };
+                d.checks.push(CheckMove { generation: key.0, opcode: key.1, check: c.clone(), change, old: was.clone(), new: is.clone(), at });
             }
         }
         let claims: BTreeSet<&String> = o.claims.keys().chain(n.claims.keys()).collect();
         for field in claims {
             let (was, is) = (o.claims.get(field).copied().unwrap_or(0), n.claims.get(field).copied().unwrap_or(0));
-            let m = ClaimMove { generation: key.0, opcode: key.1, field: field.clone(), old_broken: was, new_broken: is };
+            let m = |at| ClaimMove { generation: key.0, opcode: key.1, field: field.clone(), old_broken: was, new_broken: is, at };
             match (was, is) {
-                (0, 1..) => d.claims_broken.push(m),
-                (1.., 0) => d.claims_mended.push(m),
+                (0, 1..) => d.claims_broken.push(m(Example::on(Which::New, n.claims_first.get(field)))),
+                (1.., 0) => d.claims_mended.push(m(Example::on(Which::Old, o.claims_first.get(field)))),
                 _ => {}
             }
         }
     }
-    let contradiction = |(k, v): (&(Generation, u8, String, String), &Values)| ContradictionMove {
-        generation: k.0,
-        opcode: k.1,
-        check: k.2.clone(),
-        field: k.3.clone(),
-        values: v.clone(),
+    let contradiction = |side: Which| {
+        move |(k, v): (&(Generation, u8, String, String), &Values)| ContradictionMove {
+            generation: k.0,
+            opcode: k.1,
+            check: k.2.clone(),
+            field: k.3.clone(),
+            values: v.clone(),
+            side,
+        }
     };
     let present = |s: &Summary, k| s.contradictions.get(k).is_some_and(|v| v.total() > 0);
-    d.contradictions_new = new.contradictions.iter().filter(|(k, v)| v.total() > 0 && !present(old, k)).map(contradiction).collect();
-    d.contradictions_gone = old.contradictions.iter().filter(|(k, v)| v.total() > 0 && !present(new, k)).map(contradiction).collect();
+    d.contradictions_new = new.contradictions.iter().filter(|(k, v)| v.total() > 0 && !present(old, k)).map(contradiction(Which::New)).collect();
+    d.contradictions_gone = old.contradictions.iter().filter(|(k, v)| v.total() > 0 && !present(new, k)).map(contradiction(Which::Old)).collect();
     let ids: BTreeSet<&String> = old.errata.keys().chain(new.errata.keys()).collect();
     for id in ids {
         let (was, is) = (old.errata.get(id), new.errata.get(id));
         match (was.copied().unwrap_or(0), is.copied().unwrap_or(0)) {
-            (b @ 1.., 0) => d.errata_unsupported.push(ErratumMove { id: id.clone(), bundles: b, listed_by_other: is.is_some() }),
-            (0, b @ 1..) => d.errata_needed.push(ErratumMove { id: id.clone(), bundles: b, listed_by_other: was.is_some() }),
+            (b @ 1.., 0) => d.errata_unsupported.push(ErratumMove {
+                id: id.clone(),
+                bundles: b,
+                listed_by_other: is.is_some(),
+                at: Example::on(Which::Old, old.errata_first.get(id)),
+            }),
+            (0, b @ 1..) => d.errata_needed.push(ErratumMove {
+                id: id.clone(),
+                bundles: b,
+                listed_by_other: was.is_some(),
+                at: Example::on(Which::New, new.errata_first.get(id)),
+            }),
             _ => {}
         }
     }

@@ -6,7 +6,7 @@
 //! listed values and its "other" count), so the summary of an [`Evidence`]
 //! and the summary of its JSON are equal, and so are their diffs.
 
-use super::super::{Evidence, Hist};
+use super::super::{hex, loc, Evidence, Hist, Loc};
 use std::collections::{BTreeMap, BTreeSet};
 use tpb_isa::Generation;
 
@@ -22,6 +22,8 @@ pub struct Summary {
     /// Erratum id → bundles it accepted, over every build; every erratum of the
     /// side's table is listed, unsupported ones with 0.
     pub errata: BTreeMap<String, u64>,
+    /// Erratum id → the first bundle it accepted.
+    pub errata_first: BTreeMap<String, Loc>,
     /// (generation, opcode, check, field) → the values of the findings no erratum accepts.
     pub contradictions: BTreeMap<(Generation, u8, String, String), Values>,
 }
@@ -38,14 +40,26 @@ pub struct BuildInputs {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Op {
     pub bundles: u64,
+    /// Its first bundle.
+    pub first: Option<Loc>,
     /// Engine stem → bundles.
     pub engines: BTreeMap<String, u64>,
+    /// Engine stem → its first bundle there.
+    pub engines_first: BTreeMap<String, Loc>,
     /// (offset, field) → its values; the offset first, so fields list in bundle order.
     pub fields: BTreeMap<(u64, String), Values>,
     /// Check code → counts.
     pub checks: BTreeMap<String, Check>,
     /// Claimed recovered field → bundles that break its claim.
     pub claims: BTreeMap<String, u64>,
+    /// Claimed recovered field → the first bundle that breaks it.
+    pub claims_first: BTreeMap<String, Loc>,
+}
+
+impl Op {
+    pub(super) fn note_first(&mut self, l: Option<Loc>) {
+        self.first = loc::min(self.first.take(), l);
+    }
 }
 
 /// A bounded histogram as the evidence lists it, summed over builds: the
@@ -55,6 +69,8 @@ pub struct Op {
 pub struct Values {
     pub listed: BTreeMap<String, u64>,
     pub other: u64,
+    /// Listed value → its first bundle (over every build that listed it).
+    pub first: BTreeMap<String, Loc>,
 }
 
 impl Values {
@@ -66,9 +82,19 @@ impl Values {
         add(&mut self.other, other);
     }
 
+    /// Keeps `l` as the first bundle of `value` if it comes before the one kept.
+    pub fn note_first(&mut self, value: &str, l: Loc) {
+        loc::merge_in(&mut self.first, BTreeMap::from([(value.to_string(), l)]));
+    }
+
     fn add_hist(&mut self, h: &Hist) {
-        let (top, other) = h.top();
-        self.add(top, other);
+        let (top, other) = h.top_bytes();
+        for (v, _) in &top {
+            if let Some(l) = h.first(v) {
+                self.note_first(&hex(v), l.clone());
+            }
+        }
+        self.add(top.into_iter().map(|(v, n)| (hex(&v), n)), other);
     }
 
     /// Every occurrence, listed or not.
@@ -90,6 +116,9 @@ pub struct Check {
     /// Erratum id → disagreeing bundles it accepted.
     pub accepted: BTreeMap<String, u64>,
     pub refused: u64,
+    /// The first bundle it disagreed on, and the first it refused.
+    pub first_disagree: Option<Loc>,
+    pub first_refused: Option<Loc>,
 }
 
 impl Check {
@@ -97,6 +126,8 @@ impl Check {
         add(&mut self.agree, other.agree);
         add(&mut self.disagree, other.disagree);
         add(&mut self.refused, other.refused);
+        self.first_disagree = loc::min(self.first_disagree.take(), other.first_disagree.clone());
+        self.first_refused = loc::min(self.first_refused.take(), other.first_refused.clone());
         for (id, n) in &other.accepted {
             add(self.accepted.entry(id.clone()).or_insert(0), *n);
         }
@@ -114,26 +145,46 @@ impl Summary {
             for (op, group) in ops {
                 let o = s.ops.entry((*g, *op)).or_default();
                 o.bundles += group.bundles;
+                o.note_first(group.first.clone());
                 for (e, n) in &group.engines {
                     *o.engines.entry(e.clone()).or_insert(0) += n;
                 }
+                loc::merge_in(&mut o.engines_first, group.engines_first.clone());
                 for (f, h) in &group.fields {
                     o.fields.entry((f.offset as u64, f.path.clone())).or_default().add_hist(h);
                 }
                 for (code, c) in &group.checks {
                     let accepted = c.accepted.iter().map(|(id, n)| (id.to_string(), *n)).collect();
-                    o.checks.entry(code.to_string()).or_default().add(&Check { agree: c.agree, disagree: c.disagree, accepted, refused: c.refused });
+                    let c = Check {
+                        agree: c.agree,
+                        disagree: c.disagree,
+                        accepted,
+                        refused: c.refused,
+                        first_disagree: c.first_disagree.clone(),
+                        first_refused: c.first_refused.clone(),
+                    };
+                    o.checks.entry(code.to_string()).or_default().add(&c);
                 }
-                for (field, _, broken) in &group.claims {
+                for (field, _, broken, first) in &group.claims {
                     *o.claims.entry(field.to_string()).or_insert(0) += broken;
+                    if let Some(l) = first {
+                        loc::merge_in(&mut o.claims_first, BTreeMap::from([(field.to_string(), l.clone())]));
+                    }
                 }
             }
         }
         for e in ev.errata() {
             s.errata.insert(e.erratum.id.to_string(), e.bundles());
+            if let Some(l) = e.builds.values().filter_map(|b| b.first.clone()).min() {
+                s.errata_first.insert(e.erratum.id.to_string(), l);
+            }
         }
         for c in ev.contradictions() {
-            s.contradictions.entry((c.generation, c.opcode, c.check.to_string(), c.field)).or_default().add(c.values, c.other);
+            let v = s.contradictions.entry((c.generation, c.opcode, c.check.to_string(), c.field)).or_default();
+            for (value, l) in c.firsts {
+                v.note_first(&value, l);
+            }
+            v.add(c.values, c.other);
         }
         s
     }

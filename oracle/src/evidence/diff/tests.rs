@@ -2,6 +2,7 @@ use super::render::code;
 use super::*;
 use crate::evidence::tests::{bare, copy, copy_with_src_dtype, stream, R};
 use crate::evidence::Evidence;
+use crate::evidence::Loc;
 use tpb_isa::{Raw, BUNDLE_BYTES};
 use Generation::V2;
 
@@ -41,24 +42,29 @@ fn an_opcode_only_new_has_appeared_and_one_only_old_has_vanished() -> R<()> {
     let md = d.to_markdown("old", "new");
     assert!(
         md.contains(
-            "## Opcodes that appeared\n\nIn NEW, not in OLD (on that generation).\n\n- v2 `0xa0` EventSemaphore: 1 bundles in NEW on `SP` ×1\n"
+            "## Opcodes that appeared\n\nIn NEW, not in OLD (on that generation).\n\n- v2 `0xa0` EventSemaphore: 1 bundle in NEW on `SP` ×1\n  - first in NEW: `p1.neff` `SP` [0] +0x0\n"
         ),
         "{md}"
     );
     assert!(
-        md.contains("## Opcodes that vanished\n\nIn OLD, not in NEW (on that generation).\n\n- v2 `0xa4` NoOp: 2 bundles in OLD on `PE` ×2\n"),
+        md.contains("## Opcodes that vanished\n\nIn OLD, not in NEW (on that generation).\n\n- v2 `0xa4` NoOp: 2 bundles in OLD on `PE` ×2\n  - first in OLD: `p0.neff` `PE` [1] +0x40\n"),
         "{md}"
     );
     // The header names each side's builds.
-    assert!(md.contains("- OLD `old`: 3 bundles from 1 files\n  - build `1.0` (v2): 3 bundles from 1 files\n"), "{md}");
+    assert!(md.contains("- OLD `old`: 3 bundles from 1 file\n  - build `1.0` (v2): 3 bundles from 1 file\n"), "{md}");
     assert!(md.contains("- NEW `new`: 3 bundles from 2 files\n  - build `2.0` (v2): 3 bundles from 2 files\n"), "{md}");
     assert!(!md.contains("share no generation"), "{md}");
-    // The same opcode on another generation is another opcode.
+    // Sides that share no generation are compared per opcode: the same opcode is the same.
     let mut v3 = Evidence::new();
     v3.add_stream("p.neff", Some("2.0"), Generation::V3, "PE", &stream(&[copy()?]));
     let d = of(&evidence("1.0", &[("PE", &[copy()?])]), &v3);
+    assert_eq!((ops(&d.appeared), ops(&d.vanished), d.exit), (vec![], vec![], 0));
+    assert_eq!(d.across.as_ref().map(|(o, n)| (o.len(), n.len())), Some((1, 1)));
+    assert!(d.to_markdown("a", "b").contains("\nThe sides share no generation (v2→v3): compared per opcode across generations"));
+    // Kept apart, every opcode appears or vanishes.
+    let d = diff_by(&Summary::of(&evidence("1.0", &[("PE", &[copy()?])])), &Summary::of(&v3), Compare::PerGeneration);
     assert_eq!((ops(&d.appeared), ops(&d.vanished)), (vec![(Generation::V3, 0x46, 1)], vec![(V2, 0x46, 1)]));
-    assert!(d.to_markdown("a", "b").contains("\nThe sides share no generation: every opcode of each is listed as appeared or vanished.\n"));
+    assert!(d.to_markdown("a", "b").contains("\nThe sides share no generation: every opcode of each is listed as appeared or vanished"));
     Ok(())
 }
 
@@ -77,7 +83,8 @@ fn a_value_old_never_showed_is_new_and_nothing_else_moved() -> R<()> {
     assert_eq!(d.exit, BIT_CHANGED);
     let md = d.to_markdown("a", "b");
     assert!(md.contains("## New field values\n"), "{md}");
-    assert!(md.contains("- v2 `0x46` TensorCopy `src_dtype` +0x20: `0x06` ×2\n"), "{md}");
+    // The dtype by the name `tpb disasm` gives it, and the first bundle that holds it.
+    assert!(md.contains("- v2 `0x46` TensorCopy `src_dtype` +0x20: `0x06` (bf16) ×2\n  - first in NEW: `p0.neff` `PE` [1] +0x40\n"), "{md}");
     Ok(())
 }
 
@@ -94,7 +101,14 @@ fn a_value_old_may_hold_unlisted_is_only_possibly_seen_and_sets_no_bit() -> R<()
     assert_eq!((addr.possibly_seen.as_slice(), addr.old_other), (&[("0x00000300".to_string(), 2)][..], 1));
     assert_eq!(d.exit, 0, "{d:#?}");
     let md = d.to_markdown("a", "b");
-    assert!(md.contains("- v2 `0x46` TensorCopy `src.addr` +0x0c: `0x00000300` ×2 (OLD's other ×1)\n"), "{md}");
+    // Folded into one line unless asked for.
+    assert!(md.contains("\n1 value NEW lists in 1 field may be among OLD's unlisted values"), "{md}");
+    assert!(!md.contains("`0x00000300`"), "{md}");
+    let md = d.to_markdown_with("a", "b", Options { possibly_seen: true });
+    assert!(
+        md.contains("- v2 `0x46` TensorCopy `src.addr` +0x0c: `0x00000300` ×2 (OLD's other ×1)\n  - first in NEW: `p0.neff` `PE` [0] +0x0\n"),
+        "{md}"
+    );
     assert!(!md.contains("## New field values"), "{md}");
     Ok(())
 }
@@ -178,7 +192,7 @@ fn a_new_contradiction_is_a_new_disagreement_and_its_reverse_is_only_a_change() 
 
 #[test]
 fn check_changes_are_classified_by_disagree_and_refused() {
-    let c = |disagree: u64, refused: u64| Check { agree: 1, disagree, accepted: Default::default(), refused };
+    let c = |disagree: u64, refused: u64| Check { agree: 1, disagree, accepted: Default::default(), refused, ..Check::default() };
     let cases = [
         ((0, 0), (1, 1), Some(CheckChange::NowRefused)),
         ((2, 0), (2, 1), Some(CheckChange::NowRefused)),
@@ -215,11 +229,12 @@ fn a_claim_new_breaks_is_a_new_disagreement() -> R<()> {
     let old = evidence("1.0", &[("SP", &[bare(0xA4)])]);
     let new = evidence("2.0", &[("SP", &[bare(0xA4), broken])]);
     let d = of(&old, &new);
-    assert_eq!(d.claims_broken, [ClaimMove { generation: V2, opcode: 0xA4, field: "zero_0c".to_string(), old_broken: 0, new_broken: 1 }]);
+    let at = Some(Example { side: Which::New, loc: Loc::new("p0.neff", "SP", 1) });
+    assert_eq!(d.claims_broken, [ClaimMove { generation: V2, opcode: 0xA4, field: "zero_0c".to_string(), old_broken: 0, new_broken: 1, at }]);
     assert_eq!(d.exit, BIT_CHANGED | BIT_NEW_DISAGREES);
     assert!(d
         .to_markdown("a", "b")
-        .contains("## Recovered-layout claims NEW breaks\n\n- v2 `0xa4` NoOp `zero_0c`: broken by 0 bundles in OLD, 1 in NEW\n"));
+        .contains("## Recovered-layout claims NEW breaks\n\n- v2 `0xa4` NoOp `zero_0c`: broken by 0 bundles in OLD, 1 in NEW\n  - first in NEW: `p0.neff` `SP` [1] +0x40\n"));
     let back = of(&new, &old);
     assert_eq!((back.claims_mended.len(), back.exit), (1, BIT_CHANGED));
     Ok(())
@@ -232,8 +247,8 @@ fn engines_an_opcode_moved_between_are_listed() -> R<()> {
     assert_eq!(moves, [("PE", false, 1), ("Pool", true, 1)]);
     assert_eq!(d.exit, BIT_CHANGED);
     let md = d.to_markdown("a", "b");
-    assert!(md.contains("- v2 `0x46` TensorCopy: appeared on `Pool` (1 bundles in NEW)\n"), "{md}");
-    assert!(md.contains("- v2 `0x46` TensorCopy: vanished from `PE` (1 bundles in OLD)\n"), "{md}");
+    assert!(md.contains("- v2 `0x46` TensorCopy: appeared on `Pool` (1 bundle in NEW)\n  - first in NEW: `p0.neff` `Pool` [0] +0x0\n"), "{md}");
+    assert!(md.contains("- v2 `0x46` TensorCopy: vanished from `PE` (1 bundle in OLD)\n  - first in OLD: `p0.neff` `PE` [0] +0x0\n"), "{md}");
     Ok(())
 }
 
@@ -283,5 +298,83 @@ fn strings_from_inputs_cannot_break_out_of_their_code_span() -> R<()> {
     let md = of(&old, &new).to_markdown("old\n## forged", "new");
     assert!(!md.lines().any(|l| l.starts_with("# forged") || l.starts_with("- forged") || l.starts_with("## forged")), "{md}");
     assert!(md.contains("vanished from ``P`E\\n- forged``"), "{md}");
+    Ok(())
+}
+
+/// A new target's programs against the last release's: the sides share no
+/// generation, so they are compared per opcode, and a value only NEW holds is
+/// named with its first bundle.
+#[test]
+fn sides_of_different_generations_are_compared_per_opcode_with_a_bundle_for_each_new_value() -> R<()> {
+    let bf16 = <Raw>::try_from(
+        tpb_isa::text::assemble("0x46:TensorCopy src.addr=0x100 src.num=[1,1,1,1] src_dtype=bf16 dst_dtype=f32 out.addr=0x200 out.num=[1,1,1,1]")?
+            .as_slice(),
+    )?;
+    let old = evidence("1.0", &[("PE", &[copy()?, copy()?])]);
+    let mut new = Evidence::new();
+    new.add_member("new/b.neff", "sg00/PE.bin", Some("2.0"), Generation::V3, "PE", &stream(&[copy()?, bare(0xA0)]));
+    new.add_member("new/a.neff", "sg01/PE.bin", Some("2.0"), Generation::V3, "PE", &stream(&[copy()?, copy()?, bf16]));
+    let d = of(&old, &new);
+    assert_eq!(ops(&d.appeared), [(V2, 0xA0, 1)]);
+    let v = d.values.iter().find(|v| v.field == "src_dtype").ok_or("src_dtype")?;
+    assert_eq!(v.new, [("0x06".to_string(), 1)]);
+    // The smallest (file, member, index) holding it: a.neff before b.neff.
+    assert_eq!(v.at.get("0x06").map(|e| (e.side, e.loc.clone())), Some((Which::New, Loc::new("new/a.neff", "sg01/PE.bin", 2))));
+    let md = d.to_markdown("old", "new");
+    assert!(
+        md.contains("- v2→v3 `0x46` TensorCopy `src_dtype` +0x20: `0x06` (bf16) ×1\n  - first in NEW: `new/a.neff` `sg01/PE.bin` [2] +0x80\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("- v2→v3 `0xa0` EventSemaphore: 1 bundle in NEW on `PE` ×1\n  - first in NEW: `new/b.neff` `sg00/PE.bin` [1] +0x40\n"),
+        "{md}"
+    );
+    let j = d.to_json("old", "new");
+    assert_eq!(j["across_generations"], serde_json::json!({"old": ["v2"], "new": ["v3"]}));
+    let first = &j["values"][0]["first"]["0x06"];
+    assert_eq!(
+        (first["file"].as_str(), first["member"].as_str(), first["index"].as_u64(), first["offset"].as_u64()),
+        (Some("new/a.neff"), Some("sg01/PE.bin"), Some(2), Some(128))
+    );
+    assert_eq!(j["values"][0]["names"]["0x06"], "bf16");
+    Ok(())
+}
+
+/// Locations do not depend on the order streams were counted or on a JSON round trip.
+#[test]
+fn the_first_bundle_is_the_same_whatever_the_order_and_through_json() -> R<()> {
+    let bf16 = copy_with_src_dtype(0x06)?;
+    let count = |order: &[(&str, &[Raw])]| {
+        let mut ev = Evidence::new();
+        for (file, b) in order {
+            ev.add_member(file, "sg00/DVE.bin", Some("2.0"), V2, "DVE", &stream(b));
+        }
+        ev
+    };
+    let one: [(&str, &[Raw]); 2] = [("z.neff", &[bf16]), ("a.neff", &[copy()?, bf16])];
+    let two: [(&str, &[Raw]); 2] = [one[1], one[0]];
+    let (x, y) = (count(&one), count(&two));
+    let old = evidence("1.0", &[("DVE", &[copy()?])]);
+    let (dx, dy) = (of(&old, &x), of(&old, &y));
+    assert_eq!(dx.examples(), dy.examples());
+    let back = Summary::from_json(serde_json::to_string(&x.to_json())?.as_bytes())?;
+    assert_eq!(diff(&Summary::of(&old), &back).examples(), dx.examples());
+    assert!(dx.examples().iter().any(|e| e.loc == Loc::new("a.neff", "sg00/DVE.bin", 1)), "{:?}", dx.examples());
+    Ok(())
+}
+
+/// A location from an input is escaped where it is printed, and one that names no entry of the table is refused.
+#[test]
+fn locations_from_inputs_are_escaped_and_checked() -> R<()> {
+    let old = evidence("1.0", &[("PE", &[copy()?])]);
+    let mut new = Evidence::new();
+    new.add_member("evil\n- v2 forged.neff", "sg00/`PE`.bin", Some("2.0"), V2, "PE", &stream(&[copy()?, bare(0xA0)]));
+    let md = of(&old, &new).to_markdown("a", "b");
+    assert!(!md.lines().any(|l| l.starts_with("- v2 forged")), "{md}");
+    assert!(md.contains("evil\\n- v2 forged.neff"), "{md}");
+    let mut j = new.to_json();
+    j["groups"][0]["first"] = serde_json::json!(999);
+    let err = Summary::from_json(j.to_string().as_bytes()).err().unwrap_or_default();
+    assert!(err.contains("location 999 is not in `locations`"), "{err}");
     Ok(())
 }

@@ -1,0 +1,209 @@
+//! Where a bundle is: the file as the evidence names it, the member (stream)
+//! inside a container (empty for a raw file) and the bundle's index there.
+//!
+//! For everything a diff may report (an opcode, an engine, a field's value, a
+//! check's disagreement, an erratum's support, a broken claim) the evidence
+//! keeps the smallest location, by (file, member, index), that showed it: a
+//! function of the bundles alone, so any split of the files, merged, keeps
+//! the same one ([`crate::hist`]'s argument, for a minimum).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A stream's names: its file and its member.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Names {
+    file: Box<str>,
+    member: Box<str>,
+}
+
+/// One bundle's place. Ordered by file, then member, then index. The names
+/// are shared by every location of a stream: a histogram keeps one per
+/// value, so a location is two words, not five.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    names: Arc<Names>,
+    pub index: u64,
+}
+
+impl Loc {
+    pub fn new(file: &str, member: &str, index: u64) -> Loc {
+        Loc { names: Arc::new(Names { file: file.into(), member: member.into() }), index }
+    }
+
+    /// The file, as the evidence names it.
+    pub fn file(&self) -> &str {
+        &self.names.file
+    }
+
+    /// The member (stream) in the container; empty for a raw file.
+    pub fn member(&self) -> &str {
+        &self.names.member
+    }
+
+    /// The bundle's byte offset in its stream.
+    pub fn offset(&self) -> u64 {
+        self.index.saturating_mul(tpb_isa::BUNDLE_BYTES as u64)
+    }
+}
+
+/// The stream being counted: every location it gives shares its names
+/// (so a location costs no allocation, and two of one stream compare by index).
+#[derive(Clone, Debug)]
+pub struct At {
+    names: Arc<Names>,
+}
+
+impl At {
+    pub fn new(file: &str, member: &str) -> At {
+        At { names: Arc::new(Names { file: file.into(), member: member.into() }) }
+    }
+
+    pub fn loc(&self, index: u64) -> Loc {
+        Loc { names: self.names.clone(), index }
+    }
+
+    /// Whether bundle `index` of this stream comes before `l`.
+    fn before(&self, index: u64, l: &Loc) -> bool {
+        // Of this very stream (the same names, not only equal ones): by index alone.
+        if Arc::ptr_eq(&self.names, &l.names) {
+            return index < l.index;
+        }
+        (&*self.names, index) < (&*l.names, l.index)
+    }
+}
+
+/// Keeps in `slot` the smaller of what it holds and bundle `index` of `at`.
+pub fn keep(slot: &mut Option<Loc>, at: &At, index: u64) {
+    match slot {
+        Some(l) if !at.before(index, l) => {}
+        _ => *slot = Some(at.loc(index)),
+    }
+}
+
+/// [`keep`] for a keyed location.
+pub fn keep_in<K: Ord>(map: &mut BTreeMap<K, Loc>, key: K, at: &At, index: u64) {
+    match map.entry(key) {
+        std::collections::btree_map::Entry::Vacant(v) => {
+            v.insert(at.loc(index));
+        }
+        std::collections::btree_map::Entry::Occupied(mut o) => {
+            if at.before(index, o.get()) {
+                o.insert(at.loc(index));
+            }
+        }
+    }
+}
+
+/// The smaller of two locations (merging).
+pub fn min(a: Option<Loc>, b: Option<Loc>) -> Option<Loc> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Merges `other`'s keyed locations into `mine`, keeping each key's smaller.
+pub fn merge_in<K: Ord>(mine: &mut BTreeMap<K, Loc>, other: BTreeMap<K, Loc>) {
+    for (k, l) in other {
+        match mine.entry(k) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(l);
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                if l < *o.get() {
+                    o.insert(l);
+                }
+            }
+        }
+    }
+}
+
+/// The locations an evidence JSON names, listed once and named elsewhere by
+/// their position: most values share their first bundle with others. Kept
+/// small, since every tracked value has one: `{"files": [...], "members":
+/// [...], "at": ["FILE MEMBER INDEX", ...]}`, three numbers a line (file and
+/// member by position in their lists), sorted as the locations are.
+#[derive(Debug, Default)]
+pub struct Table {
+    index: BTreeMap<Loc, usize>,
+}
+
+impl Table {
+    pub fn of<'a>(locs: impl IntoIterator<Item = &'a Loc>) -> Table {
+        let set: std::collections::BTreeSet<&Loc> = locs.into_iter().collect();
+        Table { index: set.into_iter().enumerate().map(|(i, l)| (l.clone(), i)).collect() }
+    }
+
+    /// A location's position (0 for one the table was not made of: never, by construction).
+    pub fn at(&self, l: &Loc) -> usize {
+        self.index.get(l).copied().unwrap_or(0)
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        let files: std::collections::BTreeSet<&str> = self.index.keys().map(Loc::file).collect();
+        let members: std::collections::BTreeSet<&str> = self.index.keys().map(Loc::member).collect();
+        let pos = |set: &std::collections::BTreeSet<&str>, s: &str| set.iter().position(|x| *x == s).unwrap_or(0);
+        let (fi, mi): (BTreeMap<&str, usize>, BTreeMap<&str, usize>) =
+            (files.iter().map(|f| (*f, pos(&files, f))).collect(), members.iter().map(|m| (*m, pos(&members, m))).collect());
+        let at: Vec<String> = self
+            .index
+            .keys()
+            .map(|l| format!("{} {} {}", fi.get(l.file()).copied().unwrap_or(0), mi.get(l.member()).copied().unwrap_or(0), l.index))
+            .collect();
+        serde_json::json!({"files": files, "members": members, "at": at})
+    }
+
+    /// The locations of a `locations` object, by position.
+    pub fn read(v: &serde_json::Value) -> Result<Vec<Loc>, String> {
+        let names = |k: &str| -> Result<Vec<&str>, String> {
+            let list = v.get(k).and_then(|l| l.as_array()).ok_or_else(|| format!(".locations.{k}: not an array"))?;
+            list.iter().map(|s| s.as_str().ok_or_else(|| format!(".locations.{k}: not names"))).collect()
+        };
+        let (files, members) = (names("files")?, names("members")?);
+        let at = v.get("at").and_then(|a| a.as_array()).ok_or(".locations.at: not an array")?;
+        at.iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let bad = || format!(".locations.at[{i}]: not \"FILE MEMBER INDEX\"");
+                let mut n = l.as_str().ok_or_else(bad)?.split(' ').map(|x| x.parse::<u64>().ok());
+                let (Some(Some(f)), Some(Some(m)), Some(Some(index)), None) = (n.next(), n.next(), n.next(), n.next()) else { return Err(bad()) };
+                let (f, m) = (usize::try_from(f).ok().and_then(|k| files.get(k)), usize::try_from(m).ok().and_then(|k| members.get(k)));
+                match (f, m) {
+                    (Some(f), Some(m)) => Ok(Loc::new(f, m, index)),
+                    _ => Err(bad()),
+                }
+            })
+            .collect()
+    }
+
+    /// Positions of `locs` in order as one line (`-` for none): a histogram's
+    /// values' first bundles, in the order of its `counts`.
+    pub fn line<'a>(&self, locs: impl IntoIterator<Item = Option<&'a Loc>>) -> String {
+        locs.into_iter().map(|l| l.map_or_else(|| "-".to_string(), |l| self.at(l).to_string())).collect::<Vec<_>>().join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_smaller_location_is_kept_whatever_the_order() {
+        let (a, b) = (At::new("a.neff", "sg00/PE.bin"), At::new("b.neff", "sg00/ACT.bin"));
+        let mut one = None;
+        keep(&mut one, &b, 0);
+        keep(&mut one, &a, 7);
+        keep(&mut one, &a, 9);
+        let mut two = None;
+        keep(&mut two, &a, 7);
+        keep(&mut two, &b, 0);
+        assert_eq!(one, two);
+        assert_eq!(one, Some(Loc::new("a.neff", "sg00/PE.bin", 7)));
+        // Equal names of another stream compare by value.
+        let again = At::new("a.neff", "sg00/PE.bin");
+        keep(&mut one, &again, 3);
+        assert_eq!(one.map(|l| l.index), Some(3));
+        assert_eq!(min(Some(Loc::new("b", "", 0)), Some(Loc::new("a", "", 5))), Some(Loc::new("a", "", 5)));
+    }
+}
