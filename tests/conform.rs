@@ -161,7 +161,7 @@ fn real_neff_programs_pass_with_spec_disagreements() {
     if !shared.is_file() {
         // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the file fails CI.
         assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "{} absent (TPB_REQUIRE_SHARED is set)", shared.display());
-        println!("note: {} absent; skipping the real-NEFF conformance run", shared.display());
+        tpb_isa::test_skip::skipped(&format!("conform: {} absent: the real-NEFF conformance run", shared.display()));
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -183,7 +183,7 @@ fn a_library_conform_cannot_judge_fails_its_case_and_the_compiler_library_passes
     // Any ELF has a class and sections; a system program has none of the format's facts
     // (tpb itself would not do: it holds the expected strings and tables).
     let Some(not_walrus) = ["/bin/ls", "/usr/bin/ls", "/bin/sh"].into_iter().find(|p| Path::new(p).is_file()) else {
-        println!("note: no system ELF program found; skipping");
+        tpb_isa::test_skip::skipped("conform: no system ELF program found");
         return;
     };
     let reports = tmp.path().join("a");

@@ -94,7 +94,7 @@ fn shared_real_programs_pass_check() {
     if !shared.is_dir() {
         // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the files fails CI.
         assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "{} absent (TPB_REQUIRE_SHARED is set)", shared.display());
-        println!("note: {} absent; skipping", shared.display());
+        tpb_isa::test_skip::skipped(&format!("evidence: {} absent", shared.display()));
         return;
     }
     let o = run(&fastest_tpb(), &["evidence", "--json", "--check", "--check-support", "../shared/neff"]);
@@ -303,7 +303,7 @@ fn evidence_diff_of_shared_builds_names_every_opcode_one_has_and_the_other_lacks
     let shared = root().join("../shared/neff");
     if !shared.is_dir() {
         assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "{} absent (TPB_REQUIRE_SHARED is set)", shared.display());
-        println!("note: {} absent; skipping", shared.display());
+        tpb_isa::test_skip::skipped(&format!("evidence: {} absent", shared.display()));
         return;
     }
     let bin = fastest_tpb();

@@ -154,7 +154,7 @@ fn shared_builds_of_two_targets_are_compared_per_opcode_with_a_bundle_each() {
     let shared = root().join("../shared/neff");
     if !shared.is_dir() {
         assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "{} absent (TPB_REQUIRE_SHARED is set)", shared.display());
-        println!("note: {} absent; skipping", shared.display());
+        tpb_isa::test_skip::skipped(&format!("evidence diff: {} absent", shared.display()));
         return;
     }
     let o = tpb(&["evidence", "diff", "--json", "../shared/neff/xla-2.23-sunda", "../shared/neff/nki-2.23"]);

@@ -33,7 +33,7 @@ fn chromium() -> Option<PathBuf> {
     let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].iter().map(PathBuf::from).find(|p| p.is_file());
     if found.is_none() {
         assert!(std::env::var_os("TPB_REQUIRE_BROWSER").is_none(), "TPB_REQUIRE_BROWSER is set but no chromium binary is installed");
-        eprintln!("html: no chromium binary (/usr/bin/chromium): browser tests skipped (apt-get install chromium)");
+        tpb_isa::test_skip::skipped("html: no chromium binary (/usr/bin/chromium): browser checks (apt-get install chromium)");
     }
     found
 }

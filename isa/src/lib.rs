@@ -30,6 +30,7 @@ pub mod props;
 pub mod provenance;
 pub mod roster;
 pub mod smith;
+pub mod test_skip;
 pub mod text;
 pub mod validate;
 

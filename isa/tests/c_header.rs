@@ -212,7 +212,7 @@ fn generated_header_compiles_cleanly_as_cxx11() {
     let cxx = match find_compiler("CXX", std::env::var("CXX").ok(), "c++") {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("note: skipping the C++ check: {e}");
+            tpb_isa::test_skip::skipped(&format!("c_header: the C++ check: {e}"));
             return;
         }
     };

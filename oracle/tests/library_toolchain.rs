@@ -49,11 +49,11 @@ fn build(dir: &std::path::Path, setup: &[u8]) -> Option<Vec<u8>> {
     match run {
         Ok(o) if o.status.success() => std::fs::read(&out).ok(),
         Ok(o) => {
-            eprintln!("note: skipping: g++ failed: {}", String::from_utf8_lossy(&o.stderr));
+            tpb_isa::test_skip::skipped(&format!("library_toolchain: g++ failed: {}", String::from_utf8_lossy(&o.stderr)));
             None
         }
         Err(e) => {
-            eprintln!("note: skipping: no g++ ({e})");
+            tpb_isa::test_skip::skipped(&format!("library_toolchain: no g++ ({e})"));
             None
         }
     }

@@ -17,7 +17,7 @@ fn real_files() -> Vec<PathBuf> {
     if v.is_empty() {
         // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the files fails CI.
         assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "no .neff files under {} (TPB_REQUIRE_SHARED is set)", dir.display());
-        eprintln!("note: no .neff files under {}; real-NEFF tests skipped", dir.display());
+        tpb_isa::test_skip::skipped(&format!("neff_real: no .neff files under {}", dir.display()));
     }
     v
 }

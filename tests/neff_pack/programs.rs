@@ -29,7 +29,7 @@ fn shared_real_programs_round_trip() -> R {
     if !shared.is_dir() {
         // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the files fails CI.
         assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "{} absent (TPB_REQUIRE_SHARED is set)", shared.display());
-        println!("note: {} absent; skipping", shared.display());
+        tpb_isa::test_skip::skipped(&format!("neff_pack: {} absent", shared.display()));
         return Ok(());
     }
     let files = neffs(&shared);
