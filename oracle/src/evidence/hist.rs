@@ -44,7 +44,7 @@ impl Hist {
     }
 
     /// Counts one value as [`Hist::add`] does; a narrow one waits in
-    /// [`Hist::pending`] until a value of the same slot or [`Hist::flush`] adds it.
+    /// `Hist::pending` until a value of the same slot or [`Hist::flush`] adds it.
     pub fn add_pending(&mut self, le: &[u8]) {
         let Ok(width @ ..=8) = u8::try_from(le.len()) else { return self.wide.add(le, 1) };
         let key = (tpb_isa::layout::le_u64(le), width);
@@ -60,7 +60,7 @@ impl Hist {
         }
     }
 
-    /// Adds what [`Hist::pending`] holds; every reader expects it done.
+    /// Adds what `Hist::pending` holds; every reader expects it done.
     pub fn flush(&mut self) {
         for slot in &mut self.pending {
             let (k, n) = std::mem::take(slot);
