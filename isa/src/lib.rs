@@ -93,15 +93,11 @@
 pub mod addr4;
 #[allow(missing_docs)] // not yet documented item by item
 pub mod bundle;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod c_header;
 pub mod catalog;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod checks;
 pub mod descriptor;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod dtype;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod engine;
 #[allow(missing_docs)] // not yet documented item by item
 pub mod enums;
@@ -119,11 +115,8 @@ pub mod props;
 #[allow(missing_docs)] // not yet documented item by item
 pub mod provenance;
 pub mod roster;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod smith;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod text;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod validate;
 
 pub use addr4::Addr4;
