@@ -22,7 +22,11 @@ version=$(cargo metadata --format-version 1 --no-deps --locked | python3 -c 'imp
 echo "== cargo publish --dry-run: ${crates[*]} $version"
 pkgs=()
 for c in "${crates[@]}"; do pkgs+=(-p "$c"); done
+rm -rf target/package
 cargo publish --dry-run --locked "${pkgs[@]}"
+# The .crate files themselves (publish --dry-run keeps only its scratch copies):
+# the same packaging, already verified above; release.yml attaches them.
+cargo package --no-verify --locked "${pkgs[@]}" 2>&1 | grep -v '^warning: ignoring \|^   Packag' || true
 
 echo "== cargo install of the packaged tpb, outside the workspace"
 scratch="$root/target/package-install"
