@@ -105,3 +105,8 @@ pub mod worker;
 pub use campaign::{run, Config, Outcome};
 pub use compare::{Disagreement, Kind};
 pub use request::{Ask, Request};
+
+/// The crate's README (its page on crates.io), whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -125,3 +125,8 @@ pub use engine::{Engine, Engines};
 pub use errata::Profile;
 pub use generation::Generation;
 pub use provenance::{Confidence, Provenance, Severity};
+
+/// The crate's README (its page on crates.io), whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -107,3 +107,8 @@ pub mod programs;
 pub mod text_safe;
 #[allow(missing_docs)] // not yet documented item by item
 pub mod walrus;
+
+/// The crate's README (its page on crates.io), whose examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
