@@ -26,7 +26,7 @@ rm -rf target/package
 cargo publish --dry-run --locked "${pkgs[@]}"
 # The .crate files themselves (publish --dry-run keeps only its scratch copies):
 # the same packaging, already verified above; release.yml attaches them.
-cargo package --no-verify --locked "${pkgs[@]}" 2>&1 | grep -v '^warning: ignoring \|^   Packag' || true
+cargo package --no-verify --locked "${pkgs[@]}" 2>&1 | grep -v '^warning: ignoring \|^ *Packag' || true
 
 echo "== cargo install of the packaged tpb, outside the workspace"
 scratch="$root/target/package-install"
