@@ -21,7 +21,8 @@ use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 
 #[derive(Parser)]
-#[command(name = "tpb", version, about = "Conformance and differential-fuzzing harness for the Neuron TPB bundle format")]
+// `tpb --version`: the package version and the commit it was built from (build.rs).
+#[command(name = "tpb", version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("TPB_COMMIT"), ")"), about = "Conformance and differential-fuzzing harness for the Neuron TPB bundle format")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

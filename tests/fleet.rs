@@ -150,7 +150,7 @@ fn run_recipe(file: &str, prefix: &str, fill: &dyn Fn(&str, u32) -> String, n: u
             let argv: Vec<&str> = args.iter().map(String::as_str).collect();
             let out = ok(tpb(&argv), &format!("{file}: tpb {args:?}"));
             if let Some(to) = to {
-                let to = fill(to, k).split_whitespace().next().unwrap_or("").to_string();
+                let to = fill(to, k).split_whitespace().next().unwrap_or("").trim_matches('"').to_string();
                 std::fs::write(&to, out).unwrap_or_else(|e| panic!("{to}: {e}"));
             }
         }
@@ -173,6 +173,7 @@ fn the_recipes_run_as_written_and_merge_into_the_single_run() {
     let real = root().join(REAL).display().to_string();
     let gh = |a: &str, k: u32| {
         a.replace("${{ matrix.shard }}", &k.to_string())
+            .replace("$SHARD", &k.to_string())
             .replace("$PROGRAMS", &real)
             .replace("shards/", &format!("{d}/"))
             .replace("evidence-", &format!("{d}/evidence-"))

@@ -13,14 +13,17 @@ use serde::Serialize;
 /// One documented invariant.
 #[derive(Debug, Serialize)]
 pub struct Check {
+    /// The check's name in findings, reports and the C header (`inst-word-len`).
     pub code: &'static str,
+    /// The spec section it comes from and how sure that is.
     pub prov: Provenance,
+    /// The invariant, in one line.
     pub summary: &'static str,
 }
 
 macro_rules! checks {
     ($( $id:ident $code:literal $sec:literal $conf:ident $summary:literal; )*) => {
-        $( pub static $id: Check = Check {
+        $( #[doc = $summary] pub static $id: Check = Check {
             code: $code,
             prov: Provenance::new($sec, Confidence::$conf),
             summary: $summary,

@@ -7,6 +7,7 @@ use serde::Serialize;
 /// One wire dtype tag.
 #[derive(Debug, Serialize)]
 pub struct DtypeInfo {
+    /// The tag's value on the wire (1..=16).
     pub tag: u8,
     /// Short name used by the text format.
     pub name: &'static str,
@@ -68,6 +69,7 @@ pub fn info(tag: u8) -> Option<&'static DtypeInfo> {
     DTYPES.get(usize::from(tag).checked_sub(1)?)
 }
 
+/// Looks a dtype up by the short name the text format uses (`bf16`).
 pub fn by_name(name: &str) -> Option<&'static DtypeInfo> {
     DTYPES.iter().find(|d| d.name == name)
 }
@@ -76,6 +78,7 @@ pub fn by_name(name: &str) -> Option<&'static DtypeInfo> {
 pub const BIR_TO_WIRE: [u8; 20] =
     [0x03, 0x02, 0x10, 0x0d, 0x0e, 0x0e, 0x03, 0x0f, 0x0e, 0x0f, 0x05, 0x04, 0x06, 0x07, 0x09, 0x08, 0x0a, 0x0b, 0x01, 0x0c];
 
+/// Where [`BIR_TO_WIRE`] comes from.
 pub const BIR_TO_WIRE_PROV: Provenance = Provenance::new("1.1 / 2.6 / D-D04", Confidence::Confirmed);
 
 /// BIR dtype ordinals the spec names (the others are known only by their wire tag).

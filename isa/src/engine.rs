@@ -22,6 +22,7 @@ macro_rules! engines {
         }
 
         impl Engine {
+            /// Every engine, in the order reports list them.
             pub const ALL: &'static [Engine] = &[$(Engine::$name),*];
 
             /// The table's spelling (`PE`, `ACT`, `POOL`).

@@ -520,6 +520,7 @@ macro_rules! wire_alias {
         pub struct $name(pub $of);
 
         impl $name {
+            /// The twin's layout: its own names and provenance over the fields of the struct it twins.
             pub const LAYOUT: $crate::layout::Layout = $crate::layout::Layout {
                 name: stringify!($name),
                 c_name: $c,

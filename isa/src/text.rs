@@ -122,7 +122,9 @@ fn format_scalar(s: &mut String, prim: Prim, fmt: LeafFmt, at: &[u8]) {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct TextError {
+    /// The line, counted from 1.
     pub line: usize,
+    /// What is wrong with it.
     pub message: String,
 }
 

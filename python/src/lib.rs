@@ -10,7 +10,7 @@
 //! Structured results (validation records, NEFF summaries, evidence) cross
 //! as the JSON the CLI prints with `--json`, which the Python side parses:
 //! one rendering, so the two cannot drift. A validation's records stay Rust
-//! data ([`Report`]) until Python asks for them: a verdict costs what the
+//! data (`Report`) until Python asks for them: a verdict costs what the
 //! command's does.
 #![deny(unsafe_code)]
 

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -32,7 +32,7 @@ def tpb_command() -> List[str]:
     return [found] if found else [sys.executable, "-m", "tpb"]
 
 
-def cli(*args: str, check_codes: tuple = (0,)) -> subprocess.CompletedProcess:
+def cli(*args: str, check_codes: Tuple[int, ...] = (0,)) -> "subprocess.CompletedProcess[str]":
     """Runs `tpb ARGS` from the repository root; its exit code must be one of `check_codes`."""
     p = subprocess.run([*tpb_command(), *args], cwd=ROOT, capture_output=True, text=True)
     assert p.returncode in check_codes, f"tpb {' '.join(args)}: exit {p.returncode}\n{p.stderr}"
@@ -47,7 +47,7 @@ def cli_error(*args: str) -> str:
     return errors[0][len("tpb: error: ") :]
 
 
-def cli_json_lines(*args: str, check_codes: tuple = (0,)) -> List[Dict[str, Any]]:
+def cli_json_lines(*args: str, check_codes: Tuple[int, ...] = (0,)) -> List[Dict[str, Any]]:
     return [json.loads(line) for line in cli(*args, check_codes=check_codes).stdout.splitlines() if line]
 
 

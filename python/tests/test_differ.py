@@ -3,6 +3,7 @@ as shipped it agrees with the description; a bug put into it is found and reduce
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -35,5 +36,6 @@ def test_a_bug_put_into_the_template_is_found_and_reduced(tmp_path: Path) -> Non
     path = tmp_path / "worker.py"
     path.write_text(buggy)
     out = run(path, tmp_path / "report", 4)
-    assert "0x46 TensorCopy src.stride" in out, out
+    # Found on whichever generation the seeded inputs first give a negative stride.
+    assert re.search(r"decode v[234] 0x46 TensorCopy src\.stride", out), out
     assert "in src.stride (bytes" in out, out

@@ -3,6 +3,7 @@ passes on it and on code using it as docs/python.md shows. Skipped without mypy.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,24 @@ def test_mypy_strict_passes_on_the_package_and_a_users_code(tmp_path: Path) -> N
     for target in (["-p", "tpb"], [str(user)]):
         out, err, code = api.run(["--strict", f"--cache-dir={tmp_path / 'cache'}", *target])
         assert code == 0, out + err
+
+
+def test_mypy_strict_passes_on_the_tests_and_the_docs_examples(tmp_path: Path) -> None:
+    """The tests themselves, and every ```python block of docs/python.md (each a module; the
+    names the page leaves to the reader, like `my_encoder`, declared as Any)."""
+    api = pytest.importorskip("mypy.api")
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "python.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", page, flags=re.S | re.M)
+    assert len(blocks) >= 2, "docs/python.md has lost its examples"
+    examples = []
+    for i, block in enumerate(blocks):
+        example = tmp_path / f"python_md_example_{i}.py"
+        example.write_text("from typing import Any\nmy_encoder: Any\n" + block)
+        examples.append(str(example))
+    tests = str(Path(__file__).resolve().parent)
+    out, err, code = api.run(["--strict", f"--cache-dir={tmp_path / 'cache'}", tests, *examples])
+    assert code == 0, out + err
 
 
 def test_the_typed_example_runs() -> None:

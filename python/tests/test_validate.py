@@ -6,6 +6,7 @@ import json
 import shutil
 import warnings
 from pathlib import Path
+from typing import Any, Dict, List
 
 import pytest
 
@@ -31,7 +32,7 @@ def test_every_bundles_verdict_is_the_commands(path: str) -> None:
         (["--spec", "--recovered", "--arch", "v2"], {"profile": "spec", "recovered": True, "generation": "v2"}),
     ],
 )
-def test_options_are_the_commands(args: list, kwargs: dict) -> None:
+def test_options_are_the_commands(args: List[str], kwargs: Dict[str, Any]) -> None:
     path = NEFFS[-1]
     v = tpb.validate(path, every=True, **kwargs)
     lines = cli_json_lines("validate", "--json", *args, path, check_codes=(0, 1))

@@ -17,6 +17,7 @@ pub struct SpecSpelling {
     pub field: &'static str,
     /// The spec header's spelling of the same member.
     pub spelling: &'static str,
+    /// Where the spelling comes from.
     pub prov: Provenance,
 }
 

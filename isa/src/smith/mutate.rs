@@ -18,7 +18,9 @@ use arbitrary::{Result, Unstructured};
 /// A mutated bundle and the one check the validator must report for it.
 #[derive(Debug, Clone)]
 pub struct Mutation {
+    /// The valid bundle with one invariant broken.
     pub bundle: Bundle,
+    /// The check that must now fail.
     pub expect: &'static Check,
     /// What was changed, for failure messages.
     pub what: String,

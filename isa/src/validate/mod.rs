@@ -29,15 +29,19 @@ use serde::Serialize;
 /// One broken invariant.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
+    /// The check that failed ([`crate::checks::Check::code`]).
     pub code: &'static str,
     /// Field path in the body layout, e.g. `psum_dst.num[1]`.
     pub field: String,
     /// Byte offset of the field within the bundle.
     pub offset: usize,
+    /// The spec section of the check.
     pub section: &'static str,
     /// The weakest confidence among the check, the field's placement and the op's body assignment.
     pub confidence: Confidence,
+    /// How much it matters: an error makes the bundle invalid ([`is_valid`]).
     pub severity: Severity,
+    /// What is wrong, with the values involved.
     pub message: String,
     /// The erratum that accepts what the spec refuses here (then `severity` is `note`).
     pub erratum: Option<&'static str>,

@@ -51,7 +51,7 @@ impl PartialEq for Hist {
 
 impl Eq for Hist {}
 
-/// Slots of [`Hist::pending`] (a power of two).
+/// Slots of `Hist::pending` (a power of two).
 const PENDING: usize = 8;
 
 impl Hist {
@@ -93,7 +93,7 @@ impl Hist {
     }
 
     /// Counts one value as [`Hist::add_at`] does; a narrow one waits in
-    /// [`Hist::pending`] until a value of the same slot or [`Hist::flush`] adds it.
+    /// `Hist::pending` until a value of the same slot or [`Hist::flush`] adds it.
     pub fn add_pending(&mut self, le: &[u8], at: &At, index: u64) {
         let Ok(width @ ..=8) = u8::try_from(le.len()) else { return self.add_wide(le, Some((at, index))) };
         let key = (tpb_isa::layout::le_u64(le), width);
@@ -109,7 +109,7 @@ impl Hist {
         }
     }
 
-    /// Adds what [`Hist::pending`] holds (counted in the stream `at`); every reader expects it done.
+    /// Adds what `Hist::pending` holds (counted in the stream `at`); every reader expects it done.
     pub fn flush(&mut self, at: Option<&At>) {
         for i in 0..PENDING {
             let Some(slot) = self.pending.get_mut(i) else { continue };

@@ -64,7 +64,7 @@ pub fn json(n: &Neff) -> Value {
     json_with(n, &n.choose(None))
 }
 
-/// [`json`] with the generation already chosen: `generation` is the one its
+/// [`json()`] with the generation already chosen: `generation` is the one its
 /// bundles are judged under, `generation_from` says how (`target`, or
 /// `guessed` with `generation_fit` when the target names none).
 pub fn json_with(n: &Neff, choice: &Choice) -> Value {

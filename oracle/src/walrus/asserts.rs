@@ -7,7 +7,7 @@ use super::spec::{SIZE_ASSERT_DIMS, SIZE_ASSERT_HEAD, SIZE_ASSERT_TAIL};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SizeAssert {
     pub address: u64,
-    /// The byte count, when the text after "must have " parses as "<K> bytes to encode".
+    /// The byte count, when the text after "must have " parses as `"<K> bytes to encode"`.
     pub k: Option<u64>,
     /// The text from the head to the first NUL (at most 96 bytes), for reports.
     pub text: String,
