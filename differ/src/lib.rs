@@ -47,13 +47,13 @@
 //! }
 //!
 //! let cfg = Config { asks: vec![Ask::Decode], time: Duration::from_secs(10), count: 2_000, ..Config::default() };
-//! let outcome = run(&mut MyDecoder, &Real::default(), &cfg, &mut |_stats| {})?;
+//! let outcome = run(&mut MyDecoder, &Real::default(), &cfg, &|_stats| {})?;
 //! assert!(outcome.disagrees() && !outcome.failed());
 //! // One group: decode, opcode 0xA4, field inst_word_len (on each generation that has the opcode).
 //! for signature in outcome.groups.by_signature.keys() {
 //!     assert_eq!((signature.opcode, signature.field.as_str()), (0xA4, "inst_word_len"));
 //! }
-//! # Ok::<(), String>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # One answer, and a worker process
@@ -67,9 +67,9 @@
 //! use tpb_differ::{inputs::Real, run, worker::Process, Config};
 //!
 //! let mut worker = Process::new("python3 my_decoder.py", Duration::from_secs(5)).map_err(|e| e.to_string())?;
-//! let outcome = run(&mut worker, &Real::default(), &Config::default(), &mut |_| {})?;
+//! let outcome = run(&mut worker, &Real::default(), &Config::default(), &|_| {})?;
 //! println!("{} groups of disagreements", outcome.groups.by_signature.len());
-//! # Ok::<(), String>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! ```
