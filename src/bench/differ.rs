@@ -122,13 +122,14 @@ mod tests {
     }
 
     #[test]
-    fn both_rows_are_measured_where_a_c_compiler_is() {
-        let scratch = Scratch::new().unwrap();
+    fn both_rows_are_measured_where_a_c_compiler_is() -> Result<(), String> {
+        let scratch = Scratch::new()?;
         let mut notes = Vec::new();
         let rows = run(1, &scratch, &mut notes);
         assert_eq!(rows.len(), 2);
         assert!(rows.iter().all(|r| r.ratio.is_some_and(|x| x > 0.0)), "{rows:?}");
         assert!(notes.iter().any(|n| n.contains("generated bundles")));
         rows.iter().for_each(|r| eprintln!("{}: {} vs {}", r.name, r.measured, r.baseline));
+        Ok(())
     }
 }

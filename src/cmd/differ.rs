@@ -301,8 +301,8 @@ mod tests {
         let raw = tpb_differ::reference::generated(Generation::V3, 0x46, 3);
         for ask in Ask::ALL {
             let line = tpb_differ::Request::new(ask, Generation::V3, raw).line();
-            assert_eq!(request_input(&line).unwrap(), (ask, Generation::V3, raw), "{line}");
+            assert_eq!(request_input(&line), Ok((ask, Generation::V3, raw)), "{line}");
         }
-        assert!(request_input("encode v2 src.addr=1").unwrap_err().contains("opcode="));
+        assert!(request_input("encode v2 src.addr=1").is_err_and(|e| e.contains("opcode=")));
     }
 }
