@@ -77,12 +77,13 @@
 //! ```
 //! use tpb_isa::{bundle::header_only, opcode, Bundle};
 //!
-//! let info = opcode::lookup(0xA4).expect("NoOp is described");
+//! let info = opcode::lookup(0xA4).ok_or("0xA4 is not described")?;
 //! assert_eq!(info.name, "NoOp");
 //! let layout = Bundle::decode(&header_only(0xA4)).layout();
 //! assert_eq!(layout.size, 64);
-//! let word_len = layout.leaves().into_iter().find(|leaf| leaf.path == "inst_word_len").expect("a header field");
+//! let word_len = layout.leaves().into_iter().find(|leaf| leaf.path == "inst_word_len").ok_or("no inst_word_len")?;
 //! assert_eq!(word_len.offset, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(unsafe_code)]
 // Every public item is to be documented: a module still allowed below is
