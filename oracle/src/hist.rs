@@ -23,58 +23,80 @@ pub const TOP_VALUES: usize = 8;
 /// Distinct values counted exactly per histogram.
 pub const MAX_TRACKED: usize = 4096;
 
-/// Occurrences of values of type `K`, the `CAP` smallest distinct ones counted exactly.
+/// What a tracked value carries: its count, and whatever else is merged
+/// with it (the evidence keeps each value's first location beside its count,
+/// so one lookup serves both).
+pub trait Tally: Sized {
+    /// Occurrences this stands for.
+    fn count(&self) -> u64;
+    /// Adds another tally of the same value (merging keeps what both say).
+    fn absorb(&mut self, other: Self);
+}
+
+impl Tally for u64 {
+    fn count(&self) -> u64 {
+        *self
+    }
+
+    fn absorb(&mut self, other: u64) {
+        *self += other;
+    }
+}
+
+/// Occurrences of values of type `K`, the `CAP` smallest distinct ones
+/// counted exactly, each with its tally `T` (a count unless said).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bounded<K, const CAP: usize = MAX_TRACKED> {
+pub struct Bounded<K, const CAP: usize = MAX_TRACKED, T = u64> {
     /// Ordered, so the largest tracked value is the one a smaller newcomer evicts.
-    counts: BTreeMap<K, u64>,
+    counts: BTreeMap<K, T>,
     /// Occurrences of values larger than every tracked one once the cap was reached.
     untracked: u64,
 }
 
-impl<K, const CAP: usize> Default for Bounded<K, CAP> {
+impl<K, const CAP: usize, T> Default for Bounded<K, CAP, T> {
     fn default() -> Self {
         Bounded { counts: BTreeMap::new(), untracked: 0 }
     }
 }
 
-impl<K: Ord, const CAP: usize> Bounded<K, CAP> {
-    /// Counts `n` occurrences of `value` (allocating its key only when it is new and tracked).
-    pub fn add<Q>(&mut self, value: &Q, n: u64)
+impl<K: Ord, const CAP: usize, T: Tally> Bounded<K, CAP, T> {
+    /// Counts `n` (occurrences of `value`, as a tally), allocating its key
+    /// only when it is new and tracked.
+    pub fn add<Q>(&mut self, value: &Q, n: T)
     where
         K: Borrow<Q>,
         Q: Ord + ToOwned + ?Sized,
         Q::Owned: Into<K>,
     {
         if let Some(c) = self.counts.get_mut(value) {
-            *c += n;
+            c.absorb(n);
         } else if self.counts.len() < CAP {
             self.counts.insert(value.to_owned().into(), n);
         } else if self.counts.last_key_value().is_some_and(|(max, _)| value < max.borrow()) {
             self.evict_largest();
             self.counts.insert(value.to_owned().into(), n);
         } else {
-            self.untracked += n;
+            self.untracked += n.count();
         }
     }
 
-    /// Counts `n` occurrences of an owned value (as [`Bounded::add`]).
-    fn add_owned(&mut self, value: K, n: u64) {
+    /// Counts an owned value (as [`Bounded::add`]).
+    fn add_owned(&mut self, value: K, n: T) {
         if let Some(c) = self.counts.get_mut(&value) {
-            *c += n;
+            c.absorb(n);
         } else if self.counts.len() < CAP {
             self.counts.insert(value, n);
         } else if self.counts.last_key_value().is_some_and(|(max, _)| value < *max) {
             self.evict_largest();
             self.counts.insert(value, n);
         } else {
-            self.untracked += n;
+            self.untracked += n.count();
         }
     }
 
     fn evict_largest(&mut self) {
         if let Some((_, n)) = self.counts.pop_last() {
-            self.untracked += n;
+            self.untracked += n.count();
         }
     }
 
@@ -82,21 +104,22 @@ impl<K: Ord, const CAP: usize> Bounded<K, CAP> {
     /// inputs together, whatever the split: a value among the `CAP` smallest
     /// of the union is among the `CAP` smallest of each part that saw it, so
     /// each part counted it exactly; every other occurrence is "other" on
-    /// both sides. So merging is associative and commutative.
-    pub fn merge(&mut self, other: Bounded<K, CAP>) {
+    /// both sides. So merging is associative and commutative (as far as
+    /// [`Tally::absorb`] is).
+    pub fn merge(&mut self, other: Bounded<K, CAP, T>) {
         for (k, n) in other.counts {
             self.add_owned(k, n);
         }
         self.untracked += other.untracked;
     }
 
-    /// A histogram read back from its tracked counts and untracked
+    /// A histogram read back from its tracked tallies and untracked
     /// occurrences; `None` when they cannot come from one (more values than
-    /// the cap, or values untracked while there was room).
-    pub fn from_parts(counts: impl IntoIterator<Item = (K, u64)>, untracked: u64) -> Option<Self> {
+    /// the cap, a value never seen, or values untracked while there was room).
+    pub fn from_parts(counts: impl IntoIterator<Item = (K, T)>, untracked: u64) -> Option<Self> {
         let mut h = Bounded::default();
         for (k, n) in counts {
-            if n == 0 || h.counts.insert(k, n).is_some() {
+            if n.count() == 0 || h.counts.insert(k, n).is_some() {
                 return None;
             }
         }
@@ -105,7 +128,7 @@ impl<K: Ord, const CAP: usize> Bounded<K, CAP> {
 
     /// Every occurrence counted, tracked or not.
     pub fn total(&self) -> u64 {
-        self.counts.values().sum::<u64>() + self.untracked
+        self.counts.values().map(Tally::count).sum::<u64>() + self.untracked
     }
 
     /// Whether `value` is tracked (counted exactly).
@@ -115,6 +138,20 @@ impl<K: Ord, const CAP: usize> Bounded<K, CAP> {
         Q: Ord + ?Sized,
     {
         self.counts.contains_key(value)
+    }
+
+    /// The tally of a tracked value.
+    pub fn get<Q>(&self, value: &Q) -> Option<&T>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.counts.get(value)
+    }
+
+    /// Every tracked value with its tally, smallest value first.
+    pub fn tallies(&self) -> impl Iterator<Item = (&K, &T)> + '_ {
+        self.counts.iter()
     }
 
     /// Distinct values tracked (exact unless [`Bounded::capped`]).
@@ -134,7 +171,7 @@ impl<K: Ord, const CAP: usize> Bounded<K, CAP> {
 
     /// Every tracked value with its count, smallest value first.
     pub fn iter(&self) -> impl Iterator<Item = (&K, u64)> + '_ {
-        self.counts.iter().map(|(k, &c)| (k, c))
+        self.counts.iter().map(|(k, c)| (k, c.count()))
     }
 
     /// The `n` most frequent values (by count, then by `order`) and the count of all others.

@@ -5,9 +5,7 @@
 //! field's width (`0x0a` for a byte, `0x00000200` for an address word).
 
 use super::loc::{self, At, Loc};
-use crate::hist::{self, Bounded};
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use crate::hist::{self, Bounded, Tally};
 
 pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
 
@@ -15,14 +13,15 @@ pub use crate::hist::{MAX_TRACKED, TOP_VALUES};
 /// most [`MAX_TRACKED`] distinct values of each width class (a field has
 /// one width, so one class), the smallest ones, so histograms of any split
 /// of the bundles merge into the histogram of all of them. Each value
-/// counted with a location keeps the smallest ([`super::loc`]): a tracked
-/// value was tracked since its first occurrence, so its location is exact too.
+/// counted with a location keeps the smallest ([`super::loc`]) beside its
+/// count: a tracked value was tracked since its first occurrence, so its
+/// location is exact too.
 #[derive(Clone, Debug, Default)]
 pub struct Hist {
     /// Values of at most 8 bytes, keyed by number (most fields; far cheaper than hashing slices).
-    narrow: Bounded<(u64, u8)>,
+    narrow: Bounded<(u64, u8), MAX_TRACKED, Seen>,
     /// Wider values (padding byte arrays), keyed by their bytes.
-    wide: Bounded<Box<[u8]>>,
+    wide: Bounded<Box<[u8]>, MAX_TRACKED, Seen>,
     /// Narrow values counted by [`Hist::add_pending`] and how many times,
     /// not yet in `narrow` (a slot per value's hash; a count of 0 is an empty
     /// slot): a field holds few values in a stream, a count here is cheaper
@@ -31,16 +30,28 @@ pub struct Hist {
     /// whenever the histogram is read ([`Hist::flush`]). The third number is
     /// the value's first bundle index in the stream being added.
     pending: [((u64, u8), u64, u64); PENDING],
-    /// The smallest location of each narrow value. A value evicted from
-    /// `narrow` is never tracked again, so its stale entry is never read; they
-    /// are pruned now and then ([`Hist::prune`]).
-    first: BTreeMap<(u64, u8), Loc>,
-    /// The same for wide values.
-    first_wide: BTreeMap<Box<[u8]>, Loc>,
+}
+
+/// A tracked value's count and its smallest location, if it was counted with one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seen {
+    n: u64,
+    first: Option<Loc>,
+}
+
+impl Tally for Seen {
+    fn count(&self) -> u64 {
+        self.n
+    }
+
+    fn absorb(&mut self, o: Seen) {
+        self.n += o.n;
+        self.first = loc::min(self.first.take(), o.first);
+    }
 }
 
 /// Equal when they count the same values the same number of times, each
-/// tracked one at the same location (stale locations and pending slots aside).
+/// tracked one at the same location (pending slots aside).
 impl PartialEq for Hist {
     fn eq(&self, o: &Hist) -> bool {
         let mine: Vec<_> = self.tracked_at().collect();
@@ -61,50 +72,37 @@ impl Hist {
 
     pub fn add_n(&mut self, le: &[u8], n: u64) {
         match u8::try_from(le.len()) {
-            Ok(width) if le.len() <= 8 => self.narrow.add(&(tpb_isa::layout::le_u64(le), width), n),
-            _ => self.wide.add(le, n),
+            Ok(width) if le.len() <= 8 => self.narrow.add(&(tpb_isa::layout::le_u64(le), width), Seen { n, first: None }),
+            _ => self.wide.add(le, Seen { n, first: None }),
         }
     }
 
     /// Counts one value seen at bundle `index` of the stream `at`.
     pub fn add_at(&mut self, le: &[u8], at: &At, index: u64) {
+        let seen = Seen { n: 1, first: Some(at.loc(index)) };
         match u8::try_from(le.len()) {
-            Ok(width) if le.len() <= 8 => self.add_narrow((tpb_isa::layout::le_u64(le), width), 1, Some((at, index))),
-            _ => self.add_wide(le, Some((at, index))),
-        }
-    }
-
-    fn add_narrow(&mut self, key: (u64, u8), n: u64, at: Option<(&At, u64)>) {
-        self.narrow.add(&key, n);
-        if let Some((at, index)) = at {
-            if self.narrow.contains(&key) {
-                loc::keep_in(&mut self.first, key, at, index);
-            }
-        }
-    }
-
-    fn add_wide(&mut self, le: &[u8], at: Option<(&At, u64)>) {
-        self.wide.add(le, 1);
-        if let Some((at, index)) = at {
-            if self.wide.contains(le) {
-                loc::keep_in(&mut self.first_wide, Box::from(le), at, index);
-            }
+            Ok(width) if le.len() <= 8 => self.narrow.add(&(tpb_isa::layout::le_u64(le), width), seen),
+            _ => self.wide.add(le, seen),
         }
     }
 
     /// Counts one value as [`Hist::add_at`] does; a narrow one waits in
     /// `Hist::pending` until a value of the same slot or [`Hist::flush`] adds it.
     pub fn add_pending(&mut self, le: &[u8], at: &At, index: u64) {
-        let Ok(width @ ..=8) = u8::try_from(le.len()) else { return self.add_wide(le, Some((at, index))) };
-        let key = (tpb_isa::layout::le_u64(le), width);
+        let Ok(width @ ..=8) = u8::try_from(le.len()) else { return self.add_at(le, at, index) };
+        self.add_pending_narrow((tpb_isa::layout::le_u64(le), width), at, index);
+    }
+
+    /// [`Hist::add_pending`] of a narrow value already read: (number, width in bytes).
+    pub(crate) fn add_pending_narrow(&mut self, key: (u64, u8), at: &At, index: u64) {
         let i = (key.0.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - PENDING.trailing_zeros())) as usize;
-        let Some(slot) = self.pending.get_mut(i) else { return self.add_narrow(key, 1, Some((at, index))) };
+        let Some(slot) = self.pending.get_mut(i) else { return self.narrow.add(&key, Seen { n: 1, first: Some(at.loc(index)) }) };
         if slot.1 > 0 && slot.0 == key {
             slot.1 += 1;
         } else {
             let (old, n, first) = std::mem::replace(slot, (key, 1, index));
             if n > 0 {
-                self.add_narrow(old, n, Some((at, first)));
+                self.narrow.add(&old, Seen { n, first: Some(at.loc(first)) });
             }
         }
     }
@@ -115,21 +113,8 @@ impl Hist {
             let Some(slot) = self.pending.get_mut(i) else { continue };
             let (k, n, first) = std::mem::take(slot);
             if n > 0 {
-                self.add_narrow(k, n, at.map(|a| (a, first)));
+                self.narrow.add(&k, Seen { n, first: at.map(|a| a.loc(first)) });
             }
-        }
-        self.prune();
-    }
-
-    /// Drops the locations of values no longer tracked, once they outnumber the tracked ones.
-    fn prune(&mut self) {
-        if self.first.len() > 2 * self.narrow.distinct() + 64 {
-            let narrow = &self.narrow;
-            self.first.retain(|k, _| narrow.contains(k));
-        }
-        if self.first_wide.len() > 2 * self.wide.distinct() + 64 {
-            let wide = &self.wide;
-            self.first_wide.retain(|k, _| wide.contains(k));
         }
     }
 
@@ -139,35 +124,27 @@ impl Hist {
         other.flush(None);
         self.narrow.merge(other.narrow);
         self.wide.merge(other.wide);
-        loc::merge_in(&mut self.first, other.first);
-        loc::merge_in(&mut self.first_wide, other.first_wide);
-        self.prune();
     }
 
     /// The smallest location of a tracked value (little-endian bytes), if it was counted with one.
     pub fn first(&self, le: &[u8]) -> Option<&Loc> {
-        match u8::try_from(le.len()) {
-            Ok(width) if le.len() <= 8 => {
-                let key = (tpb_isa::layout::le_u64(le), width);
-                self.first.get(&key).filter(|_| self.narrow.contains(&key))
-            }
-            _ => self.first_wide.get(le).filter(|_| self.wide.contains(le)),
-        }
+        let seen = match u8::try_from(le.len()) {
+            Ok(width) if le.len() <= 8 => self.narrow.get(&(tpb_isa::layout::le_u64(le), width)),
+            _ => self.wide.get(le),
+        };
+        seen?.first.as_ref()
     }
 
     /// Every tracked value (little-endian bytes) with its count: narrow ones
     /// by number, then wide ones by bytes.
     pub fn tracked(&self) -> impl Iterator<Item = (Vec<u8>, u64)> + '_ {
-        let narrow = self.narrow.iter().map(|(&(v, w), c)| (v.to_le_bytes().into_iter().take(usize::from(w)).collect(), c));
-        narrow.chain(self.wide.iter().map(|(k, c)| (k.to_vec(), c)))
+        self.tracked_at().map(|(v, c, _)| (v, c))
     }
 
     /// [`Hist::tracked`] with each value's smallest location, if it was counted with one.
     pub fn tracked_at(&self) -> impl Iterator<Item = (Vec<u8>, u64, Option<&Loc>)> + '_ {
-        self.tracked().map(|(v, c)| {
-            let l = self.first(&v);
-            (v, c, l)
-        })
+        let narrow = self.narrow.tallies().map(|(&(v, w), s)| (v.to_le_bytes().into_iter().take(usize::from(w)).collect(), s.n, s.first.as_ref()));
+        narrow.chain(self.wide.tallies().map(|(k, s)| (k.to_vec(), s.n, s.first.as_ref())))
     }
 
     /// Occurrences of values past the cap.
@@ -183,12 +160,10 @@ impl Hist {
         let (narrow, wide): (Vec<_>, Vec<_>) = tracked.into_iter().partition(|(v, _, _)| v.len() <= 8);
         let narrow_full = narrow.len() >= MAX_TRACKED;
         let key = |v: &[u8]| (tpb_isa::layout::le_u64(v), v.len() as u8);
-        let first = narrow.iter().filter_map(|(v, _, l)| Some((key(v), l.clone()?))).collect();
-        let first_wide = wide.iter().filter_map(|(v, _, l)| Some((v.clone().into_boxed_slice(), l.clone()?))).collect();
-        let narrow = narrow.into_iter().map(|(v, n, _)| (key(&v), n));
-        let wide = wide.into_iter().map(|(v, n, _)| (v.into_boxed_slice(), n));
+        let narrow = narrow.into_iter().map(|(v, n, first)| (key(&v), Seen { n, first }));
+        let wide = wide.into_iter().map(|(v, n, first)| (v.into_boxed_slice(), Seen { n, first }));
         let (a, b) = if narrow_full { (untracked, 0) } else { (0, untracked) };
-        Some(Hist { narrow: Bounded::from_parts(narrow, a)?, wide: Bounded::from_parts(wide, b)?, pending: Default::default(), first, first_wide })
+        Some(Hist { narrow: Bounded::from_parts(narrow, a)?, wide: Bounded::from_parts(wide, b)?, pending: Default::default() })
     }
 
     /// Every occurrence counted, tracked or not.
@@ -221,11 +196,15 @@ impl Hist {
 }
 
 /// Little-endian bytes as one lowercase hex number, two digits per byte.
+/// (Digits by table: the evidence of a large run writes a value per tracked
+/// value, and `write!` per byte cost a tenth of the whole run.)
 pub fn hex(le: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + 2 * le.len());
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 + 2 * le.len().max(1));
     s.push_str("0x");
     for b in le.iter().rev() {
-        let _ = write!(s, "{b:02x}");
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 0xf)]));
     }
     if le.is_empty() {
         s.push_str("00");

@@ -7,7 +7,8 @@
 //! function of the bundles alone, so any split of the files, merged, keeps
 //! the same one ([`crate::hist`]'s argument, for a minimum).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// A stream's names: its file and its member.
@@ -44,6 +45,15 @@ impl Loc {
     /// The bundle's byte offset in its stream.
     pub fn offset(&self) -> u64 {
         self.index.saturating_mul(tpb_isa::BUNDLE_BYTES as u64)
+    }
+
+    /// Whether this location comes before `o`: `<`, by index alone when both
+    /// share one stream's names (no comparison of the names' text).
+    fn precedes(&self, o: &Loc) -> bool {
+        if Arc::ptr_eq(&self.names, &o.names) {
+            return self.index < o.index;
+        }
+        self < o
     }
 }
 
@@ -98,7 +108,7 @@ pub fn keep_in<K: Ord>(map: &mut BTreeMap<K, Loc>, key: K, at: &At, index: u64) 
 /// The smaller of two locations (merging).
 pub fn min(a: Option<Loc>, b: Option<Loc>) -> Option<Loc> {
     match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
+        (Some(a), Some(b)) => Some(if b.precedes(&a) { b } else { a }),
         (a, b) => a.or(b),
     }
 }
@@ -124,34 +134,71 @@ pub fn merge_in<K: Ord>(mine: &mut BTreeMap<K, Loc>, other: BTreeMap<K, Loc>) {
 /// small, since every tracked value has one: `{"files": [...], "members":
 /// [...], "at": ["FILE MEMBER INDEX", ...]}`, three numbers a line (file and
 /// member by position in their lists), sorted as the locations are.
+///
+/// A table has a rank for each stream's names, so placing a location
+/// compares two numbers, never the names' text: the evidence of a large run
+/// places every tracked value's location. It borrows the locations it was
+/// made of, so no stream's names can be dropped (and their address reused)
+/// while it is read by address.
 #[derive(Debug, Default)]
-pub struct Table {
-    index: BTreeMap<Loc, usize>,
+pub struct Table<'a> {
+    /// The address of each stream's names → the rank of those names among all (equal names, one rank).
+    ranks: HashMap<*const Names, u32>,
+    /// Each rank's names.
+    names: Vec<&'a Names>,
+    /// Every distinct location as (rank, index), in order: a location's position is its place here.
+    keys: Vec<(u32, u64)>,
 }
 
-impl Table {
-    pub fn of<'a>(locs: impl IntoIterator<Item = &'a Loc>) -> Table {
-        let set: std::collections::BTreeSet<&Loc> = locs.into_iter().collect();
-        Table { index: set.into_iter().enumerate().map(|(i, l)| (l.clone(), i)).collect() }
+impl<'a> Table<'a> {
+    pub fn of(locs: impl IntoIterator<Item = &'a Loc>) -> Table<'a> {
+        let locs: Vec<&'a Loc> = locs.into_iter().collect();
+        let mut streams: HashMap<*const Names, &'a Names> = HashMap::new();
+        for l in &locs {
+            streams.entry(Arc::as_ptr(&l.names)).or_insert(&l.names);
+        }
+        let mut by_value: Vec<(*const Names, &'a Names)> = streams.into_iter().collect();
+        by_value.sort_by(|a, b| a.1.cmp(b.1));
+        let (mut ranks, mut names) = (HashMap::with_capacity(by_value.len()), Vec::<&'a Names>::new());
+        for (ptr, n) in by_value {
+            if names.last() != Some(&n) {
+                names.push(n);
+            }
+            ranks.insert(ptr, names.len().saturating_sub(1) as u32);
+        }
+        let mut keys: Vec<(u32, u64)> = locs.iter().map(|l| (ranks.get(&Arc::as_ptr(&l.names)).copied().unwrap_or(0), l.index)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        Table { ranks, names, keys }
     }
 
     /// A location's position (0 for one the table was not made of: never, by construction).
     pub fn at(&self, l: &Loc) -> usize {
-        self.index.get(l).copied().unwrap_or(0)
+        let Some(&rank) = self.ranks.get(&Arc::as_ptr(&l.names)) else { return 0 };
+        self.keys.binary_search(&(rank, l.index)).unwrap_or(0)
     }
 
     pub fn to_json(&self) -> serde_json::Value {
-        let files: std::collections::BTreeSet<&str> = self.index.keys().map(Loc::file).collect();
-        let members: std::collections::BTreeSet<&str> = self.index.keys().map(Loc::member).collect();
-        let pos = |set: &std::collections::BTreeSet<&str>, s: &str| set.iter().position(|x| *x == s).unwrap_or(0);
-        let (fi, mi): (BTreeMap<&str, usize>, BTreeMap<&str, usize>) =
-            (files.iter().map(|f| (*f, pos(&files, f))).collect(), members.iter().map(|m| (*m, pos(&members, m))).collect());
-        let at: Vec<String> = self
-            .index
-            .keys()
-            .map(|l| format!("{} {} {}", fi.get(l.file()).copied().unwrap_or(0), mi.get(l.member()).copied().unwrap_or(0), l.index))
+        let files: std::collections::BTreeSet<&'a str> = self.names.iter().map(|n| &*n.file).collect();
+        let members: std::collections::BTreeSet<&'a str> = self.names.iter().map(|n| &*n.member).collect();
+        let place =
+            |set: &std::collections::BTreeSet<&'a str>| -> BTreeMap<&'a str, usize> { set.iter().enumerate().map(|(i, s)| (*s, i)).collect() };
+        let (fi, mi) = (place(&files), place(&members));
+        let at: Vec<serde_json::Value> = self
+            .keys
+            .iter()
+            .map(|&(rank, index)| {
+                let n = self.names.get(rank as usize);
+                let f = n.and_then(|n| fi.get(&*n.file)).copied().unwrap_or(0);
+                let m = n.and_then(|n| mi.get(&*n.member)).copied().unwrap_or(0);
+                serde_json::Value::String(format!("{f} {m} {index}"))
+            })
             .collect();
-        serde_json::json!({"files": files, "members": members, "at": at})
+        let mut v = serde_json::json!({"files": files, "members": members});
+        if let Some(m) = v.as_object_mut() {
+            m.insert("at".into(), serde_json::Value::Array(at));
+        }
+        v
     }
 
     /// The locations of a `locations` object, by position.
@@ -179,8 +226,20 @@ impl Table {
 
     /// Positions of `locs` in order as one line (`-` for none): a histogram's
     /// values' first bundles, in the order of its `counts`.
-    pub fn line<'a>(&self, locs: impl IntoIterator<Item = Option<&'a Loc>>) -> String {
-        locs.into_iter().map(|l| l.map_or_else(|| "-".to_string(), |l| self.at(l).to_string())).collect::<Vec<_>>().join(" ")
+    pub fn line<'l>(&self, locs: impl IntoIterator<Item = Option<&'l Loc>>) -> String {
+        let mut out = String::new();
+        for (i, l) in locs.into_iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            match l {
+                Some(l) => {
+                    let _ = write!(out, "{}", self.at(l));
+                }
+                None => out.push('-'),
+            }
+        }
+        out
     }
 }
 

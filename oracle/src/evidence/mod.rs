@@ -20,6 +20,7 @@ mod render;
 #[cfg(test)]
 mod tests;
 
+use fields::Narrow;
 pub use fields::{fields, finding_bytes, FieldSpec};
 pub use harness::Harness;
 pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
@@ -66,6 +67,8 @@ pub(crate) struct Group {
     /// Engine stem → its first bundle.
     pub(crate) engines_first: BTreeMap<String, Loc>,
     pub(crate) fields: Vec<(FieldSpec, Hist)>,
+    /// How to read each of `fields`, when it is narrow (by position).
+    reads: Vec<Option<Narrow>>,
     /// Check code → counts; a check appears once it applies to, or fires on, a bundle.
     pub(crate) checks: BTreeMap<&'static str, CheckCount>,
     /// (check, field) → values of the findings no erratum accepts.
@@ -89,12 +92,14 @@ struct Stream {
 
 impl Group {
     fn new(kind: BodyKind, opcode: u8) -> Group {
+        let fields: Vec<(FieldSpec, Hist)> = fields(kind).into_iter().map(|f| (f, Hist::default())).collect();
         Group {
             bundles: 0,
             first: None,
             engines: BTreeMap::new(),
             engines_first: BTreeMap::new(),
-            fields: fields(kind).into_iter().map(|f| (f, Hist::default())).collect(),
+            reads: fields.iter().map(|(f, _)| Narrow::of(f)).collect(),
+            fields,
             checks: BTreeMap::new(),
             refused: BTreeMap::new(),
             claims: claims(opcode).map(|(f, c)| (f, c, 0, None)).collect(),
@@ -135,9 +140,14 @@ impl Group {
         self.bundles += 1;
         self.stream.bundles += 1;
         self.stream.first.get_or_insert(index);
-        for (f, h) in &mut self.fields {
-            if let Some(b) = raw.get(f.offset..f.offset + f.size) {
-                h.add_pending(b, at, index);
+        for ((f, h), read) in self.fields.iter_mut().zip(&self.reads) {
+            match read {
+                Some(r) => h.add_pending_narrow(r.read(raw), at, index),
+                None => {
+                    if let Some(b) = raw.get(f.offset..f.offset + f.size) {
+                        h.add_pending(b, at, index);
+                    }
+                }
             }
         }
         let mut fired: Vec<&'static str> = Vec::new();

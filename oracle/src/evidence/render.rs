@@ -36,8 +36,15 @@ fn counts_json(h: &Hist) -> Value {
 /// Each tracked value's first location, as positions in the table in the order of `counts` (sorted by value).
 fn firsts_json(h: &Hist, t: &Table) -> Value {
     let mut v: Vec<(String, Option<&Loc>)> = h.tracked_at().map(|(v, _, l)| (hex(&v), l)).collect();
+    // Usually sorted already (one width, by number): then the sort is one pass.
     v.sort_by(|a, b| a.0.cmp(&b.0));
     json!(t.line(v.into_iter().map(|(_, l)| l)))
+}
+
+/// A JSON object of `pairs`, each value moved in (`json!` would serialize,
+/// so copy, every nested value once per level of nesting).
+fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 /// Inserts `key`: the location's position, when there is one.
@@ -53,7 +60,16 @@ fn group_json(g: tpb_isa::Generation, build: &str, op: u8, s: &Group, t: &Table)
         .iter()
         .map(|(f, h)| {
             let (values, other) = hist_json(h);
-            json!({"field": f.path, "offset": f.offset, "values": values, "other": other, "distinct": h.distinct(), "distinct_capped": h.capped(), "counts": counts_json(h), "first": firsts_json(h, t)})
+            object([
+                ("field", json!(f.path)),
+                ("offset", json!(f.offset)),
+                ("values", values),
+                ("other", json!(other)),
+                ("distinct", json!(h.distinct())),
+                ("distinct_capped", json!(h.capped())),
+                ("counts", counts_json(h)),
+                ("first", firsts_json(h, t)),
+            ])
         })
         .collect();
     let checks: Vec<Value> = s
@@ -76,18 +92,18 @@ fn group_json(g: tpb_isa::Generation, build: &str, op: u8, s: &Group, t: &Table)
         })
         .collect();
     let engines_first: Map<String, Value> = s.engines_first.iter().map(|(e, l)| (e.clone(), json!(t.at(l)))).collect();
-    let mut v = json!({
-        "generation": g,
-        "build": build,
-        "opcode": format!("{op:#04x}"),
-        "name": opcode::name(op),
-        "bundles": s.bundles,
-        "engines": s.engines,
-        "engines_first": engines_first,
-        "fields": fields,
-        "checks": checks,
-        "claims": claims,
-    });
+    let mut v = object([
+        ("generation", json!(g)),
+        ("build", json!(build)),
+        ("opcode", json!(format!("{op:#04x}"))),
+        ("name", json!(opcode::name(op))),
+        ("bundles", json!(s.bundles)),
+        ("engines", json!(s.engines)),
+        ("engines_first", Value::Object(engines_first)),
+        ("fields", Value::Array(fields)),
+        ("checks", Value::Array(checks)),
+        ("claims", Value::Array(claims)),
+    ]);
     put(&mut v, "first", s.first.as_ref(), t);
     v
 }
@@ -143,18 +159,18 @@ impl Evidence {
                         (b.clone(), v)
                     })
                     .collect();
-                json!({
-                    "id": e.id,
-                    "check": e.amends.check.code,
-                    "opcodes": e.amends.opcodes,
-                    "fields": e.amends.fields,
-                    "generations": e.amends.generations,
-                    "claim": e.claim,
-                    "observed": e.observed,
-                    "resolution": e.resolution,
-                    "confidence": e.confidence,
-                    "evidence": evidence,
-                })
+                object([
+                    ("id", json!(e.id)),
+                    ("check", json!(e.amends.check.code)),
+                    ("opcodes", json!(e.amends.opcodes)),
+                    ("fields", json!(e.amends.fields)),
+                    ("generations", json!(e.amends.generations)),
+                    ("claim", json!(e.claim)),
+                    ("observed", json!(e.observed)),
+                    ("resolution", json!(e.resolution)),
+                    ("confidence", json!(e.confidence)),
+                    ("evidence", Value::Object(evidence)),
+                ])
             })
             .collect();
         let contradictions: Vec<Value> = self
@@ -163,30 +179,30 @@ impl Evidence {
             .map(|c| {
                 let counts = self.refused_values(c).map_or(Value::Null, counts_json);
                 let first = self.refused_values(c).map_or(Value::Null, |h| firsts_json(h, t));
-                json!({
-                    "generation": c.generation,
-                    "build": c.build,
-                    "opcode": format!("{:#04x}", c.opcode),
-                    "name": opcode::name(c.opcode),
-                    "check": c.check,
-                    "field": c.field,
-                    "count": c.count,
-                    "values": c.values.iter().map(|(v, n)| json!([v, n])).collect::<Vec<_>>(),
-                    "other": c.other,
-                    "counts": counts,
-                    "first": first,
-                })
+                object([
+                    ("generation", json!(c.generation)),
+                    ("build", json!(c.build)),
+                    ("opcode", json!(format!("{:#04x}", c.opcode))),
+                    ("name", json!(opcode::name(c.opcode))),
+                    ("check", json!(c.check)),
+                    ("field", json!(c.field)),
+                    ("count", json!(c.count)),
+                    ("values", c.values.iter().map(|(v, n)| json!([v, n])).collect()),
+                    ("other", json!(c.other)),
+                    ("counts", counts),
+                    ("first", first),
+                ])
             })
             .collect();
-        let mut doc = json!({
-            "harness": self.harness.to_json(),
-            "inputs": inputs,
-            "groups": groups,
-            "errata": errata,
-            "contradictions": contradictions,
-            "totals": {"bundles": self.bundles, "invalid_spec": self.invalid_spec, "invalid_amended": self.invalid_amended},
-            "locations": table.to_json(),
-        });
+        let mut doc = object([
+            ("harness", self.harness.to_json()),
+            ("inputs", Value::Array(inputs)),
+            ("groups", Value::Array(groups)),
+            ("errata", Value::Array(errata)),
+            ("contradictions", Value::Array(contradictions)),
+            ("totals", json!({"bundles": self.bundles, "invalid_spec": self.invalid_spec, "invalid_amended": self.invalid_amended})),
+            ("locations", table.to_json()),
+        ]);
         if let (Some(s), Some(m)) = (&self.shards, doc.as_object_mut()) {
             m.insert("shards".into(), json!({"count": s.count, "have": s.have}));
         }

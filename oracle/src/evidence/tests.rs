@@ -108,6 +108,9 @@ fn histograms_order_by_count_then_value_and_stay_bounded() {
     assert_eq!((other, h.distinct(), h.capped(), h.total()), (2, 10, false, 20));
     // Little-endian bytes print most significant first, padded to the width.
     assert_eq!(hex(&[0x00, 0x02, 0x00, 0x00]), "0x00000200");
+    assert_eq!(hex(&[0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01]), "0x0123456789abcdef");
+    assert_eq!(hex(&[0xf0, 0x0f]), "0x0ff0");
+    assert_eq!(hex(&[]), "0x00");
 
     let mut big = Hist::default();
     for i in 0..(MAX_TRACKED as u32 + 10) {
