@@ -44,14 +44,37 @@ impl fmt::Display for Generation {
     }
 }
 
+/// Why a name is not a [`Generation`] ([`Generation::from_str`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GenerationError {
+    /// The name is none of `v2`, `v3`, `v4` (or `corev2`…, any case).
+    #[error("unknown generation `{name}` (expected v2, v3 or v4)")]
+    Unknown {
+        /// The name as given.
+        name: String,
+    },
+}
+
 impl FromStr for Generation {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = GenerationError;
+    fn from_str(s: &str) -> Result<Self, GenerationError> {
         match s.to_ascii_lowercase().as_str() {
             "v2" | "corev2" => Ok(Generation::V2),
             "v3" | "corev3" => Ok(Generation::V3),
             "v4" | "corev4" => Ok(Generation::V4),
-            _ => Err(format!("unknown generation `{s}` (expected v2, v3 or v4)")),
+            _ => Err(GenerationError::Unknown { name: s.to_string() }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Generation, GenerationError};
+
+    #[test]
+    fn an_unknown_generation_says_which_names_are_known() {
+        let e = "v5".parse::<Generation>().err();
+        assert_eq!(e, Some(GenerationError::Unknown { name: "v5".into() }));
+        assert_eq!(e.map(|e| e.to_string()).as_deref(), Some("unknown generation `v5` (expected v2, v3 or v4)"));
     }
 }
