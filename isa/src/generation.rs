@@ -8,14 +8,19 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Generation {
+    /// CoreV2: Trn1 and Inf2 (NEFF target `sunda`).
     V2,
+    /// CoreV3: Trn2 (NEFF target `cayman`).
     V3,
+    /// CoreV4, which adds the MX matmul body ([`crate::BodyKind::MatmulMx`]).
     V4,
 }
 
 impl Generation {
+    /// Every generation, oldest first (the order of [`Generation::index`]).
     pub const ALL: [Generation; 3] = [Generation::V2, Generation::V3, Generation::V4];
 
+    /// The short name, `v2`, `v3` or `v4`, as the command line and reports write it.
     pub const fn as_str(self) -> &'static str {
         match self {
             Generation::V2 => "v2",
@@ -24,6 +29,7 @@ impl Generation {
         }
     }
 
+    /// The position in [`Generation::ALL`] (0 for V2), for per-generation tables.
     pub const fn index(self) -> usize {
         self as usize
     }
