@@ -104,7 +104,7 @@ pub enum RequestError {
     #[error("{0}")]
     Kind(String),
     #[error("{0}")]
-    Generation(String),
+    Generation(tpb_isa::generation::GenerationError),
     #[error("no {0}")]
     Missing(&'static str),
 }

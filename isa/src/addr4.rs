@@ -6,6 +6,7 @@ use crate::provenance::{Confidence, Provenance};
 use serde::Serialize;
 use zerocopy::little_endian::U32;
 
+/// Where the ADDR4 word is described: spec §2.2, confirmed.
 pub const PROV: Provenance = Provenance::new("2.2", Confidence::Confirmed);
 
 /// Bits 0..28: the byte address.
@@ -18,8 +19,11 @@ pub const PSUM_BASE: u32 = 0x0200_0000;
 pub const PSUM_SPAN: u32 = 0x003F_FFFF;
 /// Bits 29..30 (`byte3 & 0x60`): the mode nibble.
 pub const MODE_MASK: u32 = 0x6000_0000;
+/// Mode bit 29 alone: indirect, the word addresses a gather index.
 pub const MODE_INDIRECT: u32 = 0x2000_0000;
+/// Mode bit 30 alone: active, a dynamic access pattern.
 pub const MODE_ACTIVE: u32 = 0x4000_0000;
+/// Both mode bits: the dead mode, which the compiler never produces.
 pub const MODE_DEAD: u32 = 0x6000_0000;
 /// Bit 31: register mode; byte 0 is then a register id.
 pub const REGISTER_BIT: u32 = 0x8000_0000;
@@ -56,19 +60,24 @@ impl Wire for Addr4 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Region {
+    /// State buffer: the region bits (25..28) are zero.
     Sbuf,
+    /// Partial-sum buffer: the address is inside the 4 MiB window at [`PSUM_BASE`].
     Psum,
     /// Region bits set but outside the 4 MiB PSUM window.
     Outside,
 }
 
 impl Addr4 {
+    /// The address word holding `word` as is.
     pub fn new(word: u32) -> Self {
         Addr4(U32::new(word))
     }
+    /// The whole 32-bit word (read little-endian from the wire).
     pub fn word(self) -> u32 {
         self.0.get()
     }
+    /// The byte address: bits 0..28, mode and register bits cleared.
     pub fn addr29(self) -> u32 {
         self.word() & ADDR_MASK
     }
@@ -98,9 +107,11 @@ impl Addr4 {
         debug_assert!(REGISTER_RESERVED_MASK & (1 << bit) != 0, "bit {bit} is not a reserved register bit");
         Addr4::new(self.word() | (1 << bit))
     }
+    /// Whether bit 31 is set: the address is taken from register [`Addr4::regid`].
     pub fn is_register(self) -> bool {
         self.word() & REGISTER_BIT != 0
     }
+    /// Byte 0: the register id in register mode (meaningful only then).
     pub fn regid(self) -> u8 {
         (self.word() & 0xFF) as u8
     }
@@ -108,15 +119,20 @@ impl Addr4 {
     pub fn mode(self) -> u8 {
         ((self.word() & MODE_MASK) >> 24) as u8
     }
+    /// The mode's name in [`ADDR4_MODE`]: `static`, `indirect`, `active` or `dead`.
     pub fn mode_name(self) -> &'static str {
         ADDR4_MODE.name_of(self.mode()).unwrap_or("?")
     }
+    /// Whether the mode is indirect exactly (bit 29 without bit 30).
     pub fn is_indirect(self) -> bool {
         self.word() & MODE_MASK == MODE_INDIRECT
     }
+    /// Whether the byte address lies in the PSUM window
+    /// ([`PSUM_BASE`] to [`PSUM_BASE`] + [`PSUM_SPAN`]).
     pub fn is_psum(self) -> bool {
         self.addr29().wrapping_sub(PSUM_BASE) <= PSUM_SPAN
     }
+    /// Where the byte address points: PSUM, SBUF, or outside both.
     pub fn region(self) -> Region {
         if self.is_psum() {
             Region::Psum

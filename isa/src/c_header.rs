@@ -190,16 +190,47 @@ fn members(l: &Layout, base: usize, out: &mut Vec<Member>) {
 /// Writes the current header as `<dir>/neuron_isa_tpb.h` and returns its path;
 /// for the nightly report run, so users can fetch the latest header. The write
 /// is atomic (temp file + rename): a reader never sees half a header.
-pub fn write_report(dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create report directory: {e}", dir.display()))?;
+pub fn write_report(dir: &std::path::Path) -> Result<std::path::PathBuf, WriteError> {
+    std::fs::create_dir_all(dir).map_err(|error| WriteError::CreateDir { dir: dir.to_path_buf(), error })?;
     let path = dir.join(FILE_NAME);
     let tmp = dir.join(format!(".{FILE_NAME}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, generate()).map_err(|e| format!("{}: cannot write header: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| {
+    std::fs::write(&tmp, generate()).map_err(|error| WriteError::Write { tmp: tmp.clone(), error })?;
+    std::fs::rename(&tmp, &path).map_err(|error| {
         let _ = std::fs::remove_file(&tmp);
-        format!("{}: cannot move header into place: {e}", path.display())
+        WriteError::Rename { path: path.clone(), error }
     })?;
     Ok(path)
+}
+
+/// Why [`write_report`] could not put the header in place. The I/O error is
+/// part of the message (so it is not also given as `source()`, which would
+/// print it twice).
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The report directory could not be created.
+    #[error("{}: cannot create report directory: {error}", dir.display())]
+    CreateDir {
+        /// The directory.
+        dir: std::path::PathBuf,
+        /// What the file system said.
+        error: std::io::Error,
+    },
+    /// The temporary file beside the header could not be written.
+    #[error("{}: cannot write header: {error}", tmp.display())]
+    Write {
+        /// The temporary file (`.neuron_isa_tpb.h.tmp<pid>` in the directory).
+        tmp: std::path::PathBuf,
+        /// What the file system said.
+        error: std::io::Error,
+    },
+    /// The temporary file could not be renamed over the header (it is removed).
+    #[error("{}: cannot move header into place: {error}", path.display())]
+    Rename {
+        /// The header's path.
+        path: std::path::PathBuf,
+        /// What the file system said.
+        error: std::io::Error,
+    },
 }
 
 /// The whole header text.
@@ -513,6 +544,12 @@ fn spec_names(h: &mut String) {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn a_report_write_error_names_the_path_and_the_cause() {
+        let e = WriteError::CreateDir { dir: "reports/today".into(), error: std::io::Error::other("disk full") };
+        assert_eq!(e.to_string(), "reports/today: cannot create report directory: disk full");
+    }
 
     #[test]
     fn an_inline_struct_s_members_sit_at_its_offset_in_the_parent() {

@@ -8,22 +8,30 @@ use serde::Serialize;
 /// A byte-valued enumeration of the spec.
 #[derive(Debug, Serialize)]
 pub struct EnumTable {
+    /// The table's name, as the text format's errors and `tpb facts` show it (`alu_op`).
     pub name: &'static str,
+    /// The spec section and confidence of the table.
     pub prov: Provenance,
     /// Whether the spec lists every value (`false`: it elides some, so an
     /// unlisted value is only suspicious).
     pub complete: bool,
+    /// Each listed value and its name, in ascending value order; the names
+    /// are the text format's spellings.
     pub entries: &'static [(u8, &'static str)],
+    /// What the values mean, in a line, for the C header and `tpb facts`.
     pub doc: &'static str,
 }
 
 impl EnumTable {
+    /// The name of value `v`; `None` if the table does not list it.
     pub fn name_of(&self, v: u8) -> Option<&'static str> {
         self.entries.iter().find(|e| e.0 == v).map(|e| e.1)
     }
+    /// The value named `name` (exact spelling); `None` if no entry has it.
     pub fn value_of(&self, name: &str) -> Option<u8> {
         self.entries.iter().find(|e| e.1 == name).map(|e| e.0)
     }
+    /// Whether the table lists value `v`.
     pub fn contains(&self, v: u8) -> bool {
         self.name_of(v).is_some()
     }

@@ -33,6 +33,7 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// The profile's name in reports and on the command line: `amended` or `spec`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Profile::Amended => "amended",
@@ -46,7 +47,9 @@ impl Profile {
 /// field the finding names.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Cond {
+    /// The field's path in the body layout (`cmp_op`), or `""` for the finding's own field.
     pub field: &'static str,
+    /// The values it may hold for the erratum to apply.
     pub values: &'static [u64],
 }
 
@@ -62,18 +65,41 @@ const fn at(field: &'static str, values: &'static [u64]) -> Cond {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Accepts {
     /// Every condition holds (e.g. the comparator is 0 while the wait fields are 0).
-    Values { all: &'static [Cond] },
+    Values {
+        /// The conditions, all of which must hold.
+        all: &'static [Cond],
+    },
     /// The byte is two 4-bit dtype tags, each a wire tag; the low one types
     /// the slot `slot`, whose rules are then checked with it.
-    NibbleDtypes { slot: &'static str },
+    NibbleDtypes {
+        /// The operand slot the low nibble types (`in0`).
+        slot: &'static str,
+    },
     /// The field holds `value` and the slot `slot` is typed by the dtype
     /// field `by` instead; the slot's rules are then checked with it.
-    TypedBy { value: u64, slot: &'static str, by: &'static str },
+    TypedBy {
+        /// The value the amended field holds.
+        value: u64,
+        /// The operand slot retyped.
+        slot: &'static str,
+        /// The dtype field that types it instead.
+        by: &'static str,
+    },
     /// The slot's address is aligned to the class of the dtype in field `by`.
-    AlignedTo { by: &'static str },
+    AlignedTo {
+        /// The dtype field whose alignment class applies.
+        by: &'static str,
+    },
     /// The slot is a MEM_PATTERN of `dims` free dims at byte `offset`, the
     /// bytes from its spec offset up to there zero; its rules are then checked there.
-    SlotAt { slot: &'static str, dims: usize, offset: usize },
+    SlotAt {
+        /// The operand slot moved.
+        slot: &'static str,
+        /// Its number of free dims (the MEM_PATTERN size).
+        dims: usize,
+        /// Its byte offset in the bundle where real programs put it.
+        offset: usize,
+    },
     /// The opcode byte is one real programs use, though no table names it
     /// (its body stays opaque).
     Opcode,
@@ -88,11 +114,14 @@ pub enum Accepts {
 /// scoped wrong, not one opcode's encoding.
 #[derive(Clone, Copy, Debug)]
 pub enum Scope<T: 'static> {
+    /// These items only.
     Only(&'static [T]),
+    /// Every item the check runs on.
     Every,
 }
 
 impl<T: PartialEq> Scope<T> {
+    /// Whether `x` is in scope (always, for `Every`).
     pub fn contains(&self, x: &T) -> bool {
         match self {
             Scope::Only(list) => list.contains(x),
@@ -108,6 +137,7 @@ impl<T: PartialEq> Scope<T> {
         }
     }
 
+    /// Whether the scope is `Every`.
     pub fn is_every(&self) -> bool {
         matches!(self, Scope::Every)
     }
@@ -165,11 +195,14 @@ impl Serialize for Scope<&'static str> {
 /// What an erratum amends: one check, on some opcodes, fields and generations.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Amends {
+    /// The check whose findings it accepts (serialised as its code).
     #[serde(serialize_with = "check_code")]
     pub check: &'static Check,
+    /// The opcode bytes it amends.
     pub opcodes: Scope<u8>,
     /// Field paths as findings name them (`in1.addr`, `out.num[2]`).
     pub fields: Scope<&'static str>,
+    /// The generations it amends.
     pub generations: &'static [Generation],
 }
 
@@ -182,11 +215,13 @@ fn check_code<S: serde::Serializer>(c: &&'static Check, s: S) -> Result<S::Ok, S
 pub struct Erratum {
     /// Stable id, carried by the findings it overrides.
     pub id: &'static str,
+    /// The check, opcodes, fields and generations it amends.
     pub amends: Amends,
     /// The spec's claim, in brief.
     pub claim: &'static str,
     /// What real programs write.
     pub observed: &'static str,
+    /// The encodings it accepts, where the spec refuses them.
     pub accepts: Accepts,
     /// The resolution: the narrowest statement about the encoding.
     pub resolution: &'static str,

@@ -12,18 +12,26 @@ use serde::Serialize;
 /// A wire type: a primitive leaf, an array of a wire type, or a described struct.
 #[derive(Clone, Copy)]
 pub enum Ty {
+    /// One byte, unsigned.
     U8,
+    /// Two bytes, unsigned, little-endian.
     U16,
+    /// Two bytes, two's complement, little-endian.
     I16,
+    /// Four bytes, unsigned, little-endian.
     U32,
+    /// Eight bytes, unsigned, little-endian.
     U64,
     /// The 32-bit start-address word (§2.2).
     Addr4,
+    /// `n` elements of the element type, packed (a function, so types can refer to each other).
     Array(fn() -> Ty, usize),
+    /// A described struct, by its layout (a function, for the same reason).
     Struct(fn() -> &'static Layout),
 }
 
 impl Ty {
+    /// Bytes it takes on the wire (arrays and structs included).
     pub fn size(&self) -> usize {
         match self {
             Ty::U8 => 1,
@@ -53,15 +61,22 @@ impl Ty {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Prim {
+    /// One byte, unsigned.
     U8,
+    /// Two bytes, unsigned.
     U16,
+    /// Two bytes, two's complement.
     I16,
+    /// Four bytes, unsigned.
     U32,
+    /// Eight bytes, unsigned.
     U64,
+    /// The ADDR4 word, four bytes ([`crate::Addr4`]).
     Addr4,
 }
 
 impl Prim {
+    /// Bytes it takes on the wire: 1, 2, 4 or 8.
     pub const fn size(self) -> usize {
         match self {
             Prim::U8 => 1,
@@ -70,6 +85,7 @@ impl Prim {
             Prim::U64 => 8,
         }
     }
+    /// The C type the generated header declares it with (`uint16_t`, `NEURON_ISA_TPB_ADDR4`).
     pub const fn c_type(self) -> &'static str {
         match self {
             Prim::U8 => "uint8_t",
@@ -80,6 +96,7 @@ impl Prim {
             Prim::Addr4 => "NEURON_ISA_TPB_ADDR4",
         }
     }
+    /// Whether it is read as signed (I16 only).
     pub const fn is_signed(self) -> bool {
         matches!(self, Prim::I16)
     }
@@ -94,6 +111,8 @@ impl Prim {
         })
     }
 
+    /// Reads the value at the start of `b` as unsigned bits, zero-extended;
+    /// `None` when `b` is too short.
     pub fn read_u64(self, b: &[u8]) -> Option<u64> {
         b.get(..self.size()).map(le_u64)
     }
@@ -136,7 +155,9 @@ pub fn unsigned_max(bytes: usize) -> u64 {
 /// How the text format prints a field (and how the assembler reads it back).
 #[derive(Clone, Copy)]
 pub enum Fmt {
+    /// `0x` and the type's full width of hex digits.
     Hex,
+    /// Decimal, signed where the type is.
     Dec,
     /// A dtype wire tag: printed by name when known.
     Dtype,
@@ -155,11 +176,17 @@ pub enum Fmt {
 /// One field of a described struct.
 #[derive(Clone, Copy)]
 pub struct Field {
+    /// Its name, as the spec writes it (a path element in the text format).
     pub name: &'static str,
+    /// Its byte offset in the enclosing struct.
     pub offset: usize,
+    /// Its wire type (a function, so types can refer to each other).
     pub ty: fn() -> Ty,
+    /// How the text format prints it.
     pub fmt: Fmt,
+    /// The spec section and confidence of its placement.
     pub prov: Provenance,
+    /// What it holds, in a line (the C header's comment).
     pub doc: &'static str,
 }
 
@@ -170,9 +197,13 @@ pub struct Layout {
     pub name: &'static str,
     /// C type name (recovered from the binary's symbols where the spec says so).
     pub c_name: &'static str,
+    /// Its size in bytes (64 for a bundle body).
     pub size: usize,
+    /// The spec section and confidence of the struct.
     pub prov: Provenance,
+    /// What it is, in a line.
     pub doc: &'static str,
+    /// Its fields, in the order the struct declares them (offset order).
     pub fields: &'static [Field],
     /// For role twins (MEM_PATTERN*D): the TENSOR*D layout it is byte-identical to.
     pub alias_of: Option<fn() -> &'static Layout>,
@@ -180,11 +211,13 @@ pub struct Layout {
 
 /// Implemented by every type that can be a field.
 pub trait Wire {
+    /// The type's wire description.
     fn ty() -> Ty;
 }
 
 /// Implemented by every described struct.
 pub trait Described {
+    /// The struct's layout, the same value as its `LAYOUT` constant.
     fn layout() -> &'static Layout;
 }
 
@@ -214,30 +247,44 @@ impl<T: Wire, const N: usize> Wire for [T; N] {
 /// A flattened scalar or scalar array of a layout, with its dotted path.
 #[derive(Clone, Debug, Serialize)]
 pub struct Leaf {
+    /// Its dotted path from the layout's root, as the text format names it
+    /// (`psum_dst.num`: an array is one leaf; findings name an element, `psum_dst.num[1]`).
     pub path: String,
+    /// Its byte offset from the layout's start.
     pub offset: usize,
+    /// Its scalar type (of each element, for an array).
     pub prim: Prim,
     /// `None` for a scalar, `Some(n)` for an array of n elements.
     pub len: Option<usize>,
+    /// How the text format prints it.
     #[serde(skip)]
     pub fmt: LeafFmt,
+    /// The spec section and confidence of the field it comes from.
     pub prov: Provenance,
+    /// What it holds, in a line.
     pub doc: &'static str,
 }
 
 /// [`Fmt`] restricted to what a leaf can carry.
 #[derive(Clone, Copy, Debug, Default)]
 pub enum LeafFmt {
+    /// See [`Fmt::Hex`].
     #[default]
     Hex,
+    /// See [`Fmt::Dec`].
     Dec,
+    /// See [`Fmt::Dtype`].
     Dtype,
+    /// See [`Fmt::DtypeNibbles`].
     DtypeNibbles,
+    /// See [`Fmt::Enum`].
     Enum(&'static EnumTable),
+    /// See [`Fmt::Bytes`].
     Bytes,
 }
 
 impl Leaf {
+    /// Bytes it spans: the element size times the elements.
     pub fn size(&self) -> usize {
         self.prim.size() * self.len.unwrap_or(1)
     }

@@ -14,7 +14,9 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Avail {
+    /// Encoded on that generation.
     Yes,
+    /// Not on that generation.
     No,
     /// Lowered to a plain copy on that generation, so never encoded there.
     Copy,
@@ -23,27 +25,35 @@ pub enum Avail {
 /// Which descriptor slots of the body are operands of this op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Operands {
+    /// Whether the body's source slots are read (false: Memset writes without reading).
     pub src: bool,
+    /// Whether the body's destination slots are written (false: LoadStationary loads the weights and writes none).
     pub dst: bool,
 }
 
 /// One row of the opcode table.
 #[derive(Clone, Debug, Serialize)]
 pub struct OpcodeInfo {
+    /// The opcode byte (bundle byte 0).
     pub byte: u8,
+    /// The op's name in the opcode table (`TensorTensor`), as the text format writes it.
     pub name: &'static str,
     /// Where the op usually runs (`engine_typical`): not a constraint.
     pub engine: Engines,
     /// Availability on v2, v3, v4.
     pub avail: [Avail; 3],
+    /// The body layout its bundles decode to.
     pub body: BodyKind,
+    /// Which of the body's operand slots the op uses.
     pub operands: Operands,
     /// Provenance of the op's body assignment (the opcode byte itself is §1.3 / D-J32).
     pub body_prov: Provenance,
+    /// The table's remarks on the op (pairing, aliases), possibly empty.
     pub notes: &'static str,
 }
 
 impl OpcodeInfo {
+    /// Whether generation `g` encodes the op ([`Avail::Yes`]).
     pub fn available(&self, g: Generation) -> bool {
         self.avail[g.index()] == Avail::Yes
     }

@@ -19,6 +19,7 @@ pub enum SlotType {
 /// Where the dtype of a slot is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DtypeRef {
+    /// The whole byte of this field path holds the tag.
     Field(&'static str),
     /// Low (0) or high (1) nibble of a byte.
     Nibble(&'static str, u8),
@@ -69,8 +70,13 @@ impl DtypeRef {
 /// Read or written; a matmul destination adds the PSUM-window rule and the bf16 nc form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
+    /// An input: read.
     Src,
-    Dst { matmul: bool },
+    /// An output: written.
+    Dst {
+        /// Whether it is a matmul's PSUM destination (the extra rules apply).
+        matmul: bool,
+    },
 }
 
 /// One operand slot of a body.
@@ -78,8 +84,11 @@ pub enum Role {
 pub struct Slot {
     /// Field name in the body layout.
     pub name: &'static str,
+    /// Its wire type.
     pub ty: SlotType,
+    /// Where its dtype tag is read.
     pub dtype: DtypeRef,
+    /// Read or written.
     pub role: Role,
 }
 
@@ -88,12 +97,14 @@ impl Slot {
     pub fn offset(&self, layout: &Layout) -> usize {
         layout.field_offset(self.name).unwrap_or(0)
     }
+    /// Bytes the slot's descriptor spans.
     pub fn size(&self) -> usize {
         match self.ty {
             SlotType::Pattern(n) => crate::descriptor::pattern_size(n),
             SlotType::Mx => crate::descriptor::MxMemPattern1d::LAYOUT.size,
         }
     }
+    /// Whether it is written (any destination).
     pub fn is_dst(&self) -> bool {
         matches!(self.role, Role::Dst { .. })
     }
@@ -149,6 +160,7 @@ pub fn live_slots(op: &crate::opcode::OpcodeInfo) -> impl Iterator<Item = &'stat
 /// there cost more than the checks themselves, so it is done once per opcode.
 #[derive(Clone, Copy, Debug)]
 pub struct Placed {
+    /// The slot.
     pub slot: &'static Slot,
     /// Byte offset of the slot in the bundle ([`Slot::offset`]).
     pub offset: usize,

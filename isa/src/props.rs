@@ -4,9 +4,11 @@
 
 use crate::bundle::{Bundle, Raw, BUNDLE_BYTES};
 use crate::descriptor::{Indirect16b, Indirect20b, MxIndirect16b};
+use crate::errata::Profile;
 use crate::generation::Generation;
 use crate::layout::Layout;
-use crate::validate::{self, Finding};
+use crate::text::TextError;
+use crate::validate::{self, Finding, Kernel};
 use crate::{smith, text};
 use arbitrary::Unstructured;
 
@@ -15,8 +17,243 @@ pub use chain::{
     bundles_chain, c_step, chain, codec_step, generated, generated_step, roundtrip, text_step, validator_step, validator_step_on, CView, GENERATED,
 };
 
-/// A property violation, with enough context to reproduce it.
-pub type Outcome = Result<(), String>;
+/// Whether a property held: `Err` carries the violation.
+pub type Outcome = Result<(), Violation>;
+
+/// A property violation, with enough context to reproduce it. Bundles are
+/// kept as their 64 wire bytes (`bundle`, `before`, `after`) and shown in
+/// hex, which reads back to the bytes; finding codes are
+/// [`crate::checks::Check::code`]s; a `line` is a bundle's disassembly.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Violation {
+    /// A generated bundle does not decode back from its encoding.
+    #[error("{generation}: generated bundle does not round-trip: {}", hex(.bundle))]
+    GeneratedRoundTrip {
+        /// The generation it was generated for.
+        generation: Generation,
+        /// Its encoding.
+        bundle: Vec<u8>,
+    },
+    /// A generated (so valid) bundle has findings on its generation.
+    #[error("{generation}: generated bundle has findings {codes:?}{}\n{line}", under(.profile))]
+    GeneratedFindings {
+        /// The generation it was generated for.
+        generation: Generation,
+        /// The codes of its findings.
+        codes: Vec<&'static str>,
+        /// The profile it was judged under, as the chain's step 5 names it;
+        /// `None` from [`generated_holds`], which judges by the spec alone and names none.
+        profile: Option<Profile>,
+        /// Its disassembly.
+        line: String,
+    },
+    /// A mutated bundle does not get exactly the check its mutation names.
+    #[error("{generation}: mutation `{what}` expected only {expected}, got {codes:?}\nbefore: {before}\nafter:  {after}")]
+    Mutation {
+        /// The generation judged on.
+        generation: Generation,
+        /// What the mutation changed ([`smith::Mutation::what`]).
+        what: String,
+        /// The code of the check it names.
+        expected: &'static str,
+        /// The codes of the findings it got.
+        codes: Vec<&'static str>,
+        /// The valid bundle's disassembly.
+        before: String,
+        /// The mutated bundle's disassembly.
+        after: String,
+    },
+    /// A value name the assembler accepts prints back as something else.
+    #[error("`{key}={value}` assembles but reads back as {shown:?}:\n{edited}\n{printed}")]
+    NameReadBack {
+        /// The field set.
+        key: String,
+        /// The name it was set to.
+        value: &'static str,
+        /// What the disassembly shows for the field instead (`None`: no such field).
+        shown: Option<String>,
+        /// The line as edited.
+        edited: String,
+        /// Its bytes disassembled again.
+        printed: String,
+    },
+    /// Encoding a decoded bundle gives other bytes.
+    #[error("encode(decode(b)) != b for {}", hex(.bundle))]
+    EncodeDecode {
+        /// The bytes decoded.
+        bundle: Vec<u8>,
+    },
+    /// Decoding an encoded bundle gives another value.
+    #[error("decode(encode(x)) != x for {}", hex(.bundle))]
+    DecodeEncode {
+        /// The bytes first decoded.
+        bundle: Vec<u8>,
+    },
+    /// The disassembly of a stream does not assemble.
+    #[error("assembling the disassembly failed at {error}: `{line}`")]
+    Assemble {
+        /// The assembler's error, with its 1-based line.
+        error: TextError,
+        /// That line.
+        line: String,
+    },
+    /// The disassembly of a stream assembles to another length.
+    #[error("{lines} lines assembled to {bytes} bytes, not {expected}")]
+    AssembledLength {
+        /// The lines assembled (one per bundle).
+        lines: usize,
+        /// The bytes they gave.
+        bytes: usize,
+        /// The stream's bytes.
+        expected: usize,
+    },
+    /// A bundle disassembled and assembled again gives other bytes.
+    #[error("text round trip changed bytes:\n{}\n{}\n{line}", hex(.before), hex(.after))]
+    TextBytes {
+        /// The bundle.
+        before: Vec<u8>,
+        /// What its disassembly assembled to.
+        after: Vec<u8>,
+        /// Its disassembly.
+        line: String,
+    },
+    /// A line assembled and disassembled again prints another line.
+    #[error("text -> bytes -> text differs:\n{line}\n{again}")]
+    TextLine {
+        /// The line.
+        line: String,
+        /// Its bytes disassembled.
+        again: String,
+    },
+    /// The C header's view could not read a bundle ([`CView`]); its reason as it renders it.
+    #[error("{reason}")]
+    CView {
+        /// The view's own message.
+        reason: String,
+    },
+    /// The C header reads a field otherwise than the Rust decoder.
+    #[error("C header and Rust decoder disagree: {detail}")]
+    CDisagrees {
+        /// The bundle and the first line that differs
+        /// ([`crate::c_header::shim::compare_dump`]).
+        detail: String,
+    },
+    /// The stream given to the validator step has more whole bundles than the bundles given.
+    #[error("the stream has {stream} bundles, the per-bundle run {bundles}")]
+    StreamLonger {
+        /// Whole bundles in the stream.
+        stream: usize,
+        /// Bundles judged one by one.
+        bundles: usize,
+    },
+    /// The fast path's findings differ from the full checks'.
+    #[error("{generation}: fast path found {fast:?}, full checks {full:?} for {}", hex(.bundle))]
+    FastPath {
+        /// The generation judged on.
+        generation: Generation,
+        /// The fast path's finding codes.
+        fast: Vec<&'static str>,
+        /// The full checks' finding codes.
+        full: Vec<&'static str>,
+        /// The bundle.
+        bundle: Vec<u8>,
+    },
+    /// `validate_stream` finds other findings than the bundles judged one by one.
+    #[error("{generation}: validate_stream found {streamed} findings, bundle by bundle {one_by_one}")]
+    Stream {
+        /// The generation judged on.
+        generation: Generation,
+        /// Findings of the stream run.
+        streamed: usize,
+        /// Findings of the bundles judged one by one.
+        one_by_one: usize,
+    },
+    /// `decode_stream` on one kernel finds other findings than the bundles judged one by one.
+    #[error("{generation}: decode_stream on the {} kernel found {found} findings, bundle by bundle {one_by_one}", .kernel.label())]
+    Kernel {
+        /// The generation judged on.
+        generation: Generation,
+        /// The kernel.
+        kernel: Kernel,
+        /// Findings of the stream run on it.
+        found: usize,
+        /// Findings of the bundles judged one by one.
+        one_by_one: usize,
+    },
+    /// A finding names a field the bundle's layout has not at that offset.
+    #[error("{generation}: finding {code} names `{field}` @ {offset:#x}, not a field there, for {}", hex(.bundle))]
+    NotAField {
+        /// The generation judged on.
+        generation: Generation,
+        /// The finding's code.
+        code: &'static str,
+        /// The field it names.
+        field: String,
+        /// The offset it names.
+        offset: usize,
+        /// The bundle.
+        bundle: Vec<u8>,
+    },
+    /// A finding that a corrected reading adds names no field there, even
+    /// where an erratum moves a slot.
+    #[error("{generation}: amended finding {code} names `{field}` @ {offset:#x}, not a field there, for {}", hex(.bundle))]
+    AmendedNotAField {
+        /// The generation judged on.
+        generation: Generation,
+        /// The finding's code.
+        code: &'static str,
+        /// The field it names.
+        field: String,
+        /// The offset it names.
+        offset: usize,
+        /// The bundle.
+        bundle: Vec<u8>,
+    },
+    /// Under the amended profile, the fast path differs from the full checks amended.
+    #[error("{generation}: amended fast path found {fast:?}, amended full checks {full:?} for {}", hex(.bundle))]
+    AmendedFastPath {
+        /// The generation judged on.
+        generation: Generation,
+        /// The amended fast path's finding codes.
+        fast: Vec<&'static str>,
+        /// The amended full checks' finding codes.
+        full: Vec<&'static str>,
+        /// The bundle.
+        bundle: Vec<u8>,
+    },
+    /// The errata removed findings of the spec (an erratum may only accept one as a note).
+    #[error("{generation}: the errata dropped findings: spec {spec:?}, amended {amended:?} for {}", hex(.bundle))]
+    ErrataDropped {
+        /// The generation judged on.
+        generation: Generation,
+        /// The spec's finding codes.
+        spec: Vec<&'static str>,
+        /// The amended finding codes.
+        amended: Vec<&'static str>,
+        /// The bundle.
+        bundle: Vec<u8>,
+    },
+    /// An amended finding is neither the spec's finding at its place nor a note accepting it.
+    #[error(
+        "{generation}: amended finding {} `{}` ({:?}, erratum {:?}) is not spec finding {} `{}` or a note accepting it, for {}",
+        .amended.code, .amended.field, .amended.severity, .amended.erratum, .spec.code, .spec.field, hex(.bundle)
+    )]
+    AmendedChanged {
+        /// The generation judged on.
+        generation: Generation,
+        /// The amended finding.
+        amended: Box<Finding>,
+        /// The spec's finding at its place.
+        spec: Box<Finding>,
+        /// The bundle.
+        bundle: Vec<u8>,
+    },
+}
+
+/// ` (profile)` where a violation names the profile it was judged under.
+fn under(profile: &Option<Profile>) -> String {
+    profile.map_or_else(String::new, |p| format!(" ({})", p.as_str()))
+}
 
 fn chunks(data: &[u8]) -> impl Iterator<Item = Raw> + '_ {
     let n = data.len().div_ceil(BUNDLE_BYTES).max(1);
@@ -61,11 +298,11 @@ pub fn structured(data: &[u8]) -> Outcome {
 /// A bundle generated for `g` encodes → decodes to itself and validates clean on `g`.
 pub fn generated_holds(g: Generation, b: &Bundle) -> Outcome {
     if Bundle::decode(&b.encode()) != *b {
-        return Err(format!("{g}: generated bundle does not round-trip: {}", hex(&b.encode())));
+        return Err(Violation::GeneratedRoundTrip { generation: g, bundle: b.encode().to_vec() });
     }
     let f = validate::validate(b, g);
     if !f.is_empty() {
-        return Err(format!("{g}: generated bundle has findings {:?}\n{}", codes(&f), text::disasm(b)));
+        return Err(Violation::GeneratedFindings { generation: g, codes: codes(&f), profile: None, line: text::disasm(b) });
     }
     Ok(())
 }
@@ -113,14 +350,14 @@ pub fn mutation_holds(g: Generation, b: &Bundle, m: &smith::Mutation) -> Outcome
     if only(&f, m.expect.code) {
         return Ok(());
     }
-    Err(format!(
-        "{g}: mutation `{}` expected only {}, got {:?}\nbefore: {}\nafter:  {}",
-        m.what,
-        m.expect.code,
-        codes(&f),
-        text::disasm(b),
-        text::disasm(&m.bundle)
-    ))
+    Err(Violation::Mutation {
+        generation: g,
+        what: m.what.clone(),
+        expected: m.expect.code,
+        codes: codes(&f),
+        before: text::disasm(b),
+        after: text::disasm(&m.bundle),
+    })
 }
 
 /// `text`: bytes → text → bytes is exact, and text → bytes → text too
@@ -147,7 +384,7 @@ pub fn value_names() -> &'static [String] {
 /// (a wider dtype packed into a nibble once did). Says which field it
 /// edited and to which name (`None`: the line has no field), so a caller
 /// can see every field and every name is reached.
-pub fn edited_name_reads_back(line: &str, pick: [u8; 3]) -> Result<Option<(String, &'static str)>, String> {
+pub fn edited_name_reads_back(line: &str, pick: [u8; 3]) -> Result<Option<(String, &'static str)>, Violation> {
     let mut tokens: Vec<String> = line.split('#').next().unwrap_or("").split_whitespace().map(str::to_string).collect();
     let fields: Vec<usize> = (1..tokens.len()).filter(|&i| tokens[i].contains('=')).collect();
     let Some(&i) = fields.get(usize::from(pick[0]) % fields.len().max(1)) else { return Ok(None) };
@@ -160,7 +397,10 @@ pub fn edited_name_reads_back(line: &str, pick: [u8; 3]) -> Result<Option<(Strin
     let printed = text::disasm(&Bundle::decode(&raw));
     match shown_name(&printed, &key) {
         Ok(_) => Ok(Some((key, value))),
-        Err(shown) => Err(format!("`{key}={value}` assembles but reads back as {shown:?}:\n{edited}\n{printed}")),
+        Err(shown) => {
+            let shown = shown.map(str::to_string);
+            Err(Violation::NameReadBack { key, value, shown, edited, printed })
+        }
     }
 }
 
@@ -234,7 +474,10 @@ mod tests {
             let said = m.expect.code;
             m.expect = other;
             let Err(e) = super::mutation_holds(g, &b, &m) else { panic!("{}: passed as {}", m.what, other.code) };
-            assert!(e.contains(other.code) && e.contains(said), "{e}");
+            let super::Violation::Mutation { expected, codes, .. } = &e else { panic!("{e:?}") };
+            assert!(*expected == other.code && codes.contains(&said), "{e}");
+            let shown = e.to_string();
+            assert!(shown.contains(other.code) && shown.contains(said), "{shown}");
             checked += 1;
         }
         assert!(checked > 20, "{checked} mutations checked");

@@ -19,6 +19,7 @@ pub enum Confidence {
 }
 
 impl Confidence {
+    /// The tag as the spec writes it: `CONFIRMED`, `STRONG` or `INFERRED`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Confidence::Confirmed => "CONFIRMED",
@@ -41,14 +42,18 @@ impl Confidence {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// A confirmed fact is broken: the bundle is invalid.
     Error,
+    /// A strongly supported fact is broken: suspicious, still valid.
     Warning,
+    /// An inferred fact is broken: reported for information only.
     Info,
     /// What the spec refuses and an erratum accepts (real programs write it).
     Note,
 }
 
 impl Severity {
+    /// The lowercase name reports print: `error`, `warning`, `info` or `note`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -62,11 +67,14 @@ impl Severity {
 /// Spec section plus confidence tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Provenance {
+    /// The spec section, without `§` (`2.2`, `1.3 / D-J32`).
     pub section: &'static str,
+    /// How sure the spec is.
     pub confidence: Confidence,
 }
 
 impl Provenance {
+    /// The provenance of a fact from `section`, tagged `confidence`.
     pub const fn new(section: &'static str, confidence: Confidence) -> Self {
         Provenance { section, confidence }
     }
@@ -81,9 +89,13 @@ impl std::fmt::Display for Provenance {
 /// A named constant of the format with its provenance, for `tpb facts` and reports.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Fact {
+    /// Its stable name (`psum_base`; a descriptor's size under its C name).
     pub id: &'static str,
+    /// Its value.
     pub value: FactValue,
+    /// Where the spec states it, and how sure it is.
     pub prov: Provenance,
+    /// What it means, in a line.
     pub doc: &'static str,
 }
 
@@ -91,7 +103,10 @@ pub struct Fact {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum FactValue {
+    /// A number (a size, mask, base or limit).
     Int(u64),
+    /// A byte string (a fixed body, a lookup table).
     Bytes(&'static [u8]),
+    /// A piece of text.
     Text(&'static str),
 }

@@ -120,12 +120,170 @@ fn format_scalar(s: &mut String, prim: Prim, fmt: LeafFmt, at: &[u8]) {
 
 /// An assembler error: 1-based line and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
+#[error("line {line}: {error}")]
 pub struct TextError {
     /// The line, counted from 1.
     pub line: usize,
     /// What is wrong with it.
-    pub message: String,
+    pub error: AsmError,
+}
+
+/// Why one line does not assemble ([`asm_line`]). Each variant names the
+/// token at fault as written; a field's value is judged by [`ValueError`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AsmError {
+    /// The first token is not `0xNN:Name`.
+    #[error("`{token}`: expected 0xNN:Name")]
+    Mnemonic {
+        /// The first token.
+        token: String,
+    },
+    /// The part before `:` is not a number from 0 to 0xFF.
+    #[error("`{text}`: not an opcode byte")]
+    OpcodeByte {
+        /// The part before `:`.
+        text: String,
+    },
+    /// The name after `:` is not the opcode table's name for that byte.
+    #[error("`{token}`: opcode {opcode:#04x} is {table}, not {name}")]
+    WrongName {
+        /// The whole mnemonic token.
+        token: String,
+        /// The opcode byte it gives.
+        opcode: u8,
+        /// The opcode table's name for that byte ([`opcode::name`]).
+        table: &'static str,
+        /// The name the line gives.
+        name: String,
+    },
+    /// A token after the mnemonic has no `=`.
+    #[error("`{token}`: expected field=value")]
+    NotFieldValue {
+        /// The token.
+        token: String,
+    },
+    /// The body layout of the opcode has no field of that path.
+    #[error("`{key}`: no such field in {layout}")]
+    NoSuchField {
+        /// The field path as given.
+        key: String,
+        /// The body layout's Rust type name ([`crate::layout::Layout::name`]).
+        layout: &'static str,
+    },
+    /// The line gives the same field twice.
+    #[error("`{key}`: given twice")]
+    GivenTwice {
+        /// The field path.
+        key: String,
+    },
+    /// The field's bytes lie past the bundle's 64 (a layout error, not the line's).
+    #[error("`{key}`: outside the bundle")]
+    OutsideBundle {
+        /// The field path.
+        key: String,
+    },
+    /// The field's value does not read.
+    #[error("`{key}={value}`: {error}")]
+    Value {
+        /// The field path.
+        key: String,
+        /// The value as given.
+        value: String,
+        /// What is wrong with the value (boxed to keep every `AsmError`, and
+        /// so [`TextError`], small: a `ValueError` holds a 16-byte-aligned `i128`).
+        error: Box<ValueError>,
+    },
+}
+
+/// Why the value of one `field=value` does not read for that field's type
+/// and format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// A byte array is written as exactly two hex digits per byte.
+    #[error("expected {digits} hex digits")]
+    HexLength {
+        /// Two per byte of the field.
+        digits: usize,
+    },
+    /// A byte array's digits split inside a multi-byte character.
+    #[error("bad hex")]
+    BadHex,
+    /// Two digits of a byte array are not hex.
+    #[error("`{pair}` is not hex")]
+    NotHex {
+        /// The two characters.
+        pair: String,
+    },
+    /// An array of wider elements is not written `[a,b,…]`.
+    #[error("expected [a,b,…]")]
+    NotArray,
+    /// An array has another number of elements than the field.
+    #[error("expected {expected} elements, got {got}")]
+    ElementCount {
+        /// The field's number of elements.
+        expected: usize,
+        /// The number given.
+        got: usize,
+    },
+    /// The value's bytes lie past the field's (a layout error, not the line's).
+    #[error("outside the bundle")]
+    OutsideBundle,
+    /// Neither a decimal nor a `0x` hex number (nor, where the field has
+    /// names, a name).
+    #[error("`{text}` is not a number")]
+    NotANumber {
+        /// The value as given.
+        text: String,
+    },
+    /// Neither a number nor a dtype name, in a dtype field.
+    #[error("`{text}` is not a number or a dtype name (one of {})", dtype_names())]
+    NotADtype {
+        /// The value as given.
+        text: String,
+    },
+    /// Neither a number nor `LOW/HIGH` dtype names, in a nibble-packed dtype field.
+    #[error("`{text}` is not a number or LOW/HIGH dtype names (each one of {})", dtype_names())]
+    NotDtypeNibbles {
+        /// The value as given.
+        text: String,
+    },
+    /// Neither a number nor a name of the field's enumeration.
+    #[error("`{text}` is not a number or a name of {table} (one of {})", entry_names(.entries))]
+    NotAnEnumName {
+        /// The value as given.
+        text: String,
+        /// The enumeration's name ([`crate::enums::EnumTable::name`]).
+        table: &'static str,
+        /// The enumeration's values and names, as listed.
+        entries: &'static [(u8, &'static str)],
+    },
+    /// The number is outside the range of the field's primitive type.
+    #[error("{value} does not fit {prim:?}")]
+    DoesNotFit {
+        /// The number, with its sign.
+        value: i128,
+        /// The field's (or element's) primitive type.
+        prim: Prim,
+    },
+    /// A dtype whose tag is above 0x0F, named for one 4-bit half of a
+    /// nibble-packed field: it would spill into the other half.
+    #[error("dtype {name} (tag {tag}) does not fit a 4-bit dtype field")]
+    WideNibble {
+        /// The dtype's name.
+        name: &'static str,
+        /// Its tag.
+        tag: u8,
+    },
+}
+
+/// Every dtype name, comma separated, as an error lists them.
+fn dtype_names() -> String {
+    dtype::DTYPES.iter().map(|d| d.name).collect::<Vec<_>>().join(", ")
+}
+
+/// The names of an enumeration's entries, comma separated, in table order.
+fn entry_names(entries: &[(u8, &str)]) -> String {
+    entries.iter().map(|e| e.1).collect::<Vec<_>>().join(", ")
 }
 
 /// Assembles a whole text (one bundle per non-blank line) into bytes.
@@ -135,21 +293,21 @@ pub fn assemble(text: &str) -> Result<Vec<u8>, TextError> {
         match asm_line(line) {
             Ok(Some(raw)) => out.extend_from_slice(&raw),
             Ok(None) => {}
-            Err(message) => return Err(TextError { line: i + 1, message }),
+            Err(error) => return Err(TextError { line: i + 1, error }),
         }
     }
     Ok(out)
 }
 
 /// Assembles one line; `Ok(None)` for a blank or comment line.
-pub fn asm_line(line: &str) -> Result<Option<Raw>, String> {
+pub fn asm_line(line: &str) -> Result<Option<Raw>, AsmError> {
     let code = line.split('#').next().unwrap_or("").trim();
     let mut tokens = code.split_whitespace();
     let Some(mn) = tokens.next() else { return Ok(None) };
-    let (op_text, name) = mn.split_once(':').ok_or_else(|| format!("`{mn}`: expected 0xNN:Name"))?;
-    let op = parse_uint(op_text).filter(|v| *v <= 0xFF).ok_or_else(|| format!("`{op_text}`: not an opcode byte"))? as u8;
+    let (op_text, name) = mn.split_once(':').ok_or_else(|| AsmError::Mnemonic { token: mn.to_string() })?;
+    let op = parse_uint(op_text).filter(|v| *v <= 0xFF).ok_or_else(|| AsmError::OpcodeByte { text: op_text.to_string() })? as u8;
     if name != opcode::name(op) {
-        return Err(format!("`{mn}`: opcode {op:#04x} is {}, not {name}", opcode::name(op)));
+        return Err(AsmError::WrongName { token: mn.to_string(), opcode: op, table: opcode::name(op), name: name.to_string() });
     }
     let kind = opcode::body_kind(op);
     let leaves = leaves(kind);
@@ -158,54 +316,54 @@ pub fn asm_line(line: &str) -> Result<Option<Raw>, String> {
     raw[1] = INST_WORD_LEN;
     let mut seen = vec![false; leaves.len()];
     for tok in tokens {
-        let (key, value) = tok.split_once('=').ok_or_else(|| format!("`{tok}`: expected field=value"))?;
+        let (key, value) = tok.split_once('=').ok_or_else(|| AsmError::NotFieldValue { token: tok.to_string() })?;
         let i = leaves
             .iter()
             .position(|l| l.path == key && l.path != "opcode")
-            .ok_or_else(|| format!("`{key}`: no such field in {}", kind.layout().name))?;
+            .ok_or_else(|| AsmError::NoSuchField { key: key.to_string(), layout: kind.layout().name })?;
         if std::mem::replace(&mut seen[i], true) {
-            return Err(format!("`{key}`: given twice"));
+            return Err(AsmError::GivenTwice { key: key.to_string() });
         }
         let leaf = &leaves[i];
-        let at = raw.get_mut(leaf.offset..leaf.offset + leaf.size()).ok_or_else(|| format!("`{key}`: outside the bundle"))?;
-        parse_leaf(leaf, value, at).map_err(|e| format!("`{key}={value}`: {e}"))?;
+        let at = raw.get_mut(leaf.offset..leaf.offset + leaf.size()).ok_or_else(|| AsmError::OutsideBundle { key: key.to_string() })?;
+        parse_leaf(leaf, value, at).map_err(|error| AsmError::Value { key: key.to_string(), value: value.to_string(), error: Box::new(error) })?;
     }
     Ok(Some(raw))
 }
 
-fn parse_leaf(leaf: &Leaf, value: &str, at: &mut [u8]) -> Result<(), String> {
+fn parse_leaf(leaf: &Leaf, value: &str, at: &mut [u8]) -> Result<(), ValueError> {
     match leaf.len {
         Some(n) if leaf.prim == Prim::U8 => {
             if value.len() != 2 * n {
-                return Err(format!("expected {} hex digits", 2 * n));
+                return Err(ValueError::HexLength { digits: 2 * n });
             }
             for (i, b) in at.iter_mut().enumerate() {
-                let pair = value.get(2 * i..2 * i + 2).ok_or("bad hex")?;
-                *b = u8::from_str_radix(pair, 16).map_err(|_| format!("`{pair}` is not hex"))?;
+                let pair = value.get(2 * i..2 * i + 2).ok_or(ValueError::BadHex)?;
+                *b = u8::from_str_radix(pair, 16).map_err(|_| ValueError::NotHex { pair: pair.to_string() })?;
             }
             Ok(())
         }
         Some(n) => {
-            let inner = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')).ok_or("expected [a,b,…]")?;
+            let inner = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')).ok_or(ValueError::NotArray)?;
             let parts: Vec<&str> = inner.split(',').collect();
             if parts.len() != n {
-                return Err(format!("expected {n} elements, got {}", parts.len()));
+                return Err(ValueError::ElementCount { expected: n, got: parts.len() });
             }
             let sz = leaf.prim.size();
             for (i, p) in parts.iter().enumerate() {
                 let v = parse_scalar(leaf.prim, leaf.fmt, p)?;
-                leaf.prim.write(&mut at[i * sz..], v).ok_or("outside the bundle")?;
+                leaf.prim.write(&mut at[i * sz..], v).ok_or(ValueError::OutsideBundle)?;
             }
             Ok(())
         }
         None => {
             let v = parse_scalar(leaf.prim, leaf.fmt, value)?;
-            leaf.prim.write(at, v).ok_or_else(|| "outside the bundle".to_string())
+            leaf.prim.write(at, v).ok_or(ValueError::OutsideBundle)
         }
     }
 }
 
-fn parse_scalar(prim: Prim, fmt: LeafFmt, text: &str) -> Result<u64, String> {
+fn parse_scalar(prim: Prim, fmt: LeafFmt, text: &str) -> Result<u64, ValueError> {
     let symbolic = match fmt {
         LeafFmt::Dtype => dtype::by_name(text).map(|d| u64::from(d.tag)),
         LeafFmt::Enum(t) => t.value_of(text).map(u64::from),
@@ -219,37 +377,35 @@ fn parse_scalar(prim: Prim, fmt: LeafFmt, text: &str) -> Result<u64, String> {
         return Ok(v);
     }
     let n: i128 = if let Some(neg) = text.strip_prefix('-') {
-        -(parse_uint(neg).ok_or_else(|| format!("`{text}` is not a number"))? as i128)
+        -(parse_uint(neg).ok_or_else(|| ValueError::NotANumber { text: text.to_string() })? as i128)
     } else {
         parse_uint(text).ok_or_else(|| not_a_name(fmt, text))? as i128
     };
     if !prim.fits(n) {
-        return Err(format!("{n} does not fit {:?}", prim));
+        return Err(ValueError::DoesNotFit { value: n, prim });
     }
     Ok(n as i64 as u64 & crate::layout::unsigned_max(prim.size()))
 }
 
-/// Why `text` is neither a number nor a name the field's format knows, listing the names it knows.
-fn not_a_name(fmt: LeafFmt, text: &str) -> String {
-    let dtypes = || dtype::DTYPES.iter().map(|d| d.name).collect::<Vec<_>>().join(", ");
+/// Why `text` is neither a number nor a name the field's format knows (the
+/// error lists the names it knows).
+fn not_a_name(fmt: LeafFmt, text: &str) -> ValueError {
+    let text = text.to_string();
     match fmt {
-        LeafFmt::Dtype => format!("`{text}` is not a number or a dtype name (one of {})", dtypes()),
-        LeafFmt::DtypeNibbles => format!("`{text}` is not a number or LOW/HIGH dtype names (each one of {})", dtypes()),
-        LeafFmt::Enum(t) => {
-            let names: Vec<&str> = t.entries.iter().map(|e| e.1).collect();
-            format!("`{text}` is not a number or a name of {} (one of {})", t.name, names.join(", "))
-        }
-        _ => format!("`{text}` is not a number"),
+        LeafFmt::Dtype => ValueError::NotADtype { text },
+        LeafFmt::DtypeNibbles => ValueError::NotDtypeNibbles { text },
+        LeafFmt::Enum(t) => ValueError::NotAnEnumName { text, table: t.name, entries: t.entries },
+        _ => ValueError::NotANumber { text },
     }
 }
 
 /// A dtype's tag as one nibble of a `dtype_nibbles` byte; a wider tag
 /// would spill into the other nibble, so it is refused.
-fn nibble(d: &dtype::DtypeInfo) -> Result<u8, String> {
+fn nibble(d: &dtype::DtypeInfo) -> Result<u8, ValueError> {
     if d.tag <= 0x0F {
         Ok(d.tag)
     } else {
-        Err(format!("dtype {} (tag {}) does not fit a 4-bit dtype field", d.name, d.tag))
+        Err(ValueError::WideNibble { name: d.name, tag: d.tag })
     }
 }
 
@@ -268,8 +424,32 @@ fn parse_uint(t: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{format_scalar, push_digits, push_hex};
+    use super::{asm_line, assemble, format_scalar, push_digits, push_hex, AsmError, TextError, ValueError};
     use crate::layout::{LeafFmt, Prim};
+
+    #[test]
+    fn assembler_errors_name_the_line_the_token_and_the_value() {
+        let e = assemble("# first\n0x41:TensorTensor alu_op=frobnicate").err();
+        let Some(TextError { line: 2, error: AsmError::Value { key, value, error } }) = &e else { panic!("{e:?}") };
+        let ValueError::NotAnEnumName { text, table, .. } = error.as_ref() else { panic!("{e:?}") };
+        assert_eq!((key.as_str(), value.as_str(), text.as_str(), *table), ("alu_op", "frobnicate", "frobnicate", "alu_op"));
+        let shown = e.map(|e| e.to_string()).unwrap_or_default();
+        assert!(shown.starts_with("line 2: `alu_op=frobnicate`: `frobnicate` is not a number or a name of alu_op (one of "), "{shown}");
+        assert_eq!(asm_line("0x41:NoOp").map_err(|e| e.to_string()), Err("`0x41:NoOp`: opcode 0x41 is TensorTensor, not NoOp".to_string()));
+    }
+
+    #[test]
+    fn value_errors_read_as_before() {
+        let cases = [
+            (ValueError::HexLength { digits: 8 }, "expected 8 hex digits"),
+            (ValueError::ElementCount { expected: 4, got: 3 }, "expected 4 elements, got 3"),
+            (ValueError::DoesNotFit { value: -32769, prim: Prim::I16 }, "-32769 does not fit I16"),
+            (ValueError::WideNibble { name: "fp8", tag: 0x13 }, "dtype fp8 (tag 19) does not fit a 4-bit dtype field"),
+        ];
+        for (e, want) in cases {
+            assert_eq!(e.to_string(), want);
+        }
+    }
 
     #[test]
     fn hex_digits_match_the_formatter() {

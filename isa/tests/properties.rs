@@ -19,7 +19,7 @@ fn smoke(name: &str, prop: fn(&[u8]) -> Outcome, len: usize) {
 fn as_result(r: Outcome) -> TestResult {
     match r {
         Ok(()) => TestResult::passed(),
-        Err(e) => TestResult::error(e),
+        Err(e) => TestResult::error(e.to_string()),
     }
 }
 

@@ -24,7 +24,7 @@ fn every_dtype_pair_in_a_nibble_field_reads_back_or_is_refused() {
                 Ok(None) => panic!("{line}: no bundle"),
                 Err(e) => {
                     assert!(lo.tag > 0x0F || hi.tag > 0x0F, "{value} refused: {e}");
-                    assert!(e.contains("does not fit a 4-bit dtype field"), "{value}: {e}");
+                    assert!(e.to_string().contains("does not fit a 4-bit dtype field"), "{value}: {e}");
                 }
             }
         }
@@ -105,14 +105,14 @@ fn every_value_name_in_every_field_of_every_body_reads_back_as_a_name() {
 
 #[test]
 fn an_unknown_name_is_refused_with_the_names_the_field_takes() {
-    let e = asm_line(&format!("{TENSOR_TENSOR} out_dtype=float17")).err().unwrap_or_default();
+    let e = asm_line(&format!("{TENSOR_TENSOR} out_dtype=float17")).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.contains("`out_dtype=float17`: `float17` is not a number or a dtype name (one of "), "{e}");
     for d in DTYPES {
         assert!(e.contains(d.name), "{} missing: {e}", d.name);
     }
-    let e = asm_line(&format!("{TENSOR_TENSOR} in_dtype_nibbles=f32/float17")).err().unwrap_or_default();
+    let e = asm_line(&format!("{TENSOR_TENSOR} in_dtype_nibbles=f32/float17")).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.contains("LOW/HIGH dtype names (each one of ") && e.contains("bf16"), "{e}");
-    let e = asm_line(&format!("{TENSOR_TENSOR} alu_op=frobnicate")).err().unwrap_or_default();
+    let e = asm_line(&format!("{TENSOR_TENSOR} alu_op=frobnicate")).err().map(|e| e.to_string()).unwrap_or_default();
     let names: Vec<&str> = tpb_isa::enums::ALU_OP.entries.iter().map(|e| e.1).collect();
     assert!(e.contains(&format!("`frobnicate` is not a number or a name of alu_op (one of {})", names.join(", "))), "{e}");
 }

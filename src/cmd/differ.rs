@@ -254,7 +254,7 @@ fn request_input(line: &str) -> Result<(Ask, Generation, tpb_isa::Raw), String> 
                 .and_then(|v| u8::try_from(v).ok());
             let op = op.ok_or("an encode line starts with opcode=0xNN")?;
             let fields = rest.split_once(' ').map_or("", |r| r.1);
-            tpb_isa::text::asm_line(&format!("{} {fields}", tpb_isa::text::mnemonic(op)))?.ok_or("no fields")?
+            tpb_isa::text::asm_line(&format!("{} {fields}", tpb_isa::text::mnemonic(op))).map_err(|e| e.to_string())?.ok_or("no fields")?
         }
     };
     Ok((ask, g, raw))

@@ -162,14 +162,14 @@ fn one_input(
         let raw = b.encode();
         *current = raw.to_vec();
         if let Err(e) = props::generated_holds(g, &b) {
-            found.push(("structured", e));
+            found.push(("structured", e.to_string()));
         }
         bytes_properties(properties, &raw, found);
         match smith::mutate(&mut u, &b, g) {
             Ok(Some(m)) => {
                 mutated = true;
                 if let Err(e) = props::mutation_holds(g, &b, &m) {
-                    found.push(("validate", e));
+                    found.push(("validate", e.to_string()));
                 }
             }
             Ok(None) if unit.kind != BodyKind::Opaque => {
@@ -206,7 +206,7 @@ const BYTES_PROPERTIES: [BytesProperty; 3] = [("roundtrip", props::roundtrip), (
 fn bytes_properties(properties: &[BytesProperty], raw: &[u8], found: &mut Vec<(&'static str, String)>) {
     for &(target, p) in properties {
         if let Err(e) = p(raw) {
-            found.push((target, e));
+            found.push((target, e.to_string()));
         }
     }
 }
@@ -374,7 +374,7 @@ mod tests {
     #[test]
     fn each_drawn_bundle_is_held_to_the_byte_properties_and_a_broken_one_ends_the_input() {
         fn broken(_: &[u8]) -> props::Outcome {
-            Err("broken".into())
+            Err(props::Violation::TextLine { line: "broken".into(), again: String::new() })
         }
         let unit = Unit { kind: BodyKind::ALL[0], generation: Generation::V3 };
         let (gen_ops, raw_ops) = (ops(unit.kind, Some(unit.generation)), ops(unit.kind, None));
@@ -388,7 +388,7 @@ mod tests {
             // A property that always breaks: reported once, by the first bundle drawn.
             let (mut found, mut current) = (Vec::new(), Vec::new());
             one_input(unit, &gen_ops, &raw_ops, &[("text", broken)], &data, &mut found, &mut current);
-            assert_eq!(found, [("text", "broken".to_string())], "seed {s}");
+            assert_eq!(found, [("text", "text -> bytes -> text differs:\nbroken\n".to_string())], "seed {s}");
             let mut u = Unstructured::new(&data);
             match u.choose(&gen_ops).and_then(|op| smith::bundle_for(&mut u, unit.generation, op)) {
                 Ok(b) => {

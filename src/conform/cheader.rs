@@ -162,7 +162,7 @@ pub fn section(report_dir: &Path, corpus: Option<&Path>, seed: u64) -> Section {
         Ok(p) => s.cases.push(
             Case::pass("header written", p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())).with_time(start.elapsed()),
         ),
-        Err(e) => s.cases.push(Case::fail("header written", e)),
+        Err(e) => s.cases.push(Case::fail("header written", e.to_string())),
     }
     let cc = match compiler("CC", "cc") {
         Ok(c) => c,

@@ -104,8 +104,8 @@ pub fn section(root: Option<&Path>, seed: u64, bar: &ProgressBar) -> Section {
 
 #[cfg(test)]
 mod tests {
+    use super::super::targets::Outcome;
     use super::*;
-    use tpb_isa::props::Outcome;
 
     /// A target that refuses the input `!`, panics on `?`, and passes only 3 or 7 bytes.
     fn picky(data: &[u8]) -> Outcome {

@@ -6,7 +6,10 @@
 //! themselves are `fuzz/Cargo.toml`'s `[[bin]]`s (`cargo fuzz list`):
 //! `tests/corpus.rs` fails when this list and those differ.
 
-use tpb_isa::props::{self, Outcome};
+use tpb_isa::props;
+
+/// A target's verdict on one input: `Err` is the failure as the report prints it.
+pub type Outcome = Result<(), String>;
 
 /// One fuzz target: its directory name under `corpus/` and its body.
 pub struct Target {
@@ -20,12 +23,22 @@ pub struct Target {
 /// Every target whose body runs in-process (the `c_layout` target needs a
 /// compiled C shim; `tpb conform`'s C-header section replays its corpus).
 pub const TARGETS: &[Target] = &[
-    Target { name: "roundtrip", run: props::roundtrip, smoke_len: 256, about: "raw bytes -> decode -> encode -> decode" },
-    Target { name: "structured", run: props::structured, smoke_len: 1024, about: "generated bundles round-trip and validate clean" },
+    Target {
+        name: "roundtrip",
+        run: |data| props::roundtrip(data).map_err(|e| e.to_string()),
+        smoke_len: 256,
+        about: "raw bytes -> decode -> encode -> decode",
+    },
+    Target {
+        name: "structured",
+        run: |data| props::structured(data).map_err(|e| e.to_string()),
+        smoke_len: 1024,
+        about: "generated bundles round-trip and validate clean",
+    },
     Target { name: "validate", run: validate, smoke_len: 1024, about: "validator on any bytes; single mutations name their check" },
     Target {
         name: "text",
-        run: props::text_roundtrip,
+        run: |data| props::text_roundtrip(data).map_err(|e| e.to_string()),
         smoke_len: 256,
         about: "disassemble -> assemble is exact; a value name the assembler accepts reads back as a name",
     },
@@ -45,8 +58,7 @@ pub const C_LAYOUT: &str = "c_layout";
 /// `validate`: any bytes through the validator, then the same bytes as
 /// generator + single-mutation input.
 pub fn validate(data: &[u8]) -> Outcome {
-    props::validate_any(data)?;
-    props::mutation(data)
+    props::validate_any(data).and_then(|()| props::mutation(data)).map_err(|e| e.to_string())
 }
 
 /// `elf`: the library oracle's ELF reader must not panic on any bytes.

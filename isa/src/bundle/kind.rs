@@ -54,6 +54,7 @@ macro_rules! kinds {
         pub enum BodyKind { $( #[doc = $doc] $kind, )* }
 
         impl BodyKind {
+            /// Every body kind, in declaration order (typed bodies, then `Opaque`).
             pub const ALL: &'static [BodyKind] = &[ $( BodyKind::$kind, )* ];
         }
     };

@@ -33,6 +33,7 @@ pub type Raw = [u8; BUNDLE_BYTES];
 macro_rules! bundles {
     ($( $kind:ident($ty:ident) $doc:literal; )*) => {
         impl BodyKind {
+            /// The described layout of this body (every field, offset and type).
             pub fn layout(self) -> &'static Layout {
                 match self { $( BodyKind::$kind => &$ty::LAYOUT, )* }
             }
@@ -61,10 +62,12 @@ macro_rules! bundles {
                 out
             }
 
+            /// The 64 wire bytes, borrowed.
             pub fn as_bytes(&self) -> &[u8] {
                 match self { $( Bundle::$kind(b) => b.as_bytes(), )* }
             }
 
+            /// Which body the opcode selected (the enum's variant, as a plain tag).
             pub fn kind(&self) -> BodyKind {
                 match self { $( Bundle::$kind(_) => BodyKind::$kind, )* }
             }
@@ -84,10 +87,12 @@ impl Bundle {
         }
     }
 
+    /// The opcode byte (byte 0), which selected the body.
     pub fn opcode(&self) -> u8 {
         self.header().opcode
     }
 
+    /// The described layout of the bundle's body ([`BodyKind::layout`]).
     pub fn layout(&self) -> &'static Layout {
         self.kind().layout()
     }

@@ -26,7 +26,7 @@
 //!    finding under either profile, and its mutation gets exactly the check
 //!    the mutation names.
 
-use super::{chunks, codes, hex, names_real_field, Outcome};
+use super::{chunks, codes, names_real_field, Outcome, Violation};
 use crate::bundle::{Bundle, Raw, BUNDLE_BYTES};
 use crate::errata::{Accepts, Profile, ERRATA};
 use crate::generation::Generation;
@@ -43,8 +43,9 @@ use arbitrary::Unstructured;
 pub const GENERATED: u8 = 0xFF;
 
 /// The C header's reading of one bundle: `tpb_dump`'s `path=value` lines
-/// (see [`crate::c_header::shim`]), or why it could not be read.
-pub type CView<'a> = &'a mut dyn FnMut(&Raw) -> Result<String, String>;
+/// (see [`crate::c_header::shim`]), or why it could not be read (`E`, the
+/// view's own error, which becomes [`Violation::CView`]).
+pub type CView<'a, E> = &'a mut dyn FnMut(&Raw) -> Result<String, E>;
 
 /// The profiles every bundle is judged under.
 const PROFILES: [Profile; 2] = [Profile::Spec, Profile::Amended];
@@ -52,11 +53,11 @@ const PROFILES: [Profile; 2] = [Profile::Spec, Profile::Amended];
 /// `roundtrip` without the C view (what `cargo test` replays: the C shim is
 /// compiled by the fuzz crate only, so this skips step 3).
 pub fn roundtrip(data: &[u8]) -> Outcome {
-    chain(data, None)
+    chain::<std::convert::Infallible>(data, None)
 }
 
 /// The whole chain on one input; `c_view` is step 3 (`None` skips it).
-pub fn chain(data: &[u8], c_view: Option<CView>) -> Outcome {
+pub fn chain<E: std::fmt::Display>(data: &[u8], c_view: Option<CView<'_, E>>) -> Outcome {
     let stream = match data.split_first() {
         Some((&GENERATED, choices)) => generated_step(choices)?,
         _ => chunks(data).flat_map(|raw| raw.into_iter()).collect(),
@@ -65,7 +66,7 @@ pub fn chain(data: &[u8], c_view: Option<CView>) -> Outcome {
 }
 
 /// Steps 1 to 4 on a stream of whole bundles.
-pub fn bundles_chain(stream: &[u8], mut c_view: Option<CView>) -> Outcome {
+pub fn bundles_chain<E: std::fmt::Display>(stream: &[u8], mut c_view: Option<CView<'_, E>>) -> Outcome {
     let (raws, _) = stream.as_chunks::<BUNDLE_BYTES>();
     let mut decoded = Vec::with_capacity(raws.len());
     for raw in raws {
@@ -81,15 +82,15 @@ pub fn bundles_chain(stream: &[u8], mut c_view: Option<CView>) -> Outcome {
 /// Step 1: decode → encode gives `raw` back, decode → encode → decode the
 /// same typed value; returns the bundle decoded the second time (the codec
 /// round trip's product, which the validator step judges).
-pub fn codec_step(raw: &Raw) -> Result<Bundle, String> {
+pub fn codec_step(raw: &Raw) -> Result<Bundle, Violation> {
     let b = Bundle::decode(raw);
     let enc = b.encode();
     if !super::same_bytes(&enc, raw) {
-        return Err(format!("encode(decode(b)) != b for {}", hex(raw)));
+        return Err(Violation::EncodeDecode { bundle: raw.to_vec() });
     }
     let again = Bundle::decode(&enc);
     if !super::same_value(&again, &b) {
-        return Err(format!("decode(encode(x)) != x for {}", hex(raw)));
+        return Err(Violation::DecodeEncode { bundle: raw.to_vec() });
     }
     Ok(again)
 }
@@ -99,21 +100,24 @@ pub fn codec_step(raw: &Raw) -> Result<Bundle, String> {
 /// disassembled again prints the same line; one value of each line renamed
 /// reads back as a name ([`super::edited_name_reads_back`]). Returns the
 /// assembled bytes (the text round trip's product).
-pub fn text_step(stream: &[u8]) -> Result<Vec<u8>, String> {
+pub fn text_step(stream: &[u8]) -> Result<Vec<u8>, Violation> {
     let (raws, _) = stream.as_chunks::<BUNDLE_BYTES>();
     let lines: Vec<String> = raws.iter().map(|raw| text::disasm(&Bundle::decode(raw))).collect();
-    let assembled = text::assemble(&lines.join("\n")).map_err(|e| format!("assembling the disassembly failed at {e}: `{}`", nth(&lines, e.line)))?;
+    let assembled = text::assemble(&lines.join("\n")).map_err(|error| {
+        let line = nth(&lines, error.line).to_string();
+        Violation::Assemble { error, line }
+    })?;
     if assembled.len() != stream.len() {
-        return Err(format!("{} lines assembled to {} bytes, not {}", lines.len(), assembled.len(), stream.len()));
+        return Err(Violation::AssembledLength { lines: lines.len(), bytes: assembled.len(), expected: stream.len() });
     }
     let (back, _) = assembled.as_chunks::<BUNDLE_BYTES>();
     for ((raw, back), line) in raws.iter().zip(back).zip(&lines) {
         if back != raw {
-            return Err(format!("text round trip changed bytes:\n{}\n{}\n{line}", hex(raw), hex(back)));
+            return Err(Violation::TextBytes { before: raw.to_vec(), after: back.to_vec(), line: line.clone() });
         }
         let again = text::disasm(&Bundle::decode(back));
         if again != *line {
-            return Err(format!("text -> bytes -> text differs:\n{line}\n{again}"));
+            return Err(Violation::TextLine { line: line.clone(), again });
         }
         super::edited_name_reads_back(line, [raw[2], raw[3], raw[4]])?;
     }
@@ -127,11 +131,11 @@ fn nth(lines: &[String], n: usize) -> &str {
 
 /// Step 3: the C header's reading of `raw` (through `c_view`) equals the
 /// Rust decoder's, field by field.
-pub fn c_step(raw: &Raw, c_view: &mut dyn FnMut(&Raw) -> Result<String, String>) -> Outcome {
-    let dump = c_view(raw)?;
+pub fn c_step<E: std::fmt::Display>(raw: &Raw, c_view: &mut dyn FnMut(&Raw) -> Result<String, E>) -> Outcome {
+    let dump = c_view(raw).map_err(|e| Violation::CView { reason: e.to_string() })?;
     match crate::c_header::shim::compare_dump(raw, &dump) {
         None => Ok(()),
-        Some(msg) => Err(format!("C header and Rust decoder disagree: {msg}")),
+        Some(detail) => Err(Violation::CDisagrees { detail }),
     }
 }
 
@@ -154,7 +158,7 @@ pub fn validator_step(bundles: &[Bundle], stream: &[u8], profiles: &[Profile]) -
 pub fn validator_step_on(bundles: &[Bundle], stream: &[u8], profiles: &[Profile], generations: &[Generation]) -> Outcome {
     let whole = stream.len() / BUNDLE_BYTES;
     if whole > bundles.len() {
-        return Err(format!("the stream has {whole} bundles, the per-bundle run {}", bundles.len()));
+        return Err(Violation::StreamLonger { stream: whole, bundles: bundles.len() });
     }
     let amended = profiles.contains(&Profile::Amended);
     for &g in generations {
@@ -168,7 +172,7 @@ pub fn validator_step_on(bundles: &[Bundle], stream: &[u8], profiles: &[Profile]
                 let mut full = Vec::new();
                 validate::validate_with(b, g, &mut full, false);
                 if fast != full {
-                    return Err(format!("{g}: fast path found {:?}, full checks {:?} for {}", codes(&fast), codes(&full), hex(b.as_bytes())));
+                    return Err(Violation::FastPath { generation: g, fast: codes(&fast), full: codes(&full), bundle: b.as_bytes().to_vec() });
                 }
             }
             // `fast` is now what the full checks find too.
@@ -183,18 +187,13 @@ pub fn validator_step_on(bundles: &[Bundle], stream: &[u8], profiles: &[Profile]
         let mut streamed = Vec::new();
         validate::validate_stream(stream, g, |i, f| streamed.push((i, f)));
         if streamed != one_by_one {
-            return Err(format!("{g}: validate_stream found {} findings, bundle by bundle {}", streamed.len(), one_by_one.len()));
+            return Err(Violation::Stream { generation: g, streamed: streamed.len(), one_by_one: one_by_one.len() });
         }
         for kernel in decode_kernels() {
             let mut found = Vec::new();
             validate::decode_stream_with(*kernel, stream, g, |i, _, fs| found.extend(fs.iter().map(|f| (i, f.clone()))));
             if found != one_by_one {
-                return Err(format!(
-                    "{g}: decode_stream on the {} kernel found {} findings, bundle by bundle {}",
-                    kernel.label(),
-                    found.len(),
-                    one_by_one.len()
-                ));
+                return Err(Violation::Kernel { generation: g, kernel: *kernel, found: found.len(), one_by_one: one_by_one.len() });
             }
         }
     }
@@ -225,7 +224,7 @@ fn decode_kernels() -> &'static [Kernel] {
 fn real_fields(b: &Bundle, g: Generation, findings: &[Finding]) -> Outcome {
     match findings.iter().find(|f| !names_real_field(b.layout(), f)) {
         None => Ok(()),
-        Some(f) => Err(format!("{g}: finding {} names `{}` @ {:#x}, not a field there, for {}", f.code, f.field, f.offset, hex(b.as_bytes()))),
+        Some(f) => Err(Violation::NotAField { generation: g, code: f.code, field: f.field.clone(), offset: f.offset, bundle: b.as_bytes().to_vec() }),
     }
 }
 
@@ -240,30 +239,21 @@ fn amended_agrees(b: &Bundle, g: Generation, spec: &[Finding]) -> Outcome {
     let mut full = spec.to_vec();
     validate::amend(b, g, &mut full);
     if as_amended != full {
-        return Err(format!(
-            "{g}: amended fast path found {:?}, amended full checks {:?} for {}",
-            codes(&as_amended),
-            codes(&full),
-            hex(b.as_bytes())
-        ));
+        return Err(Violation::AmendedFastPath { generation: g, fast: codes(&as_amended), full: codes(&full), bundle: b.as_bytes().to_vec() });
     }
     if full.len() < spec.len() {
-        return Err(format!("{g}: the errata dropped findings: spec {:?}, amended {:?} for {}", codes(spec), codes(&full), hex(b.as_bytes())));
+        return Err(Violation::ErrataDropped { generation: g, spec: codes(spec), amended: codes(&full), bundle: b.as_bytes().to_vec() });
     }
     for (s, a) in spec.iter().zip(&full) {
         let same_place = (s.code, &s.field, s.offset) == (a.code, &a.field, a.offset);
         let accepted = a.erratum.is_some() && a.severity == Severity::Note;
         if !same_place || (a != s && !accepted) {
-            return Err(format!(
-                "{g}: amended finding {} `{}` ({:?}, erratum {:?}) is not spec finding {} `{}` or a note accepting it, for {}",
-                a.code,
-                a.field,
-                a.severity,
-                a.erratum,
-                s.code,
-                s.field,
-                hex(b.as_bytes())
-            ));
+            return Err(Violation::AmendedChanged {
+                generation: g,
+                amended: Box::new(a.clone()),
+                spec: Box::new(s.clone()),
+                bundle: b.as_bytes().to_vec(),
+            });
         }
     }
     // What a corrected reading adds names a field of the layout, or, where an
@@ -279,7 +269,7 @@ fn amended_agrees(b: &Bundle, g: Generation, spec: &[Finding]) -> Outcome {
     match full[spec.len()..].iter().find(|f| !names_real_field(b.layout(), f) && !names_moved_field(&moved, f)) {
         None => Ok(()),
         Some(f) => {
-            Err(format!("{g}: amended finding {} names `{}` @ {:#x}, not a field there, for {}", f.code, f.field, f.offset, hex(b.as_bytes())))
+            Err(Violation::AmendedNotAField { generation: g, code: f.code, field: f.field.clone(), offset: f.offset, bundle: b.as_bytes().to_vec() })
         }
     }
 }
@@ -299,13 +289,13 @@ fn names_moved_field(moved: &[(&str, usize, usize)], f: &Finding) -> bool {
 /// profile; each mutant exactly the check its mutation names (under the
 /// spec; an erratum may accept it). Returns the bundles, valid and mutated,
 /// as one stream for steps 1 to 4.
-pub fn generated_step(choices: &[u8]) -> Result<Vec<u8>, String> {
+pub fn generated_step(choices: &[u8]) -> Result<Vec<u8>, Violation> {
     let mut stream = Vec::new();
     for (g, b, m) in generated(choices) {
         for p in PROFILES {
             let f = validate::validate_as(&b, g, p);
             if !f.is_empty() {
-                return Err(format!("{g}: generated bundle has findings {:?} ({})\n{}", codes(&f), p.as_str(), text::disasm(&b)));
+                return Err(Violation::GeneratedFindings { generation: g, codes: codes(&f), profile: Some(p), line: text::disasm(&b) });
             }
         }
         stream.extend_from_slice(&b.encode());
@@ -335,6 +325,32 @@ pub fn generated(choices: &[u8]) -> Vec<(Generation, Bundle, Option<Mutation>)> 
 mod tests {
     use super::*;
     use crate::props::seeded_bytes;
+    use std::convert::Infallible;
+
+    /// A C view as the fuzz crate writes one: a function, not a closure, whose
+    /// error type the chain takes as it is.
+    fn failing_view(_: &Raw) -> Result<String, std::fmt::Error> {
+        Err(std::fmt::Error)
+    }
+
+    #[test]
+    fn a_violation_reads_as_the_message_it_replaces() {
+        let v = Violation::AssembledLength { lines: 2, bytes: 64, expected: 128 };
+        assert_eq!(v.to_string(), "2 lines assembled to 64 bytes, not 128");
+        let v = Violation::GeneratedFindings {
+            generation: Generation::V3,
+            codes: vec!["a", "b"],
+            profile: Some(Profile::Amended),
+            line: "0xa4:NoOp".into(),
+        };
+        assert_eq!(v.to_string(), "v3: generated bundle has findings [\"a\", \"b\"] (amended)\n0xa4:NoOp");
+        let v = Violation::EncodeDecode { bundle: vec![0x00, 0xab] };
+        assert_eq!(v.to_string(), "encode(decode(b)) != b for 00ab");
+        // A function item as the view: its error is the violation's message.
+        let e = chain(&[0u8; 64], Some(&mut failing_view)).err();
+        assert_eq!(e, Some(Violation::CView { reason: "an error occurred when formatting an argument".into() }));
+        assert_eq!(c_step(&[0u8; 64], &mut failing_view).err(), e);
+    }
 
     #[test]
     fn the_stream_runs_judge_with_every_kernel_this_cpu_runs() {
@@ -373,17 +389,17 @@ mod tests {
         let zero = [0u8; BUNDLE_BYTES];
         let mut other = zero;
         other[0] = crate::opcode::QUANTIZE_MX;
-        let e = validator_step(&[Bundle::decode(&other)], &zero, &PROFILES).err().unwrap_or_default();
+        let e = validator_step(&[Bundle::decode(&other)], &zero, &PROFILES).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.contains("bundle by bundle"), "{e}");
         // More stream than bundles is refused outright.
         assert!(validator_step(&[], &zero, &PROFILES).is_err());
         // A C view that reads another value is caught, naming the field.
-        let mut wrong = |raw: &Raw| Ok(crate::c_header::shim::expected_dump(raw).replacen("opcode=0", "opcode=1", 1));
-        let e = c_step(&zero, &mut wrong).err().unwrap_or_default();
+        let mut wrong = |raw: &Raw| Ok::<_, Infallible>(crate::c_header::shim::expected_dump(raw).replacen("opcode=0", "opcode=1", 1));
+        let e = c_step(&zero, &mut wrong).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.contains("`opcode`"), "{e}");
         // A C view that cannot read says so.
-        let mut broken = |_: &Raw| Err("no shim".to_string());
-        assert_eq!(c_step(&zero, &mut broken), Err("no shim".to_string()));
+        let mut broken = |_: &Raw| Err("no shim");
+        assert_eq!(c_step(&zero, &mut broken), Err(Violation::CView { reason: "no shim".to_string() }));
     }
 
     #[test]
@@ -391,7 +407,7 @@ mod tests {
         let mut calls = 0;
         let mut view = |raw: &Raw| {
             calls += 1;
-            Ok(crate::c_header::shim::expected_dump(raw))
+            Ok::<_, Infallible>(crate::c_header::shim::expected_dump(raw))
         };
         for seed in 0..50 {
             let mut data = seeded_bytes(seed, 300);

@@ -13,7 +13,7 @@ pub use amend::{amend, amend_with, finding_value};
 pub(crate) use band::byte_values;
 pub use band::{BRANCH_AP_KIND_SCALAR, POOL_MAX_SCALE, POOL_OPCODE, POOL_SUB_MODE};
 pub use broken_claims::recovered_claims;
-pub use fast::{Kernel, AUTO_ROUNDS, AUTO_SAMPLE_BUNDLES, ENV_HIDE, ENV_KERNEL};
+pub use fast::{Kernel, KernelEnvError, AUTO_ROUNDS, AUTO_SAMPLE_BUNDLES, ENV_HIDE, ENV_KERNEL};
 pub(crate) use slots::{MX_SCALE_PARTS, MX_STEP_DIRS};
 
 use crate::bundle::{Bundle, BUNDLE_BYTES};

@@ -47,13 +47,59 @@ fn hidden(k: Kernel) -> bool {
 }
 
 /// [`ENV_HIDE`] read: the kernels named, or the first name that is no hideable kernel.
-fn hide_list() -> Result<Vec<Kernel>, String> {
+fn hide_list() -> Result<Vec<Kernel>, KernelEnvError> {
     let Some(v) = std::env::var_os(ENV_HIDE) else { return Ok(Vec::new()) };
     let v = v.to_string_lossy();
     v.split(',')
         .filter(|n| !n.is_empty())
-        .map(|n| Kernel::from_label(n).filter(|k| !matches!(k, Kernel::Auto | Kernel::Portable)).ok_or_else(|| n.to_string()))
+        .map(|n| {
+            Kernel::from_label(n)
+                .filter(|k| !matches!(k, Kernel::Auto | Kernel::Portable))
+                .ok_or_else(|| KernelEnvError::NotHideable { name: n.to_string() })
+        })
         .collect()
+}
+
+/// Why [`ENV_KERNEL`] or [`ENV_HIDE`] cannot be followed ([`Kernel::from_env`]).
+/// `runs` lists the concrete kernels this process runs, in [`Kernel::CONCRETE`] order.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KernelEnvError {
+    /// [`ENV_HIDE`] names something that is not a kernel that can be hidden
+    /// (only `avx512` can: `portable` is the fallback, `auto` no kernel).
+    #[error("{ENV_HIDE}: {name:?} is not a kernel that can be hidden (avx512)")]
+    NotHideable {
+        /// The name, as written in the list.
+        name: String,
+    },
+    /// [`ENV_KERNEL`] names a kernel that [`ENV_HIDE`] hides.
+    #[error("{ENV_KERNEL}={k}: hidden by {ENV_HIDE} (this process runs: {})", labels(.runs), k = .kernel.label())]
+    Hidden {
+        /// The kernel named.
+        kernel: Kernel,
+        /// The kernels this process runs.
+        runs: Vec<Kernel>,
+    },
+    /// [`ENV_KERNEL`] names a kernel whose instructions this CPU lacks.
+    #[error("{ENV_KERNEL}={k}: this CPU lacks the instructions of the {k} kernel (it runs: {})", labels(.runs), k = .kernel.label())]
+    Missing {
+        /// The kernel named.
+        kernel: Kernel,
+        /// The kernels this CPU runs.
+        runs: Vec<Kernel>,
+    },
+    /// [`ENV_KERNEL`] is no kernel's name ([`Kernel::label`]).
+    #[error("{ENV_KERNEL}={name:?}: not a kernel (this CPU runs: {}; or auto)", labels(.runs))]
+    Unknown {
+        /// The value of the variable (lossily UTF-8).
+        name: String,
+        /// The kernels this CPU runs.
+        runs: Vec<Kernel>,
+    },
+}
+
+/// The kernels' labels, comma separated, as an error lists them.
+fn labels(kernels: &[Kernel]) -> String {
+    kernels.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
 }
 
 /// A kernel ready to run: the proof that the CPU has its features.
@@ -121,29 +167,16 @@ impl Kernel {
 
     /// The kernel [`ENV_KERNEL`] asks for (Auto when unset), checked: an error names a
     /// kernel this CPU lacks, or an unknown name, and lists the kernels it runs.
-    pub fn from_env() -> Result<Kernel, String> {
-        if let Err(n) = hide_list() {
-            return Err(format!("{ENV_HIDE}: {n:?} is not a kernel that can be hidden (avx512)"));
-        }
+    pub fn from_env() -> Result<Kernel, KernelEnvError> {
+        hide_list()?;
         let Some(v) = std::env::var_os(ENV_KERNEL) else { return Ok(Kernel::Auto) };
-        let runs = Kernel::available_kernels().iter().map(|k| k.label()).collect::<Vec<_>>().join(", ");
+        let runs = Kernel::available_kernels();
         let name = v.to_string_lossy();
         match Kernel::from_label(&name) {
             Some(k) if k.available() => Ok(k),
-            Some(k) => Err(Kernel::refused(k, hidden(k), &runs)),
-            None => Err(format!("{ENV_KERNEL}={:?}: not a kernel (this CPU runs: {runs}; or auto)", name)),
-        }
-    }
-
-    /// Why [`ENV_KERNEL`] cannot name `k`, a kernel this process does not
-    /// run: hidden by [`ENV_HIDE`], or missing from the CPU. Apart from
-    /// [`Kernel::from_env`] so both answers are tested on any CPU.
-    fn refused(k: Kernel, hidden: bool, runs: &str) -> String {
-        let k = k.label();
-        if hidden {
-            format!("{ENV_KERNEL}={k}: hidden by {ENV_HIDE} (this process runs: {runs})")
-        } else {
-            format!("{ENV_KERNEL}={k}: this CPU lacks the instructions of the {k} kernel (it runs: {runs})")
+            Some(kernel) if hidden(kernel) => Err(KernelEnvError::Hidden { kernel, runs }),
+            Some(kernel) => Err(KernelEnvError::Missing { kernel, runs }),
+            None => Err(KernelEnvError::Unknown { name: name.into_owned(), runs }),
         }
     }
 
@@ -333,14 +366,23 @@ mod tests {
     /// or missing from the CPU (which only a CPU without it shows end to end).
     #[test]
     fn a_refused_kernel_says_why() {
-        use super::Kernel;
+        use super::{Kernel, KernelEnvError};
+        let runs = vec![Kernel::Portable];
         assert_eq!(
-            Kernel::refused(Kernel::Avx512, true, "portable"),
+            KernelEnvError::Hidden { kernel: Kernel::Avx512, runs: runs.clone() }.to_string(),
             "TPB_ISA_KERNEL=avx512: hidden by TPB_ISA_HIDE_KERNELS (this process runs: portable)"
         );
         assert_eq!(
-            Kernel::refused(Kernel::Avx512, false, "portable"),
+            KernelEnvError::Missing { kernel: Kernel::Avx512, runs: runs.clone() }.to_string(),
             "TPB_ISA_KERNEL=avx512: this CPU lacks the instructions of the avx512 kernel (it runs: portable)"
+        );
+        assert_eq!(
+            KernelEnvError::Unknown { name: "avx2".into(), runs: vec![Kernel::Avx512, Kernel::Portable] }.to_string(),
+            "TPB_ISA_KERNEL=\"avx2\": not a kernel (this CPU runs: avx512, portable; or auto)"
+        );
+        assert_eq!(
+            KernelEnvError::NotHideable { name: "sse".into() }.to_string(),
+            "TPB_ISA_HIDE_KERNELS: \"sse\" is not a kernel that can be hidden (avx512)"
         );
     }
 
@@ -372,13 +414,13 @@ mod tests {
                 // Named, a hidden kernel is refused as a missing one is, saying why.
                 Some("named") => {
                     assert!(!Kernel::available_kernels().contains(&Kernel::Avx512));
-                    let Err(e) = Kernel::from_env() else { panic!("a hidden kernel was accepted") };
+                    let Err(e) = Kernel::from_env().map_err(|e| e.to_string()) else { panic!("a hidden kernel was accepted") };
                     assert!(e.starts_with(&format!("{ENV_KERNEL}=avx512: hidden by {ENV_HIDE} (this process runs: ")), "{e}");
                     assert!(e.contains(&named(Kernel::Portable)) && !e.contains("avx512)"), "{e}");
                 }
                 _ => {
                     let hide = std::env::var(ENV_HIDE).unwrap_or_default();
-                    let Err(e) = Kernel::from_env() else { panic!("{ENV_HIDE}={hide:?} was accepted") };
+                    let Err(e) = Kernel::from_env().map_err(|e| e.to_string()) else { panic!("{ENV_HIDE}={hide:?} was accepted") };
                     assert!(e.contains("is not a kernel that can be hidden"), "{e}");
                 }
             }

@@ -34,7 +34,7 @@ mod classes;
 mod entry;
 mod kernel;
 pub(super) use kernel::verdicts;
-pub use kernel::{Kernel, ENV_HIDE, ENV_KERNEL};
+pub use kernel::{Kernel, KernelEnvError, ENV_HIDE, ENV_KERNEL};
 mod aligned;
 mod amended;
 #[cfg(target_arch = "x86_64")]

@@ -113,7 +113,7 @@ struct Totals {
 }
 
 fn generation(s: &str) -> Result<Generation, String> {
-    s.parse()
+    s.parse::<Generation>().map_err(|e| e.to_string())
 }
 
 /// `0x46` (as the evidence writes an opcode) → 0x46.

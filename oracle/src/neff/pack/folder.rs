@@ -256,7 +256,8 @@ fn member_bytes(dir: &Path, e: &Entry, limits: &Limits) -> Result<(Vec<u8>, Opti
                     let shown = dir.join(t).display().to_string();
                     let text = String::from_utf8(raw)
                         .map_err(|e| PackError::at(&shown, format!("offset {:#x}: not UTF-8 text", e.utf8_error().valid_up_to())))?;
-                    let bytes = tpb_isa::text::assemble(&text).map_err(|e| PackError::at(&shown, format!("line {}: {}", e.line, cut(&e.message))))?;
+                    let bytes = tpb_isa::text::assemble(&text)
+                        .map_err(|e| PackError::at(&shown, format!("line {}: {}", e.line, cut(&e.error.to_string()))))?;
                     Some((bytes, t.clone()))
                 }
             }
