@@ -237,7 +237,8 @@ fn a_raw_file_is_judged_bundle_by_bundle_as_validate_as_does_across_chunks() {
 /// `-q` on a raw file judges its chunks on several threads: the count line,
 /// the error lines and the exit code are those of one thread, on a stream of
 /// several chunks with invalid bundles scattered through it, on one without,
-/// and on one with a trailing partial bundle (refused).
+/// and on one with a trailing partial bundle (refused); mapped (the files are
+/// large enough) or read (`TPB_NO_MMAP=1`) alike.
 #[test]
 fn quiet_validation_on_several_threads_says_what_one_thread_says() {
     let good = bundle();
@@ -245,8 +246,8 @@ fn quiet_validation_on_several_threads_says_what_one_thread_says() {
     bad[0] = 0xEE; // an opcode no table has
     let dir = std::env::temp_dir().join(format!("tpb-quiet-threads-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    // 3.5 MiB: four chunks, the last a half one.
-    let n = (7 << 20) / 2 / good.len();
+    // 4.5 MiB: five chunks, the last a half one; large enough to be mapped.
+    let n = (9 << 20) / 2 / good.len();
     let mixed: Vec<u8> = (0..n).flat_map(|i| if i % 1009 == 0 || i == n - 1 { bad.clone() } else { good.clone() }).collect();
     let clean: Vec<u8> = good.repeat(n);
     let partial = {
@@ -257,12 +258,20 @@ fn quiet_validation_on_several_threads_says_what_one_thread_says() {
     for (name, bytes, code) in [("mixed.bin", &mixed, 1), ("clean.bin", &clean, 0), ("partial.bin", &partial, 2)] {
         let path = dir.join(name);
         std::fs::write(&path, bytes).expect("writes");
-        let run = |threads: &str| {
-            let o =
-                Command::new(env!("CARGO_BIN_EXE_tpb")).args(["validate", "-q"]).arg(&path).env("TPB_THREADS", threads).output().expect("runs tpb");
+        let run_with = |threads: &str, no_map: &str| {
+            let o = Command::new(env!("CARGO_BIN_EXE_tpb"))
+                .args(["validate", "-q"])
+                .arg(&path)
+                .env("TPB_THREADS", threads)
+                .env("TPB_NO_MMAP", no_map)
+                .output()
+                .expect("runs tpb");
             (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
         };
+        let run = |threads: &str| run_with(threads, "0");
         let one = run("1");
+        assert_eq!(run_with("1", "1"), one, "{name} read, not mapped");
+        assert_eq!(run_with("2", "1"), one, "{name} read on 2 threads");
         assert_eq!(one.0, Some(code), "{name}: {one:?}");
         if code != 2 {
             let want_invalid = if code == 0 { 0 } else { (0..n).filter(|i| i % 1009 == 0 || *i == n - 1).count() };

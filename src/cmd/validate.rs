@@ -137,7 +137,16 @@ impl Verdicts {
                 }
                 let threads = crate::ahead::threads();
                 if self.quiet && threads > 1 {
-                    self.quiet_raw(&mut raw, choice.generation, threads);
+                    match raw.rest_mapped() {
+                        Some((_, bytes)) => {
+                            self.quiet_mapped(bytes, choice.generation, threads);
+                            // What is left to hear: whether the file changed under the map.
+                            while let Some(Err(e)) = raw.next_chunk() {
+                                self.unreadable = super::fail(e);
+                            }
+                        }
+                        None => self.quiet_raw(&mut raw, choice.generation, threads),
+                    }
                     return Ok(());
                 }
                 let at = Origin { file: json_name, member: "", label: raw.name().to_string(), choice: &choice, build: None };
@@ -160,6 +169,35 @@ impl Verdicts {
             }
         }
         Ok(())
+    }
+
+    /// `-q` on a mapped raw file: its [`programs::CHUNK`]-sized parts judged on
+    /// `threads` threads (this one too), each taking the next part not yet
+    /// taken. Nothing is copied: the parts are slices of the page cache.
+    fn quiet_mapped(&mut self, bytes: &[u8], g: Generation, threads: usize) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let profile = self.profile;
+        let parts: Vec<&[u8]> = bytes.chunks(programs::CHUNK).collect();
+        let next = AtomicUsize::new(0);
+        let judge = || {
+            let (mut total, mut invalid) = (0u64, 0u64);
+            while let Some(part) = parts.get(next.fetch_add(1, Ordering::Relaxed)) {
+                total += validate::judge_stream(part, g, profile, |_, valid| invalid += u64::from(!valid)) as u64;
+            }
+            (total, invalid)
+        };
+        let counts: Vec<(u64, u64)> = std::thread::scope(|s| {
+            let others: Vec<_> = (1..threads).map(|_| s.spawn(judge)).collect();
+            let mine = judge();
+            let mut all: Vec<(u64, u64)> = others.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect();
+            all.push(mine);
+            all
+        });
+        for (total, invalid) in counts {
+            self.total += total;
+            self.invalid += invalid;
+            self.any_invalid |= invalid > 0;
+        }
     }
 
     /// `-q` on a raw file: its chunks judged on `threads` worker threads while

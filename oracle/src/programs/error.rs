@@ -35,6 +35,9 @@ pub enum ProgramError {
     /// Printable text that is not in the `tpb disasm` format (a README, a log): no bundle line.
     #[error("{}: offset 0x0: plain text, not a program (neither a NEFF, raw 64-byte bundles, nor bundle text as tpb disasm writes it)", shown(file))]
     Prose { file: PathBuf },
+    /// A mapped raw file whose length or time of last change moved while it was judged.
+    #[error("{}: changed while it was read (its length or modification time moved); judge a copy, or set {}=1", shown(file), super::ENV_NO_MAP)]
+    Changed { file: PathBuf },
     /// A raw file of `len` bytes, not a whole number of bundles.
     #[error("{}: {}", shown(file), partial(*len))]
     Partial { file: PathBuf, len: u64 },

@@ -60,7 +60,8 @@ pub fn open(path: &Path, cap: u64, warn: &mut dyn FnMut(Warning)) -> Result<Inpu
         let why = neff::not_neff(&head).unwrap_or_default();
         return Err(ProgramError::Neither { file: path.to_path_buf(), len, why });
     }
-    Ok(Input::Raw(RawStream::new(path, r, head)))
+    let map = regular.and_then(|_| super::map::Mapped::of(r.get_mut(), &meta));
+    Ok(Input::Raw(RawStream::new(path, r, head, map)))
 }
 
 /// A file's bytes, at most `cap` of them, its error as every command says it

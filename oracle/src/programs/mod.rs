@@ -13,6 +13,7 @@
 
 mod error;
 mod load;
+mod map;
 mod program;
 mod raw;
 mod reader;
@@ -21,6 +22,7 @@ mod walk;
 
 pub use error::{ProgramError, Warning};
 pub use load::{load, open, read_whole, Input};
+pub use map::ENV_NO_MAP;
 pub use program::{Content, Program, Stream};
 pub use raw::{Chunk, RawStream, CHUNK};
 pub use reader::{read_file, CapError, Reader};

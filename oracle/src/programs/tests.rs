@@ -348,3 +348,63 @@ fn a_header_that_is_no_neff_header_is_never_followed_to_its_payload() -> Result<
     assert_eq!(first, CHUNK, "the first chunk of a pipe with a far header");
     Ok(())
 }
+
+/// Whether this process may map files (the environment can forbid it).
+fn may_map() -> bool {
+    std::env::var_os(ENV_NO_MAP).is_none_or(|v| v == "0")
+}
+
+#[test]
+fn a_large_regular_file_is_mapped_and_handed_over_as_a_read_one_is() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("big.bin");
+    let all = tpb_isa::props::seeded_bytes(5, 4 * CHUNK + 64 * 5);
+    std::fs::write(&p, &all)?;
+    let Input::Raw(raw) = open(&p, neff::MAX_FILE, &mut |_| {})? else { return Err("opened as a container".into()) };
+    assert_eq!(raw.is_mapped(), may_map());
+    // Chunk by chunk: the offsets and bytes a read would give.
+    let (chunks, bytes, error) = drain(&p, neff::MAX_FILE)?;
+    let want: Vec<(u64, usize)> = (0..4).map(|i| (i * CHUNK as u64, CHUNK)).chain([(4 * CHUNK as u64, 320)]).collect();
+    assert_eq!(chunks, want);
+    assert!(bytes == all && error.is_none(), "{error:?}");
+    // Owned chunks: the same bytes.
+    let Input::Raw(mut raw) = open(&p, neff::MAX_FILE, &mut |_| {})? else { return Err("opened as a container".into()) };
+    let mut owned = Vec::new();
+    while let Some(c) = raw.next_chunk_owned(Vec::new()) {
+        let (at, chunk) = c?;
+        assert_eq!(at, owned.len() as u64);
+        owned.extend_from_slice(&chunk);
+    }
+    assert!(owned == all);
+    // All at once, after one chunk: the rest, from its offset; then nothing more.
+    let Input::Raw(mut raw) = open(&p, neff::MAX_FILE, &mut |_| {})? else { return Err("opened as a container".into()) };
+    let first = raw.next_chunk().ok_or("no chunk")??.bytes.len();
+    match raw.rest_mapped() {
+        Some((at, rest)) => {
+            assert_eq!((at, rest), (first as u64, &all[first..]));
+            assert!(raw.next_chunk().is_none());
+        }
+        None => assert!(!may_map(), "a mapped file lends no rest"),
+    }
+    Ok(())
+}
+
+#[test]
+fn a_mapped_file_that_changes_while_read_is_an_error_naming_it() -> Result<(), Box<dyn std::error::Error>> {
+    if !may_map() {
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    let p = dir.path().join("grows.bin");
+    let all = tpb_isa::props::seeded_bytes(6, 4 * CHUNK);
+    std::fs::write(&p, &all)?;
+    let Input::Raw(mut raw) = open(&p, neff::MAX_FILE, &mut |_| {})? else { return Err("opened as a container".into()) };
+    let (_, rest) = raw.rest_mapped().ok_or("not mapped")?;
+    assert_eq!(rest.len(), all.len());
+    // Another writer appends (never truncates: that would fault the map).
+    std::fs::OpenOptions::new().append(true).open(&p).and_then(|mut f| std::io::Write::write_all(&mut f, &[0; 64]))?;
+    let e = raw.next_chunk().ok_or("no check")?.err().ok_or("no error")?.to_string();
+    assert_eq!(e, format!("{}: changed while it was read (its length or modification time moved); judge a copy, or set TPB_NO_MMAP=1", p.display()));
+    assert!(raw.next_chunk().is_none());
+    Ok(())
+}
