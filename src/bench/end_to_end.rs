@@ -5,7 +5,7 @@
 //! programs carry notes the errata amend). Both run as child processes,
 //! interleaved with `cat`.
 
-use super::external::{timed, timed_env, which, Scratch};
+use super::external::{timed, timed_env, which, Scratch, FORCED_PORTABLE};
 use super::report::{Row, Target};
 use super::timing::{ms, ratio};
 use std::io::Write;
@@ -67,14 +67,13 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
     let file = path.display().to_string();
     // Best of each, interleaved round by round; the first `cat` also warms the page cache.
     // The last is `-q` as a CPU without AVX-512 runs it (the portable kernel, the others hidden).
-    let portable = [(tpb_isa::validate::ENV_KERNEL, "portable"), (tpb_isa::validate::ENV_HIDE, "avx512")];
     let mut best = [Duration::MAX; 4];
     for _ in 0..rounds.max(1) {
         let round = [
             timed(&cat, &[&file], &[0]),
             timed(&tpb, &["validate", "-q", &file], &[0, 1]),
             timed(&tpb, &["validate", &file], &[0, 1]),
-            timed_env(&tpb, &["validate", "-q", &file], &portable, &[0, 1]),
+            timed_env(&tpb, &["validate", "-q", &file], &FORCED_PORTABLE, &[0, 1]),
         ];
         for (b, r) in best.iter_mut().zip(round) {
             match r {

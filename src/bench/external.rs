@@ -22,6 +22,11 @@ pub fn timed(program: &Path, args: &[&str], ok_codes: &[i32]) -> Result<Duration
     timed_env(program, args, &[], ok_codes)
 }
 
+/// The environment under which `tpb` runs as a CPU without AVX-512 does:
+/// the portable kernel chosen, the AVX-512 one hidden (rows so marked say
+/// what the common CPU gets, on every machine).
+pub const FORCED_PORTABLE: [(&str, &str); 2] = [(tpb_isa::validate::ENV_KERNEL, "portable"), (tpb_isa::validate::ENV_HIDE, "avx512")];
+
 /// [`timed`] with variables added to the child's environment.
 pub fn timed_env(program: &Path, args: &[&str], env: &[(&str, &str)], ok_codes: &[i32]) -> Result<Duration, String> {
     let (d, status) = super::timing::time(|| {
