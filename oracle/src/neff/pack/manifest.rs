@@ -2,7 +2,7 @@
 //! hold (header bytes, digest form, packing, each member's tar metadata and
 //! extension headers), as `manifest.json` in an unpacked folder.
 
-use super::unhex;
+use super::{unhex, HexError};
 use crate::neff::header::hex;
 use crate::neff::integrity::{Algorithm, Form, Integrity};
 use crate::neff::payload::{self, RECORD_BYTES};
@@ -236,6 +236,30 @@ pub struct Manifest {
     pub members: Vec<Entry>,
 }
 
+/// Why a [`Tail`] of the manifest could not be written out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum TailError {
+    /// `Zeros(n)` asks for more zero bytes than a container may hold (`cap`).
+    #[error("{n} zero bytes is over the cap of {cap}")]
+    Zeros {
+        /// The zero bytes asked for.
+        n: u64,
+        /// The most bytes a container may hold ([`payload::MAX_FILE`]).
+        cap: u64,
+    },
+    /// `Hex` is not hex.
+    #[error(transparent)]
+    Hex(#[from] HexError),
+    /// `PadTo(n)` pads to 0 bytes (nothing to pad to) or past the cap.
+    #[error("pad_to {n} is not within 1..={cap}")]
+    PadTo {
+        /// The record size asked for.
+        n: u64,
+        /// The most bytes a container may hold.
+        cap: u64,
+    },
+}
+
 impl Tail {
     /// `None` for no bytes; `PadTo` a record when `record_padding`; else the bytes exactly.
     pub(super) fn of(bytes: &[u8], record_padding: bool) -> Option<Tail> {
@@ -250,14 +274,14 @@ impl Tail {
         }
     }
 
-    pub(super) fn append(&self, out: &mut Vec<u8>) -> Result<(), String> {
+    pub(super) fn append(&self, out: &mut Vec<u8>) -> Result<(), TailError> {
         self.append_capped(out, payload::MAX_FILE)
     }
 
     /// [`Tail::append`] with the cap given, so its edges are tested without gigabytes.
-    fn append_capped(&self, out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
+    fn append_capped(&self, out: &mut Vec<u8>, cap: u64) -> Result<(), TailError> {
         match self {
-            Tail::Zeros(n) if *n > cap => Err(format!("{n} zero bytes is over the cap of {cap}")),
+            Tail::Zeros(n) if *n > cap => Err(TailError::Zeros { n: *n, cap }),
             Tail::Zeros(n) => {
                 out.resize(out.len() + *n as usize, 0);
                 Ok(())
@@ -266,7 +290,7 @@ impl Tail {
                 out.extend(unhex(h)?);
                 Ok(())
             }
-            Tail::PadTo(n) if *n == 0 || *n > cap => Err(format!("pad_to {n} is not within 1..={cap}")),
+            Tail::PadTo(n) if *n == 0 || *n > cap => Err(TailError::PadTo { n: *n, cap }),
             Tail::PadTo(n) => {
                 let rem = out.len() % *n as usize;
                 if rem != 0 {
@@ -283,7 +307,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tails_pad_or_repeat() -> Result<(), String> {
+    fn tails_pad_or_repeat() -> Result<(), TailError> {
         let mut v = vec![1u8; 10];
         Tail::PadTo(8).append(&mut v)?;
         assert_eq!(v.len(), 16);
@@ -303,16 +327,29 @@ mod tests {
         assert_eq!(Tail::PadTo(cap).append(&mut empty), Ok(()));
         assert!(empty.is_empty());
         for n in [0, cap + 1] {
-            assert_eq!(Tail::PadTo(n).append(&mut Vec::new()), Err(format!("pad_to {n} is not within 1..={cap}")));
+            assert_eq!(Tail::PadTo(n).append(&mut Vec::new()), Err(TailError::PadTo { n, cap }));
         }
-        assert_eq!(Tail::Zeros(cap + 1).append(&mut Vec::new()), Err(format!("{} zero bytes is over the cap of {cap}", cap + 1)));
+        assert_eq!(Tail::Zeros(cap + 1).append(&mut Vec::new()), Err(TailError::Zeros { n: cap + 1, cap }));
         // At a small cap: as many zeros as the cap, or a pad to it, are taken; one more is not.
         let mut v = vec![1u8; 3];
         assert_eq!(Tail::Zeros(16).append_capped(&mut v, 16), Ok(()));
         assert_eq!(Tail::PadTo(16).append_capped(&mut v, 16), Ok(()));
         assert_eq!(v.len(), 32);
-        assert_eq!(Tail::Zeros(17).append_capped(&mut v, 16), Err("17 zero bytes is over the cap of 16".to_string()));
-        assert_eq!(Tail::PadTo(17).append_capped(&mut v, 16), Err("pad_to 17 is not within 1..=16".to_string()));
+        assert_eq!(Tail::Zeros(17).append_capped(&mut v, 16), Err(TailError::Zeros { n: 17, cap: 16 }));
+        assert_eq!(Tail::PadTo(17).append_capped(&mut v, 16), Err(TailError::PadTo { n: 17, cap: 16 }));
         assert_eq!(v.len(), 32);
+    }
+
+    #[test]
+    fn tail_errors_say_what_was_asked_and_the_bound() {
+        assert_eq!(
+            Tail::Zeros(17).append_capped(&mut Vec::new(), 16).map_err(|e| e.to_string()),
+            Err("17 zero bytes is over the cap of 16".to_string())
+        );
+        assert_eq!(Tail::PadTo(0).append_capped(&mut Vec::new(), 16).map_err(|e| e.to_string()), Err("pad_to 0 is not within 1..=16".to_string()));
+        let odd = Tail::Hex("abc".into()).append(&mut Vec::new()).map_err(|e| e.to_string());
+        assert_eq!(odd, Err("hex of odd length 3".to_string()));
+        let bad = Tail::Hex("abzz".into()).append(&mut Vec::new()).map_err(|e| e.to_string());
+        assert_eq!(bad, Err("not hex at character 2".to_string()));
     }
 }
