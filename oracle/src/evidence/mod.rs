@@ -25,7 +25,7 @@ pub use fields::{fields, finding_bytes, FieldSpec};
 pub use harness::Harness;
 pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
 pub use loc::Loc;
-pub use merge::Shards;
+pub use merge::{MergeError, ReadError, ReadProblem, Shards};
 
 use crate::neff::GenerationFrom;
 use loc::At;

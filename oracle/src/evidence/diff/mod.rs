@@ -32,6 +32,7 @@ pub use across::Compare;
 pub use render::{count, value_name, Options};
 pub use resolve::{disasm_line, SideRoot};
 pub use summary::{BuildInputs, Check, Op, Summary, Values};
+pub use view::SummaryError;
 
 use super::Loc;
 use std::collections::{BTreeMap, BTreeSet};
