@@ -100,9 +100,7 @@ pub mod fixture;
 pub mod hist;
 #[allow(missing_docs)] // not yet documented item by item
 pub mod infer;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod neff;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod programs;
 pub mod text_safe;
 #[allow(missing_docs)] // not yet documented item by item

@@ -16,6 +16,7 @@ use tpb_isa::Bundle;
 /// What [`unpack_to`] wrote.
 #[derive(Clone, Debug)]
 pub struct Unpacked {
+    /// The manifest written as `manifest.json`.
     pub manifest: Manifest,
     /// Member files written.
     pub files: usize,
@@ -223,6 +224,7 @@ fn write_new(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), PackError> {
 /// A member whose bytes differ from the original's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Changed {
+    /// The member's name in the archive.
     pub member: String,
     /// The file its bytes came from (relative to the folder).
     pub from: String,
@@ -231,7 +233,9 @@ pub struct Changed {
 /// What [`pack_from`] built.
 #[derive(Clone, Debug)]
 pub struct Packed {
+    /// The container.
     pub bytes: Vec<u8>,
+    /// Archive members packed.
     pub members: usize,
     /// Members whose bytes are not the original's (by the manifest's SHA-256).
     pub changed: Vec<Changed>,

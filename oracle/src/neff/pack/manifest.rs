@@ -62,6 +62,7 @@ impl DigestForm {
         }
     }
 
+    /// Its name in the manifest (`md5-word-reversed`, …, `none`).
     pub const fn as_str(self) -> &'static str {
         match self {
             DigestForm::Md5WordReversed => "md5-word-reversed",
@@ -100,12 +101,16 @@ pub enum Tail {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gzip {
+    /// The MTIME field (Unix seconds; 0 when the writer gave none).
     pub mtime: u32,
+    /// The OS field (3 is Unix, 255 unknown).
     pub os: u8,
     /// The XFL byte: 4 (fastest, every real file), 2 (best) or 0; it picks the compression level.
     pub xfl: u8,
+    /// The FNAME field, when set (invalid UTF-8 replaced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filename: Option<String>,
+    /// The FCOMMENT field, when set (invalid UTF-8 replaced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
     /// The FEXTRA field (hex).
@@ -135,13 +140,20 @@ pub struct Meta {
     /// `file`, `dir`, `symlink`, `hardlink`, `pax`, … or the type byte as `0xNN`.
     #[serde(rename = "type")]
     pub entry_type: String,
+    /// The header layout it was written in.
     pub format: Format,
+    /// Permission bits (`0o644`).
     pub mode: u32,
+    /// Owner user id.
     pub uid: u64,
+    /// Owner group id.
     pub gid: u64,
+    /// Modification time, Unix seconds.
     pub mtime: u64,
+    /// Owner user name (ustar and GNU only; empty when unset).
     #[serde(default)]
     pub uname: String,
+    /// Owner group name (ustar and GNU only; empty when unset).
     #[serde(default)]
     pub gname: String,
     /// Major and minor numbers of a device entry.
@@ -159,6 +171,7 @@ pub struct Meta {
 pub struct Extension {
     /// The name in the extension's own header block (`dir/PaxHeader/file`, `././@LongLink`).
     pub name: String,
+    /// The fields of its own header block.
     pub tar: Meta,
     /// Pax records in order (`size`, `path` and `linkpath` are updated to the member when packing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,6 +189,7 @@ pub struct Entry {
     pub name: String,
     /// The original's size (packing writes the length of the bytes given).
     pub size: u64,
+    /// The fields of its header block.
     pub tar: Meta,
     /// Link target of a link entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -186,6 +200,7 @@ pub struct Entry {
     /// The link field as stored, when it is not `link`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_link: Option<String>,
+    /// The extension headers before it, in archive order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<Extension>,
     /// The file holding the member's bytes, relative to the folder (file members only).
@@ -218,10 +233,13 @@ pub struct Manifest {
     /// The header bytes exactly (`header_size` of them: 1024 in every real file), hex.
     /// Packing updates `data_size` and the digest.
     pub header: String,
+    /// How the payload digest is written into the header.
     pub digest: DigestForm,
     /// Whether the input's digest matched (when not, `digest` is the compiler's form).
     pub digest_matched: bool,
+    /// How the payload is packed.
     pub compression: Packing,
+    /// The gzip member's fields: `None` for a bare tar (a gzip payload without them is packed with defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gzip: Option<Gzip>,
     /// All-zero end-of-archive blocks (2 in every real file).

@@ -53,7 +53,12 @@ pub enum PackError {
     /// The input container does not read (or a member path is unsafe).
     Neff(NeffError),
     /// A file, folder or manifest field (`place`) and what is wrong with it.
-    At { place: String, message: String },
+    At {
+        /// The path (`dir/sg00/PE.tpb`) or manifest field (`manifest.json: member sg00/PE.bin`).
+        place: String,
+        /// What is wrong there (escaped when shown: it may quote the input).
+        message: String,
+    },
 }
 
 impl PackError {
@@ -83,7 +88,9 @@ impl std::error::Error for PackError {}
 /// A container read into a manifest and member bytes.
 #[derive(Clone, Debug)]
 pub struct Exploded {
+    /// The container as the reader parsed it.
     pub neff: Neff,
+    /// Everything of it the member bytes do not hold.
     pub manifest: Manifest,
     /// Per member, in manifest order: its bytes (a non-file member's body, often empty).
     pub data: Vec<Vec<u8>>,
