@@ -103,7 +103,6 @@ pub mod infer;
 pub mod neff;
 pub mod programs;
 pub mod text_safe;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod walrus;
 
 /// The crate's README (its page on crates.io), whose examples run as doctests.

@@ -14,8 +14,11 @@ use std::path::Path;
 /// What a command prints and its exit code.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
+    /// What goes to standard output (the report, text or JSON).
     pub stdout: String,
+    /// What goes to standard error (`tpb: error: …`, or nothing).
     pub stderr: String,
+    /// The process exit code.
     pub code: u8,
 }
 
