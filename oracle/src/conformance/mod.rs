@@ -40,31 +40,45 @@ pub use fuzz::{fuzz_neff, FuzzDepth};
 /// One container that went into the report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Source {
+    /// The container's name, as given.
     pub file: String,
+    /// The compiler build that wrote it (`info.json` `tool_version`), if named.
     pub tool_version: Option<String>,
+    /// Its `kelf-0.json` target (`cayman`), if any.
     pub target: Option<String>,
+    /// The generation its bundles were judged under.
     pub generation: Generation,
+    /// How that generation was chosen.
     pub generation_from: GenerationFrom,
     /// How its bundles fit each generation, when the generation was guessed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub generation_fit: Option<Fit>,
+    /// The payload digest check, in words ([`crate::neff::Integrity::describe`]).
     pub integrity: String,
+    /// Whether the digest matched.
     pub integrity_ok: bool,
     /// (member, bundles) per stream.
     pub streams: Vec<(String, usize)>,
+    /// Bundles in all its streams.
     pub bundles: usize,
 }
 
 /// A bug in this harness, found on a real bundle.
 #[derive(Clone, Debug, Serialize)]
 pub struct HarnessFailure {
+    /// The container's name, as given.
     pub file: String,
+    /// The engine stream's member (`sg00/PE.bin`).
     pub member: String,
+    /// The bundle's index in the stream.
     pub index: usize,
+    /// Its byte offset in the stream.
     pub offset: usize,
+    /// Its opcode byte, as `0x46`.
     pub opcode: String,
     /// `codec-round-trip`, `text-round-trip`, `text-fields` or `panic`.
     pub kind: &'static str,
+    /// What went wrong (the round trip's difference, the panic's message).
     pub detail: String,
 }
 
@@ -318,6 +332,7 @@ impl NeffConformance {
         self.disagreeing
     }
 
+    /// Bundles run, in every container.
     pub fn bundles(&self) -> usize {
         count(self.evidence.bundles())
     }
@@ -357,6 +372,7 @@ impl NeffConformance {
         builds.into_iter().map(|(k, s)| (k, count(s.bundles))).collect()
     }
 
+    /// The containers run, in the order added.
     pub fn sources(&self) -> &[Source] {
         &self.sources
     }
