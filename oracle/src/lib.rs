@@ -94,7 +94,6 @@
 pub mod conformance;
 #[allow(missing_docs)] // not yet documented item by item
 pub mod evidence;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod fixture;
 pub mod hist;
 #[allow(missing_docs)] // not yet documented item by item
