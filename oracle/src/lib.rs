@@ -96,7 +96,6 @@ pub mod conformance;
 pub mod evidence;
 pub mod fixture;
 pub mod hist;
-#[allow(missing_docs)] // not yet documented item by item
 pub mod infer;
 pub mod neff;
 pub mod programs;
