@@ -46,10 +46,12 @@ impl Harness {
         Harness { version: env!("CARGO_PKG_VERSION").to_string(), tables: tables_digest(), arch }
     }
 
+    /// The `harness` object evidence JSON holds: `tpb`, `tables`, `arch`.
     pub fn to_json(&self) -> Value {
         json!({"tpb": self.version, "tables": self.tables, "arch": self.arch})
     }
 
+    /// The harness a `harness` object names.
     pub fn from_json(v: &Value) -> Result<Harness, HarnessError> {
         let text = |key: &'static str| v.get(key).and_then(Value::as_str).map(str::to_string).ok_or(HarnessError::Missing { key });
         let arch = match v.get("arch") {

@@ -24,10 +24,12 @@ struct Names {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Loc {
     names: Arc<Names>,
+    /// The bundle's index in its stream (its offset over 64).
     pub index: u64,
 }
 
 impl Loc {
+    /// Bundle `index` of `member` in `file` (names of their own: see [`At`] for a stream's).
     pub fn new(file: &str, member: &str, index: u64) -> Loc {
         Loc { names: Arc::new(Names { file: file.into(), member: member.into() }), index }
     }
@@ -65,10 +67,12 @@ pub struct At {
 }
 
 impl At {
+    /// The stream `member` of `file` (empty `member` for a raw file).
     pub fn new(file: &str, member: &str) -> At {
         At { names: Arc::new(Names { file: file.into(), member: member.into() }) }
     }
 
+    /// Bundle `index` of this stream, sharing its names.
     pub fn loc(&self, index: u64) -> Loc {
         Loc { names: self.names.clone(), index }
     }
@@ -175,6 +179,7 @@ pub struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
+    /// The table of `locs` (each once, in location order).
     pub fn of(locs: impl IntoIterator<Item = &'a Loc>) -> Table<'a> {
         let locs: Vec<&'a Loc> = locs.into_iter().collect();
         let mut streams: HashMap<*const Names, &'a Names> = HashMap::new();
@@ -202,6 +207,7 @@ impl<'a> Table<'a> {
         self.keys.binary_search(&(rank, l.index)).unwrap_or(0)
     }
 
+    /// The `locations` object: `files`, `members` and one `at` line per location.
     pub fn to_json(&self) -> serde_json::Value {
         let files: std::collections::BTreeSet<&'a str> = self.names.iter().map(|n| &*n.file).collect();
         let members: std::collections::BTreeSet<&'a str> = self.names.iter().map(|n| &*n.member).collect();

@@ -19,7 +19,9 @@ use tpb_isa::{checks, opcode, Generation};
 /// from evidence of a whole run, and from a merge of every shard.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shards {
+    /// Shards the run was split into.
     pub count: u32,
+    /// The shards held (1-based).
     pub have: BTreeSet<u32>,
 }
 

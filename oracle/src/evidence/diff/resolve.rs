@@ -13,6 +13,7 @@ use tpb_isa::{Bundle, BUNDLE_BYTES};
 
 /// Where one side's programs are: the OLD or NEW argument as given.
 pub struct SideRoot<'a> {
+    /// The argument: evidence JSON, a folder of programs, or one program.
     pub arg: &'a Path,
     /// The argument is evidence JSON (else programs: a folder or one file).
     pub json: bool,
