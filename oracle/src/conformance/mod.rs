@@ -135,7 +135,7 @@ fn round_trips(raw: &Raw, b: &Bundle) -> Trips {
     let header_ok = h.inst_word_len == INST_WORD_LEN && h.reserved.get() == 0;
     let codec_ok = b.encode() == *raw;
     let line = text::disasm(b);
-    let text = text_verdict(raw, text::asm_line(&line).map_err(|e| e.to_string()));
+    let text = text_verdict(raw, text::asm_line(&line));
     let fields = text_fields(raw[0], b, &line);
     Trips { header_ok, codec_ok, text, fields }
 }
