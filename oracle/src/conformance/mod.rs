@@ -16,6 +16,7 @@ use crate::evidence::Evidence;
 use crate::neff::{self, EngineStream, Neff};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tpb_isa::bundle::{Raw, BUNDLE_BYTES, INST_WORD_LEN};
 use tpb_isa::validate::Finding;
@@ -39,31 +40,45 @@ pub use fuzz::{fuzz_neff, FuzzDepth};
 /// One container that went into the report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Source {
+    /// The container's name, as given.
     pub file: String,
+    /// The compiler build that wrote it (`info.json` `tool_version`), if named.
     pub tool_version: Option<String>,
+    /// Its `kelf-0.json` target (`cayman`), if any.
     pub target: Option<String>,
+    /// The generation its bundles were judged under.
     pub generation: Generation,
+    /// How that generation was chosen.
     pub generation_from: GenerationFrom,
     /// How its bundles fit each generation, when the generation was guessed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub generation_fit: Option<Fit>,
+    /// The payload digest check, in words ([`crate::neff::Integrity::describe`]).
     pub integrity: String,
+    /// Whether the digest matched.
     pub integrity_ok: bool,
     /// (member, bundles) per stream.
     pub streams: Vec<(String, usize)>,
+    /// Bundles in all its streams.
     pub bundles: usize,
 }
 
 /// A bug in this harness, found on a real bundle.
 #[derive(Clone, Debug, Serialize)]
 pub struct HarnessFailure {
+    /// The container's name, as given.
     pub file: String,
+    /// The engine stream's member (`sg00/PE.bin`).
     pub member: String,
+    /// The bundle's index in the stream.
     pub index: usize,
+    /// Its byte offset in the stream.
     pub offset: usize,
+    /// Its opcode byte, as `0x46`.
     pub opcode: String,
     /// `codec-round-trip`, `text-round-trip`, `text-fields` or `panic`.
     pub kind: &'static str,
+    /// What went wrong (the round trip's difference, the panic's message).
     pub detail: String,
 }
 
@@ -110,7 +125,7 @@ pub struct NeffConformance {
 struct Trips {
     header_ok: bool,
     codec_ok: bool,
-    text: Result<(), String>,
+    text: Result<(), TextTrip>,
     /// Where the disassembly and the table's layout disagree.
     fields: Option<String>,
 }
@@ -120,28 +135,60 @@ fn round_trips(raw: &Raw, b: &Bundle) -> Trips {
     let header_ok = h.inst_word_len == INST_WORD_LEN && h.reserved.get() == 0;
     let codec_ok = b.encode() == *raw;
     let line = text::disasm(b);
-    let text = text_verdict(raw, text::asm_line(&line).map_err(|e| e.to_string()));
+    let text = text_verdict(raw, text::asm_line(&line));
     let fields = text_fields(raw[0], b, &line);
     Trips { header_ok, codec_ok, text, fields }
+}
+
+/// How a bundle's text round trip failed: a harness failure of kind
+/// `text-round-trip`, whose detail is this error's text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum TextTrip {
+    /// The disassembly assembled to other bytes.
+    #[error("assembled {first} differs from the original")]
+    Differs {
+        /// The first byte that differs.
+        first: FirstDiff,
+    },
+    /// The disassembly assembled to no bundle (a blank or comment line).
+    #[error("disassembly assembled to nothing")]
+    Nothing,
+    /// The assembler refused the disassembly.
+    #[error("assembler rejected its own disassembly: {message}")]
+    Rejected {
+        /// The assembler's reason.
+        message: String,
+    },
 }
 
 /// What the text round trip of `raw` came to, given what the assembler made
 /// of its disassembly (the codec's property tests say always `Ok`; this is
 /// the report's word when one day it is not).
-fn text_verdict(raw: &Raw, assembled: Result<Option<Raw>, String>) -> Result<(), String> {
+fn text_verdict<E: fmt::Display>(raw: &Raw, assembled: Result<Option<Raw>, E>) -> Result<(), TextTrip> {
     match assembled {
         Ok(Some(back)) if back == *raw => Ok(()),
-        Ok(Some(back)) => Err(format!("assembled {} differs from the original", first_diff(raw, &back))),
-        Ok(None) => Err("disassembly assembled to nothing".to_string()),
-        Err(e) => Err(format!("assembler rejected its own disassembly: {e}")),
+        Ok(Some(back)) => Err(TextTrip::Differs { first: first_diff(raw, &back) }),
+        Ok(None) => Err(TextTrip::Nothing),
+        Err(e) => Err(TextTrip::Rejected { message: e.to_string() }),
     }
 }
 
-fn first_diff(a: &Raw, b: &Raw) -> String {
-    match a.iter().zip(b.iter()).position(|(x, y)| x != y) {
-        Some(i) => format!("at byte {i:#04x} ({:#04x} vs {:#04x})", a[i], b[i]),
-        None => "nowhere".to_string(),
+/// The first byte at which two bundles differ: its offset and the byte in
+/// each (the original first), or `None` where they are equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FirstDiff(Option<(usize, u8, u8)>);
+
+impl fmt::Display for FirstDiff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some((i, a, b)) => write!(f, "at byte {i:#04x} ({a:#04x} vs {b:#04x})"),
+            None => f.write_str("nowhere"),
+        }
     }
+}
+
+fn first_diff(a: &Raw, b: &Raw) -> FirstDiff {
+    FirstDiff(a.iter().zip(b.iter()).position(|(x, y)| x != y).map(|i| (i, a[i], b[i])))
 }
 
 /// Where a disassembly line and the opcode table's layout disagree: the
@@ -256,7 +303,7 @@ impl NeffConformance {
                     harness.push(fail(index, op, "codec-round-trip", "decode then encode changed the bytes".to_string()));
                 }
                 if let Err(e) = &t.text {
-                    harness.push(fail(index, op, "text-round-trip", e.clone()));
+                    harness.push(fail(index, op, "text-round-trip", e.to_string()));
                 }
                 if let Some(m) = t.fields {
                     harness.push(fail(index, op, "text-fields", m));
@@ -285,6 +332,7 @@ impl NeffConformance {
         self.disagreeing
     }
 
+    /// Bundles run, in every container.
     pub fn bundles(&self) -> usize {
         count(self.evidence.bundles())
     }
@@ -324,6 +372,7 @@ impl NeffConformance {
         builds.into_iter().map(|(k, s)| (k, count(s.bundles))).collect()
     }
 
+    /// The containers run, in the order added.
     pub fn sources(&self) -> &[Source] {
         &self.sources
     }

@@ -163,6 +163,7 @@ impl NeffConformance {
         m
     }
 
+    /// The report as JSON: every count and kept failure (`tpb conform` writes it beside the Markdown).
     pub fn to_json(&self) -> Value {
         let by_opcode = self.evidence.by_opcode();
         let ops: Vec<Value> = by_opcode
@@ -214,6 +215,7 @@ impl NeffConformance {
         })
     }
 
+    /// The report as Markdown, for people.
     pub fn to_markdown(&self) -> String {
         let mut m = String::new();
         let _ = writeln!(m, "# NEFF conformance\n");

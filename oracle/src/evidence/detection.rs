@@ -12,8 +12,11 @@ use tpb_isa::{smith, validate, Bundle, Generation, Raw, Severity, BUNDLE_BYTES};
 /// Mutations tried and caught, and the misses by (check broken, erratum that accepted it).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Detection {
+    /// Mutations tried.
     pub mutations: u64,
+    /// Mutations on which the check they break still fires, above a note, under the default profile.
     pub caught: u64,
+    /// The others, by (check the mutation broke, erratum that accepted it or `none`).
     pub missed: BTreeMap<(&'static str, &'static str), u64>,
 }
 

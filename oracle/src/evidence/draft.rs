@@ -16,15 +16,21 @@ use tpb_isa::{opcode, Generation};
 /// The contradictions of one check on one field, over opcodes, builds and generations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Draft {
+    /// The check's code.
     pub check: &'static str,
+    /// The field its findings are about.
     pub field: String,
+    /// The opcodes it is contradicted on.
     pub opcodes: BTreeSet<u8>,
+    /// The generations of those contradictions.
     pub generations: BTreeSet<Generation>,
+    /// The compiler builds that wrote them.
     pub builds: BTreeSet<String>,
     /// The most frequent values of each contradiction, summed.
     pub values: BTreeMap<String, u64>,
     /// Findings whose value is not among those listed.
     pub other: u64,
+    /// Findings in all (one per bundle and field).
     pub findings: u64,
     /// Opcodes on which the same check also disagrees (any field, erratum or not).
     pub contradicted_on: BTreeSet<u8>,

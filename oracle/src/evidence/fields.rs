@@ -9,8 +9,11 @@ use tpb_isa::{text, BodyKind, BUNDLE_BYTES};
 /// One histogrammed field: its name, and where its bytes are in the bundle.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldSpec {
+    /// The field's path in the layout (`in_dtype`, `out.num[2]`), or `word_XX` for a word of an opaque body.
     pub path: String,
+    /// Its byte offset in the bundle.
     pub offset: usize,
+    /// Its width in bytes.
     pub size: usize,
 }
 

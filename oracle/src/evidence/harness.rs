@@ -12,6 +12,23 @@ use tpb_isa::bundle::claims::claims;
 use tpb_isa::errata::ERRATA;
 use tpb_isa::{checks, opcode, Generation};
 
+/// Why the `harness` object of evidence JSON does not read back.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HarnessError {
+    /// `tpb` or `tables` is missing or not a string.
+    #[error("harness.{key}: missing or not a string")]
+    Missing {
+        /// The key.
+        key: &'static str,
+    },
+    /// `arch` is neither null nor a generation's name.
+    #[error("harness.arch: not a generation: {value}")]
+    Arch {
+        /// The value found, shown as JSON.
+        value: Value,
+    },
+}
+
 /// The harness of one evidence run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Harness {
@@ -29,15 +46,17 @@ impl Harness {
         Harness { version: env!("CARGO_PKG_VERSION").to_string(), tables: tables_digest(), arch }
     }
 
+    /// The `harness` object evidence JSON holds: `tpb`, `tables`, `arch`.
     pub fn to_json(&self) -> Value {
         json!({"tpb": self.version, "tables": self.tables, "arch": self.arch})
     }
 
-    pub fn from_json(v: &Value) -> Result<Harness, String> {
-        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string).ok_or_else(|| format!("harness.{k}: missing or not a string"));
+    /// The harness a `harness` object names.
+    pub fn from_json(v: &Value) -> Result<Harness, HarnessError> {
+        let text = |key: &'static str| v.get(key).and_then(Value::as_str).map(str::to_string).ok_or(HarnessError::Missing { key });
         let arch = match v.get("arch") {
             None | Some(Value::Null) => None,
-            Some(a) => Some(a.as_str().and_then(|s| s.parse().ok()).ok_or_else(|| format!("harness.arch: not a generation: {a}"))?),
+            Some(a) => Some(a.as_str().and_then(|s| s.parse().ok()).ok_or_else(|| HarnessError::Arch { value: a.clone() })?),
         };
         Ok(Harness { version: text("tpb")?, tables: text("tables")?, arch })
     }
@@ -89,4 +108,17 @@ fn digest_now() -> String {
         let _ = write!(s, "{b:02x}");
         s
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_harness_that_does_not_read_names_its_key() {
+        let e = Harness::from_json(&json!({"tpb": "0.1.0"})).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("harness.tables: missing or not a string"));
+        let e = Harness::from_json(&json!({"tpb": "0.1.0", "tables": "ab", "arch": "v9"})).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("harness.arch: not a generation: \"v9\""));
+    }
 }

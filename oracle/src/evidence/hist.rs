@@ -66,10 +66,12 @@ impl Eq for Hist {}
 const PENDING: usize = 8;
 
 impl Hist {
+    /// Counts one occurrence of the value `le` (little-endian bytes).
     pub fn add(&mut self, le: &[u8]) {
         self.add_n(le, 1);
     }
 
+    /// Counts `n` occurrences of the value `le`.
     pub fn add_n(&mut self, le: &[u8], n: u64) {
         match u8::try_from(le.len()) {
             Ok(width) if le.len() <= 8 => self.narrow.add(&(tpb_isa::layout::le_u64(le), width), Seen { n, first: None }),

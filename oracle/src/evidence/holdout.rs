@@ -17,14 +17,18 @@ use tpb_isa::{Bundle, Generation};
 /// One stream of real bundles and the build that wrote it.
 #[derive(Clone, Copy, Debug)]
 pub struct Labelled<'a> {
+    /// The compiler build that wrote it.
     pub build: &'a str,
+    /// The generation it is judged under.
     pub generation: Generation,
+    /// Its bytes: whole bundles.
     pub bytes: &'a [u8],
 }
 
 /// One build held out: its bundles, judged with the other builds' errata.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HeldOut {
+    /// The build held out.
     pub build: String,
     /// Per generation: (bundles, invalid with the other builds' errata, invalid with every erratum).
     pub by_generation: BTreeMap<Generation, (u64, u64, u64)>,
@@ -33,6 +37,7 @@ pub struct HeldOut {
 }
 
 impl HeldOut {
+    /// Its bundles, over every generation.
     pub fn bundles(&self) -> u64 {
         self.by_generation.values().map(|v| v.0).sum()
     }

@@ -24,10 +24,12 @@ struct Names {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Loc {
     names: Arc<Names>,
+    /// The bundle's index in its stream (its offset over 64).
     pub index: u64,
 }
 
 impl Loc {
+    /// Bundle `index` of `member` in `file` (names of their own: see [`At`] for a stream's).
     pub fn new(file: &str, member: &str, index: u64) -> Loc {
         Loc { names: Arc::new(Names { file: file.into(), member: member.into() }), index }
     }
@@ -65,10 +67,12 @@ pub struct At {
 }
 
 impl At {
+    /// The stream `member` of `file` (empty `member` for a raw file).
     pub fn new(file: &str, member: &str) -> At {
         At { names: Arc::new(Names { file: file.into(), member: member.into() }) }
     }
 
+    /// Bundle `index` of this stream, sharing its names.
     pub fn loc(&self, index: u64) -> Loc {
         Loc { names: self.names.clone(), index }
     }
@@ -129,6 +133,30 @@ pub fn merge_in<K: Ord>(mine: &mut BTreeMap<K, Loc>, other: BTreeMap<K, Loc>) {
     }
 }
 
+/// Why the `locations` object of evidence JSON does not read as a [`Table`]
+/// writes it; each names the key (and the line) at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LocationsError {
+    /// `files`, `members` or `at` is missing or not an array.
+    #[error(".locations.{key}: not an array")]
+    NotAnArray {
+        /// The key.
+        key: &'static str,
+    },
+    /// `files` or `members` holds something other than strings.
+    #[error(".locations.{key}: not names")]
+    NotNames {
+        /// The key.
+        key: &'static str,
+    },
+    /// Line `index` of `at` is not three numbers naming a file, a member and a bundle index.
+    #[error(".locations.at[{index}]: not \"FILE MEMBER INDEX\"")]
+    NotALocation {
+        /// The line's position in `at`.
+        index: usize,
+    },
+}
+
 /// The locations an evidence JSON names, listed once and named elsewhere by
 /// their position: most values share their first bundle with others. Kept
 /// small, since every tracked value has one: `{"files": [...], "members":
@@ -151,6 +179,7 @@ pub struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
+    /// The table of `locs` (each once, in location order).
     pub fn of(locs: impl IntoIterator<Item = &'a Loc>) -> Table<'a> {
         let locs: Vec<&'a Loc> = locs.into_iter().collect();
         let mut streams: HashMap<*const Names, &'a Names> = HashMap::new();
@@ -178,6 +207,7 @@ impl<'a> Table<'a> {
         self.keys.binary_search(&(rank, l.index)).unwrap_or(0)
     }
 
+    /// The `locations` object: `files`, `members` and one `at` line per location.
     pub fn to_json(&self) -> serde_json::Value {
         let files: std::collections::BTreeSet<&'a str> = self.names.iter().map(|n| &*n.file).collect();
         let members: std::collections::BTreeSet<&'a str> = self.names.iter().map(|n| &*n.member).collect();
@@ -202,17 +232,17 @@ impl<'a> Table<'a> {
     }
 
     /// The locations of a `locations` object, by position.
-    pub fn read(v: &serde_json::Value) -> Result<Vec<Loc>, String> {
-        let names = |k: &str| -> Result<Vec<&str>, String> {
-            let list = v.get(k).and_then(|l| l.as_array()).ok_or_else(|| format!(".locations.{k}: not an array"))?;
-            list.iter().map(|s| s.as_str().ok_or_else(|| format!(".locations.{k}: not names"))).collect()
+    pub fn read(v: &serde_json::Value) -> Result<Vec<Loc>, LocationsError> {
+        let names = |key: &'static str| -> Result<Vec<&str>, LocationsError> {
+            let list = v.get(key).and_then(|l| l.as_array()).ok_or(LocationsError::NotAnArray { key })?;
+            list.iter().map(|s| s.as_str().ok_or(LocationsError::NotNames { key })).collect()
         };
         let (files, members) = (names("files")?, names("members")?);
-        let at = v.get("at").and_then(|a| a.as_array()).ok_or(".locations.at: not an array")?;
+        let at = v.get("at").and_then(|a| a.as_array()).ok_or(LocationsError::NotAnArray { key: "at" })?;
         at.iter()
             .enumerate()
             .map(|(i, l)| {
-                let bad = || format!(".locations.at[{i}]: not \"FILE MEMBER INDEX\"");
+                let bad = || LocationsError::NotALocation { index: i };
                 let mut n = l.as_str().ok_or_else(bad)?.split(' ').map(|x| x.parse::<u64>().ok());
                 let (Some(Some(f)), Some(Some(m)), Some(Some(index)), None) = (n.next(), n.next(), n.next(), n.next()) else { return Err(bad()) };
                 let (f, m) = (usize::try_from(f).ok().and_then(|k| files.get(k)), usize::try_from(m).ok().and_then(|k| members.get(k)));
@@ -264,5 +294,15 @@ mod tests {
         keep(&mut one, &again, 3);
         assert_eq!(one.map(|l| l.index), Some(3));
         assert_eq!(min(Some(Loc::new("b", "", 0)), Some(Loc::new("a", "", 5))), Some(Loc::new("a", "", 5)));
+    }
+
+    #[test]
+    fn a_locations_table_that_does_not_read_names_the_key_or_line() {
+        let read = |v: serde_json::Value| Table::read(&v).map_err(|e| e.to_string());
+        assert_eq!(read(serde_json::json!({"files": ["a"], "members": [""], "at": ["0 0 3"]})).map(|l| l.len()), Ok(1));
+        assert_eq!(read(serde_json::json!({"files": [1]})), Err(".locations.files: not names".to_string()));
+        assert_eq!(read(serde_json::json!({"files": [], "members": []})), Err(".locations.at: not an array".to_string()));
+        let bad_line = serde_json::json!({"files": ["a"], "members": [""], "at": ["0 0 3", "0 1 3"]});
+        assert_eq!(read(bad_line), Err(".locations.at[1]: not \"FILE MEMBER INDEX\"".to_string()));
     }
 }

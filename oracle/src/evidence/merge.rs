@@ -6,8 +6,8 @@
 //! every count (each histogram's tracked values, not only its top), so it
 //! reads back into the same evidence ([`Evidence::from_json`]) and merges.
 
-use super::harness::Harness;
-use super::loc::{self, Loc, Table};
+use super::harness::{Harness, HarnessError};
+use super::loc::{self, Loc, LocationsError, Table};
 use super::{CheckCount, Evidence, Group, Hist, Support};
 use crate::neff::GenerationFrom;
 use serde_json::{Map, Value};
@@ -19,7 +19,9 @@ use tpb_isa::{checks, opcode, Generation};
 /// from evidence of a whole run, and from a merge of every shard.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shards {
+    /// Shards the run was split into.
     pub count: u32,
+    /// The shards held (1-based).
     pub have: BTreeSet<u32>,
 }
 
@@ -39,6 +41,155 @@ impl Shards {
         let have: Vec<String> = self.have.iter().map(u32::to_string).collect();
         format!("{} of {}", have.join(", "), self.count)
     }
+}
+
+/// Why two evidences cannot be merged: no single run could have written them together.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    /// They were written by another harness ([`Harness::mismatch`] says how).
+    #[error("different harness: {why}")]
+    Harness {
+        /// What differs.
+        why: String,
+    },
+    /// Shards of two different splits (`ours` and `theirs` shards in all).
+    #[error("shards of different splits: of {ours} and of {theirs}")]
+    Splits {
+        /// The shard count of the evidence merged into.
+        ours: u32,
+        /// The shard count of the evidence merged in.
+        theirs: u32,
+    },
+    /// Shard `shard` of `count` is held by both.
+    #[error("shard {shard}/{count} is on both sides")]
+    ShardTwice {
+        /// The shard (1-based).
+        shard: u32,
+        /// The shards of the split.
+        count: u32,
+    },
+    /// One side is a shard, the other the evidence of a whole run.
+    #[error("a shard ({}) with the evidence of a whole run", shards.describe())]
+    ShardAndWhole {
+        /// The shards the shard side holds.
+        shards: Shards,
+    },
+    /// A file is counted by both (a shard given twice).
+    #[error("file {} is counted on both sides (a shard given twice?)", super::render::escape(file))]
+    FileTwice {
+        /// The file, as the evidence names it.
+        file: String,
+    },
+}
+
+/// Why JSON does not read back as evidence ([`Evidence::from_json`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The `harness` object does not read.
+    #[error(transparent)]
+    Harness(#[from] HarnessError),
+    /// The `locations` object does not read.
+    #[error(transparent)]
+    Locations(#[from] LocationsError),
+    /// The value at a JSON path is not what evidence holds there.
+    #[error("{at}: {problem}")]
+    At {
+        /// The path, as `.groups[3].fields[2].counts` (`the document` for the whole).
+        at: String,
+        /// What is wrong with the value there.
+        problem: ReadProblem,
+    },
+}
+
+/// What is wrong with a value of evidence JSON ([`ReadError::At`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadProblem {
+    /// The key is absent.
+    #[error("missing")]
+    Missing,
+    /// The value is of another kind: `expected` says what it should be (`an array`, `a count`, …).
+    #[error("not {expected}")]
+    Not {
+        /// What the value should be, with its article.
+        expected: &'static str,
+    },
+    /// A string that names no generation.
+    #[error("not a generation: {}", super::render::escape(value))]
+    Generation {
+        /// The string.
+        value: String,
+    },
+    /// A check code this build does not know.
+    #[error("check {} is not one this tpb knows", super::render::escape(code))]
+    Check {
+        /// The code.
+        code: String,
+    },
+    /// An erratum id this build does not know.
+    #[error("erratum {} is not one this tpb knows", super::render::escape(id))]
+    Erratum {
+        /// The id.
+        id: String,
+    },
+    /// A histogram key that is not a value as evidence writes one (`0x…`, whole bytes).
+    #[error("{} is not a value", super::render::escape(key))]
+    Value {
+        /// The key.
+        key: String,
+    },
+    /// A histogram's counts add up to more than its values and `other`.
+    #[error("counts exceed the values and other")]
+    CountsExceed,
+    /// Counts no histogram this build keeps could hold (more values than it tracks, say).
+    #[error("no histogram holds these counts")]
+    NoHistogram,
+    /// A shard count past `u32`.
+    #[error("too large")]
+    TooLarge,
+    /// A `generation_from` that names no way a generation is chosen.
+    #[error("unknown")]
+    Unknown,
+    /// A group lists another number of fields than this build counts for its opcode.
+    #[error("{found} fields, this tpb counts {counts}")]
+    Fields {
+        /// Fields listed.
+        found: usize,
+        /// Fields this build counts.
+        counts: usize,
+    },
+    /// A field listed where this build counts another.
+    #[error("this tpb counts {expected} there")]
+    Field {
+        /// The field this build counts at that position.
+        expected: String,
+    },
+    /// A group lists another number of claims than this build has for its opcode.
+    #[error("{found} claims, this tpb has {has}")]
+    Claims {
+        /// Claims listed.
+        found: usize,
+        /// Claims this build has.
+        has: usize,
+    },
+    /// The same (generation, build, opcode) listed twice.
+    #[error("a group listed twice")]
+    GroupTwice,
+    /// A contradiction whose opcode has no group.
+    #[error("no group of its opcode")]
+    NoGroup,
+    /// The JSON reads, but does not render back to itself.
+    #[error("does not read back as evidence this tpb writes (edited, or another version)")]
+    DoesNotRenderBack,
+}
+
+/// The value at the path `at` has `problem` ([`ReadError::At`]).
+fn wrong(at: impl Into<String>, problem: ReadProblem) -> ReadError {
+    ReadError::At { at: at.into(), problem }
+}
+
+/// [`ReadProblem::Not`] at `at`.
+fn not(at: impl Into<String>, expected: &'static str) -> ReadError {
+    wrong(at, ReadProblem::Not { expected })
 }
 
 /// Sums `b` into `a`, saturating: counts read from a file may be anything.
@@ -126,23 +277,23 @@ impl Evidence {
     /// together: another harness (version, tables, `--arch`), shards of
     /// different splits or one shard twice, a shard with a whole run, or a
     /// file counted on both sides (a shard given twice).
-    pub fn merge_checked(&mut self, o: Evidence) -> Result<(), String> {
+    pub fn merge_checked(&mut self, o: Evidence) -> Result<(), MergeError> {
         if let Some(why) = self.harness.mismatch(&o.harness) {
-            return Err(format!("different harness: {why}"));
+            return Err(MergeError::Harness { why });
         }
         match (&self.shards, &o.shards) {
-            (Some(a), Some(b)) if a.count != b.count => return Err(format!("shards of different splits: of {} and of {}", a.count, b.count)),
+            (Some(a), Some(b)) if a.count != b.count => return Err(MergeError::Splits { ours: a.count, theirs: b.count }),
             (Some(a), Some(b)) => {
                 if let Some(k) = a.have.intersection(&b.have).next() {
-                    return Err(format!("shard {k}/{} is on both sides", a.count));
+                    return Err(MergeError::ShardTwice { shard: *k, count: a.count });
                 }
             }
-            (Some(s), None) | (None, Some(s)) => return Err(format!("a shard ({}) with the evidence of a whole run", s.describe())),
+            (Some(s), None) | (None, Some(s)) => return Err(MergeError::ShardAndWhole { shards: s.clone() }),
             (None, None) => {}
         }
         let files: BTreeSet<&str> = self.inputs.keys().map(|(f, _, _)| f.as_str()).collect();
         if let Some((f, _, _)) = o.inputs.keys().find(|(f, _, _)| files.contains(f.as_str())) {
-            return Err(format!("file {} is counted on both sides (a shard given twice?)", super::render::escape(f)));
+            return Err(MergeError::FileTwice { file: f.clone() });
         }
         self.merge(o);
         Ok(())
@@ -162,12 +313,12 @@ impl Evidence {
     /// not render back to exactly `v` is refused (a file edited by hand, cut,
     /// or written by another version): the reading names the first place
     /// that differs.
-    pub fn from_json(v: &Value) -> Result<Evidence, String> {
+    pub fn from_json(v: &Value) -> Result<Evidence, ReadError> {
         let ev = read(v)?;
         let again = ev.to_json();
         match first_difference(v, &again, "") {
             None => Ok(ev),
-            Some(at) => Err(format!("{at}: does not read back as evidence this tpb writes (edited, or another version)")),
+            Some(path) => Err(wrong(path, ReadProblem::DoesNotRenderBack)),
         }
     }
 }
@@ -192,44 +343,44 @@ fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
     }
 }
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, ReadError>;
 
 fn get<'a>(v: &'a Value, k: &str, at: &str) -> R<&'a Value> {
-    v.get(k).ok_or_else(|| format!("{at}.{k}: missing"))
+    v.get(k).ok_or_else(|| wrong(format!("{at}.{k}"), ReadProblem::Missing))
 }
 
 fn arr<'a>(v: &'a Value, k: &str, at: &str) -> R<&'a Vec<Value>> {
-    get(v, k, at)?.as_array().ok_or_else(|| format!("{at}.{k}: not an array"))
+    get(v, k, at)?.as_array().ok_or_else(|| not(format!("{at}.{k}"), "an array"))
 }
 
 fn obj<'a>(v: &'a Value, k: &str, at: &str) -> R<&'a Map<String, Value>> {
-    get(v, k, at)?.as_object().ok_or_else(|| format!("{at}.{k}: not an object"))
+    get(v, k, at)?.as_object().ok_or_else(|| not(format!("{at}.{k}"), "an object"))
 }
 
 fn text<'a>(v: &'a Value, k: &str, at: &str) -> R<&'a str> {
-    get(v, k, at)?.as_str().ok_or_else(|| format!("{at}.{k}: not a string"))
+    get(v, k, at)?.as_str().ok_or_else(|| not(format!("{at}.{k}"), "a string"))
 }
 
 fn count(v: &Value, k: &str, at: &str) -> R<u64> {
-    get(v, k, at)?.as_u64().ok_or_else(|| format!("{at}.{k}: not a count"))
+    get(v, k, at)?.as_u64().ok_or_else(|| not(format!("{at}.{k}"), "a count"))
 }
 
 fn generation(v: &Value, at: &str) -> R<Generation> {
     let s = text(v, "generation", at)?;
-    s.parse().map_err(|_| format!("{at}.generation: not a generation: {}", super::render::escape(s)))
+    s.parse().map_err(|_| wrong(format!("{at}.generation"), ReadProblem::Generation { value: s.to_string() }))
 }
 
 fn opcode_byte(v: &Value, at: &str) -> R<u8> {
     let s = text(v, "opcode", at)?;
-    s.strip_prefix("0x").and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| format!("{at}.opcode: not an opcode byte"))
+    s.strip_prefix("0x").and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| not(format!("{at}.opcode"), "an opcode byte"))
 }
 
 fn check_code(code: &str, at: &str) -> R<&'static str> {
-    checks::by_code(code).map(|c| c.code).ok_or_else(|| format!("{at}: check {} is not one this tpb knows", super::render::escape(code)))
+    checks::by_code(code).map(|c| c.code).ok_or_else(|| wrong(at, ReadProblem::Check { code: code.to_string() }))
 }
 
 fn erratum_id(id: &str, at: &str) -> R<&'static str> {
-    ERRATA.iter().find(|e| e.id == id).map(|e| e.id).ok_or_else(|| format!("{at}: erratum {} is not one this tpb knows", super::render::escape(id)))
+    ERRATA.iter().find(|e| e.id == id).map(|e| e.id).ok_or_else(|| wrong(at, ReadProblem::Erratum { id: id.to_string() }))
 }
 
 /// `0x0a0b` → little-endian bytes `[0x0b, 0x0a]`.
@@ -252,7 +403,7 @@ fn loc_ref(v: &Value, k: &str, at: &str, locs: &[Loc]) -> R<Option<Loc>> {
             .and_then(|n| locs.get(usize::try_from(n).ok()?))
             .cloned()
             .map(Some)
-            .ok_or_else(|| format!("{at}.{k}: not a position in .locations")),
+            .ok_or_else(|| not(format!("{at}.{k}"), "a position in .locations")),
     }
 }
 
@@ -272,15 +423,15 @@ fn firsts(line: &str, n: usize, locs: &[Loc]) -> Option<Vec<Option<Loc>>> {
 fn hist(v: &Value, at: &str, locs: &[Loc]) -> R<Hist> {
     let mut tracked = Vec::new();
     let counts = obj(v, "counts", at)?;
-    let firsts = firsts(text(v, "first", at)?, counts.len(), locs).ok_or_else(|| format!("{at}.first: not a location per value counted"))?;
+    let firsts = firsts(text(v, "first", at)?, counts.len(), locs).ok_or_else(|| not(format!("{at}.first"), "a location per value counted"))?;
     for ((k, n), first) in counts.iter().zip(firsts) {
-        let bytes = unhex(k).ok_or_else(|| format!("{at}.counts: {} is not a value", super::render::escape(k)))?;
-        tracked.push((bytes, n.as_u64().ok_or_else(|| format!("{at}.counts.{k}: not a count"))?, first));
+        let bytes = unhex(k).ok_or_else(|| wrong(format!("{at}.counts"), ReadProblem::Value { key: k.clone() }))?;
+        tracked.push((bytes, n.as_u64().ok_or_else(|| not(format!("{at}.counts.{k}"), "a count"))?, first));
     }
     let listed: u64 = arr(v, "values", at)?.iter().filter_map(|p| p.get(1).and_then(Value::as_u64)).sum();
     let sum: u64 = tracked.iter().map(|t| t.1).sum();
-    let untracked = (count(v, "other", at)? + listed).checked_sub(sum).ok_or_else(|| format!("{at}: counts exceed the values and other"))?;
-    Hist::from_parts(tracked, untracked).ok_or_else(|| format!("{at}.counts: no histogram holds these counts"))
+    let untracked = (count(v, "other", at)? + listed).checked_sub(sum).ok_or_else(|| wrong(at, ReadProblem::CountsExceed))?;
+    Hist::from_parts(tracked, untracked).ok_or_else(|| wrong(format!("{at}.counts"), ReadProblem::NoHistogram))
 }
 
 fn read(v: &Value) -> R<Evidence> {
@@ -293,8 +444,8 @@ fn read(v: &Value) -> R<Evidence> {
             .iter()
             .map(|k| k.as_u64().and_then(|k| u32::try_from(k).ok()))
             .collect::<Option<_>>()
-            .ok_or(".shards.have: not shard numbers")?;
-        let count = u32::try_from(count(s, "count", ".shards")?).map_err(|_| ".shards.count: too large")?;
+            .ok_or_else(|| not(".shards.have", "shard numbers"))?;
+        let count = u32::try_from(count(s, "count", ".shards")?).map_err(|_| wrong(".shards.count", ReadProblem::TooLarge))?;
         ev.shards = Some(Shards { count, have });
     }
     for (i, input) in arr(v, "inputs", "")?.iter().enumerate() {
@@ -305,7 +456,7 @@ fn read(v: &Value) -> R<Evidence> {
         let target = get(input, "target", &at)?.as_str().map(str::to_string);
         let from = get(input, "generation_from", &at)?;
         if let Some(from) = from.as_str() {
-            let from = GenerationFrom::from_name(from).ok_or_else(|| format!("{at}.generation_from: unknown"))?;
+            let from = GenerationFrom::from_name(from).ok_or_else(|| wrong(format!("{at}.generation_from"), ReadProblem::Unknown))?;
             ev.note_source(file, (target, from));
         }
     }
@@ -316,7 +467,7 @@ fn read(v: &Value) -> R<Evidence> {
         group.bundles = count(g, "bundles", &at)?;
         group.first = loc_ref(g, "first", &at, locs)?;
         for (e, n) in obj(g, "engines", &at)? {
-            group.engines.insert(e.clone(), n.as_u64().ok_or_else(|| format!("{at}.engines: not a count"))?);
+            group.engines.insert(e.clone(), n.as_u64().ok_or_else(|| not(format!("{at}.engines"), "a count"))?);
         }
         let engines_first = get(g, "engines_first", &at)?;
         for e in obj(g, "engines_first", &at)?.keys() {
@@ -326,12 +477,12 @@ fn read(v: &Value) -> R<Evidence> {
         }
         let fields = arr(g, "fields", &at)?;
         if fields.len() != group.fields.len() {
-            return Err(format!("{at}.fields: {} fields, this tpb counts {}", fields.len(), group.fields.len()));
+            return Err(wrong(format!("{at}.fields"), ReadProblem::Fields { found: fields.len(), counts: group.fields.len() }));
         }
         for (j, (f, (spec, h))) in fields.iter().zip(group.fields.iter_mut()).enumerate() {
             let at = format!("{at}.fields[{j}]");
             if text(f, "field", &at)? != spec.path {
-                return Err(format!("{at}.field: this tpb counts {} there", spec.path));
+                return Err(wrong(format!("{at}.field"), ReadProblem::Field { expected: spec.path.to_string() }));
             }
             *h = hist(f, &at, locs)?;
         }
@@ -340,7 +491,7 @@ fn read(v: &Value) -> R<Evidence> {
             let code = check_code(text(c, "code", &at)?, &at)?;
             let mut accepted = BTreeMap::new();
             for (id, n) in obj(c, "accepted", &at)? {
-                accepted.insert(erratum_id(id, &at)?, n.as_u64().ok_or_else(|| format!("{at}.accepted: not a count"))?);
+                accepted.insert(erratum_id(id, &at)?, n.as_u64().ok_or_else(|| not(format!("{at}.accepted"), "a count"))?);
             }
             let cc = CheckCount {
                 agree: count(c, "agree", &at)?,
@@ -354,7 +505,7 @@ fn read(v: &Value) -> R<Evidence> {
         }
         let claims = arr(g, "claims", &at)?;
         if claims.len() != group.claims.len() {
-            return Err(format!("{at}.claims: {} claims, this tpb has {}", claims.len(), group.claims.len()));
+            return Err(wrong(format!("{at}.claims"), ReadProblem::Claims { found: claims.len(), has: group.claims.len() }));
         }
         for (j, (c, mine)) in claims.iter().zip(group.claims.iter_mut()).enumerate() {
             mine.2 = count(c, "broken", &format!("{at}.claims[{j}]"))?;
@@ -362,14 +513,14 @@ fn read(v: &Value) -> R<Evidence> {
         }
         let key = (generation(g, &at)?, text(g, "build", &at)?.to_string());
         if ev.groups.entry(key).or_default().insert(op, group).is_some() {
-            return Err(format!("{at}: a group listed twice"));
+            return Err(wrong(at, ReadProblem::GroupTwice));
         }
     }
     for (i, c) in arr(v, "contradictions", "")?.iter().enumerate() {
         let at = format!(".contradictions[{i}]");
         let key = (generation(c, &at)?, text(c, "build", &at)?.to_string());
         let op = opcode_byte(c, &at)?;
-        let group = ev.groups.get_mut(&key).and_then(|ops| ops.get_mut(&op)).ok_or_else(|| format!("{at}: no group of its opcode"))?;
+        let group = ev.groups.get_mut(&key).and_then(|ops| ops.get_mut(&op)).ok_or_else(|| wrong(at.as_str(), ReadProblem::NoGroup))?;
         let check = check_code(text(c, "check", &at)?, &at)?;
         group.refused.insert((check, text(c, "field", &at)?.to_string()), hist(c, &at, locs)?);
     }
@@ -379,7 +530,7 @@ fn read(v: &Value) -> R<Evidence> {
         for (build, s) in obj(e, "evidence", &at)? {
             let at = format!("{at}.evidence");
             let files = arr(s, "files", &at)?.iter().map(|f| f.as_str().map(str::to_string)).collect::<Option<BTreeSet<_>>>();
-            let files = files.ok_or_else(|| format!("{at}.files: not file names"))?;
+            let files = files.ok_or_else(|| not(format!("{at}.files"), "file names"))?;
             let support = Support { files, bundles: count(s, "bundles", &at)?, first: loc_ref(s, "first", &at, locs)? };
             ev.support.entry(id).or_default().insert(build.clone(), support);
         }
@@ -389,4 +540,31 @@ fn read(v: &Value) -> R<Evidence> {
     ev.invalid_spec = count(totals, "invalid_spec", ".totals")?;
     ev.invalid_amended = count(totals, "invalid_amended", ".totals")?;
     Ok(ev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_merge_says_which_shards_or_file() {
+        let (mut a, mut b) = (Evidence::new(), Evidence::new());
+        a.set_shard(1, 4);
+        b.set_shard(2, 3);
+        assert_eq!(a.merge_checked(b).map_err(|e| e.to_string()), Err("shards of different splits: of 4 and of 3".to_string()));
+        let e = MergeError::ShardAndWhole { shards: Shards { count: 4, have: BTreeSet::from([1, 3]) } };
+        assert_eq!(e.to_string(), "a shard (1, 3 of 4) with the evidence of a whole run");
+    }
+
+    #[test]
+    fn json_that_is_not_evidence_names_the_path() {
+        let e = Evidence::from_json(&serde_json::json!({})).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some(".harness: missing"));
+        let mut v = Evidence::new().to_json();
+        v["totals"]["bundles"] = serde_json::json!("many");
+        let e = Evidence::from_json(&v).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some(".totals.bundles: not a count"));
+        let e = wrong(".groups[0].generation", ReadProblem::Generation { value: "v\n9".into() });
+        assert_eq!(e.to_string(), ".groups[0].generation: not a generation: v\\n9");
+    }
 }

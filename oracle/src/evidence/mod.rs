@@ -25,7 +25,7 @@ pub use fields::{fields, finding_bytes, FieldSpec};
 pub use harness::Harness;
 pub use hist::{hex, Hist, MAX_TRACKED, TOP_VALUES};
 pub use loc::Loc;
-pub use merge::Shards;
+pub use merge::{MergeError, ReadError, ReadProblem, Shards};
 
 use crate::neff::GenerationFrom;
 use loc::At;
@@ -51,8 +51,9 @@ pub struct CheckCount {
     pub accepted: BTreeMap<&'static str, u64>,
     /// Disagreeing bundles with a finding of this check no erratum accepts.
     pub refused: u64,
-    /// The first bundle it disagreed on, and the first it refused ([`loc`]).
+    /// The first bundle it disagreed on ([`loc`]).
     pub first_disagree: Option<Loc>,
+    /// The first bundle it refused.
     pub first_refused: Option<Loc>,
 }
 
@@ -274,7 +275,9 @@ impl Applicable {
 /// Bundles an erratum accepted, for one build.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Support {
+    /// The files that hold such a bundle.
     pub files: BTreeSet<String>,
+    /// Bundles it accepted.
     pub bundles: u64,
     /// The first bundle it accepted ([`loc`]).
     pub first: Option<Loc>,
@@ -283,7 +286,9 @@ pub struct Support {
 /// One erratum and the bundles that support it, per build.
 #[derive(Clone, Debug)]
 pub struct ErratumEvidence {
+    /// The erratum, as `tpb_isa` states it.
     pub erratum: &'static Erratum,
+    /// Compiler build → the bundles of that build it accepted.
     pub builds: BTreeMap<String, Support>,
 }
 
@@ -297,15 +302,21 @@ impl ErratumEvidence {
 /// A spec disagreement no erratum accepts, with the values its field held.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Contradiction {
+    /// The generation the bundles were judged under.
     pub generation: Generation,
+    /// The compiler build that wrote them.
     pub build: String,
+    /// The opcode byte.
     pub opcode: u8,
+    /// The check's code.
     pub check: &'static str,
+    /// The field the findings are about.
     pub field: String,
     /// Findings (one per bundle and field).
     pub count: u64,
     /// The most frequent values, then the count of all others.
     pub values: Vec<(String, u64)>,
+    /// Findings whose value is not among those listed.
     pub other: u64,
     /// Each listed value's first bundle ([`loc`]).
     pub firsts: BTreeMap<String, Loc>,

@@ -51,11 +51,28 @@ struct BytePair {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Relation {
     /// The `width`-byte words at `a` and `b` are equal.
-    Equal { width: usize, a: usize, b: usize },
+    Equal {
+        /// The words' width in bytes (1, 2 or 4).
+        width: usize,
+        /// The first word's offset in the bundle.
+        a: usize,
+        /// The second word's offset.
+        b: usize,
+    },
     /// The byte at `to` is a function of the byte at `from` (and not the other way round).
-    Function { from: usize, to: usize },
+    Function {
+        /// Offset of the byte that decides.
+        from: usize,
+        /// Offset of the byte decided.
+        to: usize,
+    },
     /// Each of the two bytes decides the other (a bijection, not equality).
-    OneToOne { a: usize, b: usize },
+    OneToOne {
+        /// Offset of the first byte.
+        a: usize,
+        /// Offset of the second.
+        b: usize,
+    },
 }
 
 #[derive(Clone, Debug)]

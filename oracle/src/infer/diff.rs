@@ -9,8 +9,11 @@ use tpb_isa::Generation;
 /// One group's values at one offset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupValues {
+    /// The group's generation.
     pub generation: Generation,
+    /// The group's compiler build.
     pub build: String,
+    /// Its bundles of the opcode.
     pub bundles: u64,
     /// The byte values seen, in order.
     pub values: Vec<u8>,
@@ -26,7 +29,8 @@ pub enum DiffKind {
 }
 
 impl DiffKind {
-    pub fn as_str(self) -> &'static str {
+    /// Its name in the output (`disjoint`, `zero_in_some`).
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             DiffKind::Disjoint => "disjoint",
             DiffKind::ZeroInSome => "zero_in_some",
@@ -37,8 +41,11 @@ impl DiffKind {
 /// A byte whose values differ between groups as [`DiffKind`] says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Difference {
+    /// The byte's offset in the bundle.
     pub offset: usize,
+    /// How the groups differ there.
     pub kind: DiffKind,
+    /// Every group's values there.
     pub groups: Vec<GroupValues>,
 }
 

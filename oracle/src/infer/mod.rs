@@ -38,6 +38,7 @@ pub const UNKNOWN_BUILD: &str = "unknown";
 /// The bundles of one generation and compiler build.
 #[derive(Clone, Debug)]
 pub struct Group {
+    /// Bundles of the opcode in this generation and build.
     pub bundles: u64,
     /// Per offset, the set of byte values seen (a 256-bit set).
     bytes: Vec<[u64; 4]>,
@@ -58,8 +59,11 @@ impl Group {
 /// Everything gathered about one opcode.
 #[derive(Clone, Debug)]
 pub struct OpData {
+    /// The opcode byte.
     pub opcode: u8,
+    /// Its bundles, in every stream.
     pub bundles: u64,
+    /// The files that hold one, as named to [`Inference::add_stream`].
     pub files: BTreeSet<String>,
     /// (generation, build) → bundles and byte sets.
     pub groups: BTreeMap<(Generation, String), Group>,
@@ -213,6 +217,7 @@ pub struct Inference {
     ops: BTreeMap<u8, OpData>,
     /// Bundles read, of every opcode.
     pub bundles_read: u64,
+    /// Every file read, as named to [`Inference::add_stream`] (whether or not it held an opcode asked for).
     pub files: BTreeSet<String>,
 }
 
@@ -248,6 +253,7 @@ impl Inference {
         self.ops.values()
     }
 
+    /// What the bundles of `op` showed; `None` when `op` was not asked for.
     pub fn opcode(&self, op: u8) -> Option<&OpData> {
         self.ops.get(&op)
     }

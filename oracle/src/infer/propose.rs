@@ -44,27 +44,41 @@ const NUMBER_SPREAD: usize = 16;
 /// What a proposed field looks like.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// Bytes zero on every bundle.
     Zero,
+    /// Bytes with one value on every bundle (not zero).
     Const,
     /// A descriptor with this many dims.
     Pattern(usize),
+    /// A NUL-padded ASCII name.
     Ascii,
+    /// An ADDR4 address word.
     Addr4,
+    /// 2 to 4 u16 that hold as a descriptor's num array.
     Nums,
+    /// A u32 number.
     Word,
+    /// A u16 number.
     Half,
+    /// A number that counts up by one from bundle to bundle of a stream.
     Counter,
+    /// A u16 or u32 whose every value is 0 or a power of two.
     Pow2,
+    /// Bytes each only ever 0x00 or 0xFF.
     Mask,
+    /// A dtype tag.
     Dtype,
+    /// Two dtype tags, one per nibble.
     DtypePair,
     /// An enumeration of the spec, by its table's name.
     Enum(&'static str),
+    /// A byte no other reading holds for.
     Byte,
 }
 
 impl Kind {
-    pub fn as_str(self) -> &'static str {
+    /// Its name in the proposal (`zero`, `pattern`, `enum`, …), the same for every pattern and enumeration.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::Zero => "zero",
             Kind::Const => "const",
@@ -103,10 +117,13 @@ pub struct Summary {
     pub top: Vec<(String, u64)>,
     /// Occurrences of all other values.
     pub other: u64,
+    /// Distinct values seen.
     pub distinct: usize,
     /// More values than were tracked: `distinct` is a lower bound.
     pub capped: bool,
+    /// The smallest value (empty when none was seen).
     pub min: String,
+    /// The largest value (empty when none was seen).
     pub max: String,
 }
 
@@ -153,26 +170,36 @@ impl Summary {
 /// One component of a structured field (a descriptor's addr, strides, nums).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Part {
+    /// Its name in the field (`addr`, `stride[0]`, `num[0]`).
     pub name: String,
+    /// Its offset in the bundle.
     pub offset: usize,
+    /// Its width in bytes.
     pub size: usize,
+    /// Its values on every bundle.
     pub values: Summary,
 }
 
 /// One proposed field.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Field {
+    /// Its proposed name: the kind's stem and its offset in hex (`zero_0c`, `pattern3d_10`).
     pub name: String,
+    /// Its offset in the bundle.
     pub offset: usize,
+    /// Its width in bytes.
     pub size: usize,
+    /// What it looks like.
     pub kind: Kind,
     /// The wire type: `u8`, `u16`, `u32`, `u8[3]`, `char[20]`, `addr4+i16[3]+u16[3]`.
     pub ty: String,
     /// Bundles the field's evidence holds on: every bundle of the opcode.
     pub bundles: u64,
+    /// Its values on every bundle.
     pub values: Summary,
     /// What each value reads as (dtype names, enumeration names).
     pub names: Vec<(String, String)>,
+    /// Its components, for a structured field (a descriptor's address, strides and nums).
     pub parts: Vec<Part>,
     /// ADDR4 forms of the address word (addr4 and pattern fields).
     pub regions: Option<Addr4Acc>,

@@ -15,8 +15,11 @@ use tpb_isa::{dtype, BodyKind, Confidence, Generation};
 /// The form an ADDR4 value takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AddrForm {
+    /// An address in SBUF (state buffer), with a live mode.
     Sbuf,
+    /// An address in PSUM (partial-sum buffer), with a live mode.
     Psum,
+    /// A register id.
     Register,
 }
 

@@ -22,11 +22,13 @@ pub struct Values {
 }
 
 impl Values {
-    pub fn new(width: usize) -> Values {
+    /// No value yet, of `width` bytes.
+    pub(crate) fn new(width: usize) -> Values {
         Values { width, counts: Bounded::default(), total: 0, min: u32::MAX, max: 0 }
     }
 
-    pub fn add(&mut self, v: u32) {
+    /// Counts one bundle's value.
+    pub(crate) fn add(&mut self, v: u32) {
         self.total += 1;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
@@ -83,7 +85,8 @@ impl Values {
         self.top_n(TOP_VALUES)
     }
 
-    pub fn top_n(&self, n: usize) -> (Vec<(u32, u64)>, u64) {
+    /// The `n` most frequent values (by count, then by value) and the count of all others.
+    pub(crate) fn top_n(&self, n: usize) -> (Vec<(u32, u64)>, u64) {
         let (top, other) = self.counts.top(n);
         (top.into_iter().map(|(&v, c)| (v, c)).collect(), other)
     }
@@ -104,12 +107,15 @@ impl Values {
 /// How often a field's value is the previous bundle's (same opcode, same stream) plus one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Steps {
+    /// Pairs in which the value is the previous one plus one.
     pub plus_one: u64,
+    /// Pairs of consecutive bundles seen.
     pub pairs: u64,
 }
 
 impl Steps {
-    pub fn add(&mut self, prev: u32, v: u32) {
+    /// Counts one pair: the previous bundle's value, then this one's.
+    pub(crate) fn add(&mut self, prev: u32, v: u32) {
         self.pairs += 1;
         self.plus_one += u64::from(prev.checked_add(1) == Some(v));
     }

@@ -86,9 +86,13 @@ pub fn gzip(bytes: &[u8]) -> io::Result<Vec<u8>> {
 /// any type byte (`b'2'` a symlink, `b'1'` a hard link), a link target.
 #[derive(Clone, Copy, Debug)]
 pub struct RawEntry<'a> {
+    /// The name field's bytes, as written (cut to the field's 100 bytes).
     pub name: &'a [u8],
+    /// The type byte (`b'0'` a file, `b'5'` a folder, …).
     pub kind: u8,
+    /// The link-target field's bytes (empty for anything but a link).
     pub link: &'a [u8],
+    /// The entry's body; its length is the header's size.
     pub data: &'a [u8],
 }
 

@@ -32,6 +32,7 @@ impl GenerationFrom {
         [GenerationFrom::Arch, GenerationFrom::Target, GenerationFrom::Guessed, GenerationFrom::Default].into_iter().find(|f| f.as_str() == name)
     }
 
+    /// Its name in reports and evidence JSON (`arch`, `target`, `guessed`, `default`).
     pub const fn as_str(self) -> &'static str {
         match self {
             GenerationFrom::Arch => "arch",
@@ -45,6 +46,7 @@ impl GenerationFrom {
 /// How a program's bundles fare under each generation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fit {
+    /// Whole bundles validated (the same under each generation).
     pub bundles: usize,
     /// Invalid bundles under each of [`Generation::ALL`], in that order.
     pub invalid: [usize; 3],
@@ -92,7 +94,9 @@ impl Fit {
 /// The generation a program is judged under and how it was chosen.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Choice {
+    /// The generation the bundles are judged under.
     pub generation: Generation,
+    /// How it was chosen.
     pub from: GenerationFrom,
     /// The container's target as it names it (`None` for a raw file, or a container without one).
     pub target: Option<String>,

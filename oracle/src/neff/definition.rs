@@ -18,13 +18,16 @@ use std::fmt;
 /// The stream keys of one definition, in the order they appear.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Definition {
+    /// Its `*_instr` keys, in the order they appear.
     pub instr: Vec<Instr>,
 }
 
 /// One `*_instr` key and the member names it holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Instr {
+    /// The key (`pe_instr`): it names the engine ([`super::Engine::from_key`]).
     pub key: String,
+    /// The member names it holds, as written (relative to the definition's folder).
     pub members: Vec<String>,
     /// Offset of the key's first appearance as a JSON string in the member
     /// (for errors; 0 when written with escapes).

@@ -30,14 +30,18 @@ impl fmt::Display for At {
 /// A malformed or unreadable container.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NeffError {
+    /// The container's name, as given (escaped when shown).
     pub file: String,
     /// Archive member path, or `header` / `payload` for the container itself.
     pub member: String,
+    /// Where in the container, and in which byte space.
     pub at: At,
+    /// What is wrong, as one line (escaped when shown: it may quote the input).
     pub message: String,
 }
 
 impl NeffError {
+    /// The error `message` at `at` in `member` of `file`.
     pub fn new(file: &str, member: &str, at: At, message: String) -> Self {
         NeffError { file: file.to_string(), member: member.to_string(), at, message }
     }

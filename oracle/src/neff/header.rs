@@ -65,6 +65,7 @@ impl NeffHeader {
         c_text(&self.name)
     }
 
+    /// The 16-byte `uuid` field as 32 lowercase hex digits.
     pub fn uuid_hex(&self) -> String {
         hex(&self.uuid)
     }

@@ -20,12 +20,15 @@ pub const DIGEST_PROV: Provenance = Provenance::new("G1 (measured on real NEFFs)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Algorithm {
+    /// MD5 (16 bytes): pkg_version 2, every real file.
     Md5,
+    /// SHA-256 (32 bytes): pkg_version 1 (named by the loader, never seen in a file).
     Sha256,
 }
 
 impl Algorithm {
-    pub fn for_version(pkg_version: u64) -> Option<Algorithm> {
+    /// The algorithm `pkg_version` names; `None` for a version that names none.
+    pub(crate) fn for_version(pkg_version: u64) -> Option<Algorithm> {
         match pkg_version {
             PKG_VERSION_MD5 => Some(Algorithm::Md5),
             PKG_VERSION_SHA256 => Some(Algorithm::Sha256),
@@ -33,13 +36,15 @@ impl Algorithm {
         }
     }
 
-    pub const fn digest_len(self) -> usize {
+    /// Bytes of the digest at the start of the header's `hash` field.
+    pub(crate) const fn digest_len(self) -> usize {
         match self {
             Algorithm::Md5 => 16,
             Algorithm::Sha256 => 32,
         }
     }
 
+    /// Its name for people (`MD5`, `SHA-256`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Algorithm::Md5 => "MD5",
@@ -66,6 +71,7 @@ pub enum Form {
 }
 
 impl Form {
+    /// Its name for people (`plain`, `word-byte-reversed`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Form::Plain => "plain",
@@ -90,6 +96,7 @@ pub struct Integrity {
 }
 
 impl Integrity {
+    /// Whether the stored digest matched the payload (in either form).
     pub fn ok(&self) -> bool {
         self.matched.is_some()
     }

@@ -25,8 +25,11 @@ pub const BY_NAME: &str = "{PE,Activation,DVE,Pool,SP}.bin";
 /// One member to read as an engine stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Planned {
+    /// The subgraph it belongs to: its kelf graph's name, or its folder (`sg00`).
     pub subgraph: String,
+    /// The engine that runs it.
     pub engine: Engine,
+    /// Its member path in the archive (`sg00/PE.bin`).
     pub member: String,
 }
 
@@ -35,6 +38,7 @@ pub struct Planned {
 pub struct Found {
     /// In the order found: graph by graph, each definition's keys in order.
     pub streams: Vec<Planned>,
+    /// What is worth a look (a definition that did not read, a name given twice), bounded.
     pub notes: Vec<String>,
     /// What was looked for, step by step (bounded): the words of the error
     /// when no bundle is read.

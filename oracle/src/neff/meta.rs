@@ -38,8 +38,10 @@ pub struct Kelf {
     /// `sunda` (Trn1), `cayman` (Trn2), …
     #[serde(default)]
     pub target: String,
+    /// The kelf format version, as written (empty when absent).
     #[serde(default)]
     pub version: String,
+    /// The subgraphs, in the order the file lists them.
     #[serde(default)]
     pub graphs: Vec<Graph>,
 }
@@ -47,6 +49,7 @@ pub struct Kelf {
 /// One subgraph entry of `kelf-0.json`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Graph {
+    /// The subgraph's name (`sg00`); empty when absent.
     #[serde(default)]
     pub name: String,
     /// Member path of its `def.json`.

@@ -43,9 +43,13 @@ use tpb_isa::Generation;
 pub struct Neff {
     /// The name errors and reports use (the path as given).
     pub name: String,
+    /// The file's length in bytes.
     pub file_len: u64,
+    /// The 1024-byte header.
     pub header: NeffHeader,
+    /// What the payload digest check found.
     pub integrity: Integrity,
+    /// How the payload is packed.
     pub compression: Compression,
     /// Every archive entry, in archive order.
     pub members: Vec<Member>,
@@ -91,6 +95,7 @@ impl Neff {
         v
     }
 
+    /// Bundles in all its engine streams.
     pub fn bundles(&self) -> usize {
         self.streams.iter().map(EngineStream::len).sum()
     }

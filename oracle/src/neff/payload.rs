@@ -12,9 +12,10 @@ use std::io::{self, Read};
 
 /// Gzip's two magic bytes (RFC 1952).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-/// POSIX ustar magic and its offset inside a tar header block.
-pub const USTAR_MAGIC: &[u8; 5] = b"ustar";
-pub const USTAR_MAGIC_AT: usize = 257;
+/// POSIX ustar magic inside a tar header block.
+pub(crate) const USTAR_MAGIC: &[u8; 5] = b"ustar";
+/// Offset of [`USTAR_MAGIC`] in a tar header block.
+pub(crate) const USTAR_MAGIC_AT: usize = 257;
 
 /// Resource caps for reading one container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -49,12 +50,14 @@ impl Limits {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Compression {
+    /// A gzip-compressed tar (every real file).
     Gzip,
     /// A bare tar.
     None,
 }
 
 impl Compression {
+    /// Its name for people (`gzip tar`, `bare tar`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Compression::Gzip => "gzip tar",
@@ -68,6 +71,7 @@ impl Compression {
 pub struct Member {
     /// Path inside the archive, without a leading `./`.
     pub name: String,
+    /// The size its header states, in bytes.
     pub size: u64,
     /// `file`, `dir`, `symlink`, … or the raw type byte.
     pub kind: String,
@@ -78,6 +82,7 @@ pub struct Member {
 /// A member whose bytes the caller keeps, and the most it may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Keep {
+    /// The most bytes it may hold: a larger member is refused, not cut.
     pub cap: u64,
     /// What the cap is for, when it is not the general member cap (` for metadata members`).
     pub cap_for: &'static str,
@@ -85,7 +90,9 @@ pub struct Keep {
 
 /// The listing plus the bytes of the members the caller asked to keep.
 pub struct Unpacked {
+    /// How the payload was packed.
     pub compression: Compression,
+    /// Every tar entry, in archive order.
     pub members: Vec<Member>,
     /// Kept members, in archive order.
     pub kept: Vec<(String, Vec<u8>)>,
@@ -118,6 +125,7 @@ pub struct ArchiveEnd {
     pub trailing: u64,
     /// Of those, the non-zero ones, and the tar offset of the first.
     pub trailing_nonzero: u64,
+    /// Tar offset of the first non-zero byte after the end-of-archive blocks, if any.
     pub first_nonzero: Option<u64>,
     /// The member name in the block holding the first non-zero byte, when
     /// that block reads as a tar header: a member a reader that stops at

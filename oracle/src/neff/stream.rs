@@ -72,7 +72,8 @@ impl Engine {
         }
     }
 
-    pub fn from_stem(stem: &str) -> Option<Engine> {
+    /// The engine whose [`Engine::stem`] is `stem` (`PE`); `None` for any other.
+    pub(crate) fn from_stem(stem: &str) -> Option<Engine> {
         Engine::ALL.into_iter().find(|e| e.stem() == stem)
     }
 
@@ -90,6 +91,7 @@ impl Engine {
 pub struct EngineStream {
     /// Subgraph directory (`sg00`).
     pub subgraph: String,
+    /// The engine that runs it.
     pub engine: Engine,
     /// Member path (`sg00/PE.bin`).
     pub member: String,
@@ -105,6 +107,7 @@ impl EngineStream {
         self.bytes.len() / BUNDLE_BYTES
     }
 
+    /// Whether it holds no bundle.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }

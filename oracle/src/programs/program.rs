@@ -9,7 +9,9 @@ use tpb_isa::Generation;
 
 /// The streams of one file, read whole.
 pub struct Program {
+    /// The path it was read from, as given.
     pub file: PathBuf,
+    /// What the file held.
     pub content: Content,
 }
 
@@ -24,11 +26,13 @@ pub enum Content {
 /// One stream of bundles of a [`Program`] and where it came from.
 #[derive(Clone, Copy)]
 pub struct Stream<'a> {
+    /// The program's file, as given.
     pub file: &'a Path,
     /// Where it is inside a container (`sg00/PE.bin`); empty for a raw file.
     pub member: &'a str,
     /// The engine that runs it; `None` for a raw file.
     pub engine: Option<&'a Engine>,
+    /// The stream's bytes: whole 64-byte bundles.
     pub bytes: &'a [u8],
     /// The compiler build that wrote the container (`info.json` tool_version), if any.
     pub build: Option<&'a str>,

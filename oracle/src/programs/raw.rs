@@ -16,7 +16,9 @@ const _: () = assert!(CHUNK.is_multiple_of(BUNDLE_BYTES));
 
 /// A run of whole bundles from a raw file and the file offset of its first byte.
 pub struct Chunk<'a> {
+    /// File offset of `bytes[0]`: a multiple of 64.
     pub at: u64,
+    /// Whole bundles, at most [`CHUNK`] bytes.
     pub bytes: &'a [u8],
 }
 
@@ -79,6 +81,7 @@ impl RawStream {
         }
     }
 
+    /// The file, as given.
     pub fn file(&self) -> &Path {
         &self.file
     }

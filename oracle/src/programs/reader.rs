@@ -14,10 +14,19 @@ use std::path::Path;
 pub enum CapError {
     /// The source says its length, and that is over the cap (nothing was read).
     #[error("{len} bytes is over the cap of {cap} bytes")]
-    Stated { len: u64, cap: u64 },
+    Stated {
+        /// The length the source states, in bytes.
+        len: u64,
+        /// The cap, in bytes.
+        cap: u64,
+    },
     /// The byte past the cap arrived.
     #[error("more than the cap of {cap} bytes")]
-    Over { cap: u64 },
+    Over {
+        /// The cap, in bytes.
+        cap: u64,
+    },
+    /// The source failed before the cap.
     #[error(transparent)]
     Io(#[from] io::Error),
 }
@@ -44,10 +53,12 @@ pub struct Reader<R> {
 }
 
 impl<R: Read> Reader<R> {
+    /// Reads `inner`, handing over at most `cap` bytes.
     pub fn new(inner: R, cap: u64) -> Self {
         Reader { inner, cap, taken: 0, eof: false, over: false }
     }
 
+    /// The most bytes this reader hands over.
     pub fn cap(&self) -> u64 {
         self.cap
     }
@@ -72,6 +83,7 @@ impl<R: Read> Reader<R> {
         &mut self.inner
     }
 
+    /// The source, given back (read up to where this reader stopped).
     pub fn into_inner(self) -> R {
         self.inner
     }

@@ -9,7 +9,9 @@ use std::path::{Component, Path, PathBuf};
 /// argument as given, a file found in a folder relative to that folder).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Found {
+    /// Where to read it.
     pub path: PathBuf,
+    /// The name outputs give it, control characters escaped.
     pub shown: String,
     /// Its path relative to the argument it was found under (a file given
     /// itself: its file name): what a shard is chosen by, the same on any machine.

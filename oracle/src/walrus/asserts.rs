@@ -6,6 +6,7 @@ use super::spec::{SIZE_ASSERT_DIMS, SIZE_ASSERT_HEAD, SIZE_ASSERT_TAIL};
 /// Where a size assert was found and the K it states.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SizeAssert {
+    /// Virtual address of the text's first byte (the head).
     pub address: u64,
     /// The byte count, when the text after "must have " parses as `"<K> bytes to encode"`.
     pub k: Option<u64>,

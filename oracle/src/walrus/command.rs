@@ -14,8 +14,11 @@ use std::path::Path;
 /// What a command prints and its exit code.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
+    /// What goes to standard output (the report, text or JSON).
     pub stdout: String,
+    /// What goes to standard error (`tpb: error: …`, or nothing).
     pub stderr: String,
+    /// The process exit code.
     pub code: u8,
 }
 
@@ -28,8 +31,14 @@ impl Outcome {
     }
 }
 
-fn json<T: serde::Serialize>(v: &T) -> std::result::Result<String, String> {
-    serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| format!("cannot encode JSON: {e}"))
+/// A report that could not be written as JSON (a map with keys that are
+/// not strings, say): a bug here, reported as an error rather than a panic.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot encode JSON: {0}")]
+struct EncodeError(#[source] serde_json::Error);
+
+fn json<T: serde::Serialize>(v: &T) -> std::result::Result<String, EncodeError> {
+    serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(EncodeError)
 }
 
 /// Loads and checks one library or wheel.
@@ -77,5 +86,17 @@ pub fn facts_command(as_json: bool) -> Outcome {
     match out {
         Ok(s) => Outcome::ok(s, 0),
         Err(e) => Outcome::error(e, EXIT_ERROR),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_json_cannot_hold_is_an_error_that_says_so() {
+        let keys_not_strings = std::collections::BTreeMap::from([((1u8, 2u8), 3u8)]);
+        let e = json(&keys_not_strings).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("cannot encode JSON: key must be a string"));
     }
 }

@@ -7,7 +7,9 @@ use super::spec::Kind;
 use crate::text_safe::escape;
 use serde::Serialize;
 
+/// An input could not be read or checked.
 pub const BIT_ERROR: u8 = 1;
+/// Bad arguments (set by the command line, never by a diff).
 pub const BIT_USAGE: u8 = 2;
 /// A constant's value differs between OLD and NEW.
 pub const BIT_CHANGED: u8 = 4;
@@ -17,8 +19,11 @@ pub const BIT_NEW_FAILS: u8 = 8;
 /// One fact in both builds.
 #[derive(Clone, Debug, Serialize)]
 pub struct Pair {
+    /// The fact's id.
     pub id: String,
+    /// Its row in OLD's report (`None` when OLD's report has no such fact).
     pub old: Option<Row>,
+    /// Its row in NEW's report (`None` likewise).
     pub new: Option<Row>,
     /// The value differs (constants only; identity and placement always may).
     pub changed: bool,
@@ -29,8 +34,11 @@ pub struct Pair {
 /// The comparison of two reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct Diff {
+    /// OLD's report.
     pub old: Report,
+    /// NEW's report.
     pub new: Report,
+    /// Every fact of either, in OLD's order then NEW's new ones.
     pub pairs: Vec<Pair>,
     /// Ids of constants whose value differs.
     pub changed: Vec<String>,
@@ -38,6 +46,7 @@ pub struct Diff {
     pub new_fails: Vec<String>,
     /// A unified diff of every fact's value and address.
     pub unified: String,
+    /// `tpb diff`'s exit code: the bits above.
     pub exit: u8,
 }
 

@@ -23,7 +23,9 @@ const PARALLEL_MIN: usize = 0x10_0000;
 /// The hex digests of one file's bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Digests {
+    /// MD5, 32 lowercase hex digits.
     pub md5: String,
+    /// SHA-256, 64 lowercase hex digits.
     pub sha256: String,
 }
 

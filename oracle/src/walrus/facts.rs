@@ -14,23 +14,33 @@ use tpb_isa::Confidence;
 
 /// One `isa` constant.
 #[derive(Clone, Debug, Serialize)]
-pub struct IsaFact {
+pub(crate) struct IsaFact {
+    /// The fact's id in `tpb_isa::catalog`.
     pub id: &'static str,
+    /// Its value as `tpb facts` prints it (an integer in decimal and hex, bytes in hex).
     pub value: String,
+    /// The spec section it comes from.
     pub section: &'static str,
+    /// How sure the spec is of it.
     pub confidence: Confidence,
+    /// What it is, in one line.
     pub doc: &'static str,
 }
 
 /// One oracle fact.
 #[derive(Clone, Debug, Serialize)]
-pub struct OracleFact {
+pub(crate) struct OracleFact {
+    /// The fact's id (`lut.bir_to_wire`).
     pub id: String,
+    /// Whether it is identity, placement or a constant.
     pub kind: Kind,
+    /// The spec section it comes from.
     pub section: &'static str,
+    /// How sure the spec is of it.
     pub confidence: Confidence,
     /// The value every build must show (constants); `None` where it is per build.
     pub expected: Option<String>,
+    /// What it is, in one line.
     pub doc: String,
     /// Build-id → the profile's expected value, for per-build facts.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -42,15 +52,21 @@ pub struct OracleFact {
 
 /// A known build.
 #[derive(Clone, Debug, Serialize)]
-pub struct KnownBuild {
+pub(crate) struct KnownBuild {
+    /// Its GNU build-id, lowercase hex.
     pub build_id: String,
+    /// Its profile's label: the compiler release and wheel member it came from.
     pub label: String,
 }
 
+/// Everything `tpb facts` lists.
 #[derive(Clone, Debug, Serialize)]
-pub struct FactList {
+pub(crate) struct FactList {
+    /// The format's constants, from `tpb_isa`.
     pub isa: Vec<IsaFact>,
+    /// The facts about the library.
     pub oracle: Vec<OracleFact>,
+    /// The builds a profile pins.
     pub profiles: Vec<KnownBuild>,
 }
 
@@ -63,7 +79,7 @@ fn value_text(v: &FactValue) -> String {
 }
 
 /// Every expected fact with provenance.
-pub fn fact_list(profiles: &Profiles) -> FactList {
+pub(crate) fn fact_list(profiles: &Profiles) -> FactList {
     let isa = tpb_isa::catalog::facts()
         .into_iter()
         .map(|f| IsaFact { id: f.id, value: value_text(&f.value), section: f.prov.section, confidence: f.prov.confidence, doc: f.doc })
@@ -101,7 +117,7 @@ pub fn fact_list(profiles: &Profiles) -> FactList {
 }
 
 /// The `tpb facts` text.
-pub fn fact_list_text(f: &FactList) -> String {
+pub(crate) fn fact_list_text(f: &FactList) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# isa: constants of the format (tpb_isa::catalog::facts)");
     for x in &f.isa {

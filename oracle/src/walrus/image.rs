@@ -5,10 +5,12 @@
 use super::error::{Result, WalrusError};
 use goblin::elf::{program_header::PT_LOAD, section_header::SHT_NOBITS, Elf};
 
-/// ELF identification and header fields the oracle relies on.
-pub const ELFCLASS64: u8 = 2;
-pub const ELFDATA2LSB: u8 = 1;
-pub const EM_X86_64: u16 = 62;
+/// `e_ident[EI_CLASS]` of a 64-bit ELF file, the only class the oracle reads.
+pub(crate) const ELFCLASS64: u8 = 2;
+/// `e_ident[EI_DATA]` of a little-endian ELF file, the only byte order it reads.
+pub(crate) const ELFDATA2LSB: u8 = 1;
+/// `e_machine` of x86-64, the machine the library is built for.
+pub(crate) const EM_X86_64: u16 = 62;
 const EHDR64: u64 = 64;
 const PHDR64: u64 = 56;
 const SHDR64: u64 = 64;
@@ -18,19 +20,29 @@ const SHN_XINDEX: u64 = 0xffff;
 /// One section header, name resolved.
 #[derive(Clone, Debug)]
 pub struct Section {
+    /// Its name from the section name table (`.rodata`; empty when out of range).
     pub name: String,
+    /// Virtual address of its first byte (`sh_addr`).
     pub addr: u64,
+    /// File offset of its first byte (`sh_offset`).
     pub offset: u64,
+    /// Its size in bytes (`sh_size`).
     pub size: u64,
+    /// `SHT_NOBITS` (`.bss`): it occupies no file bytes.
     pub nobits: bool,
 }
 
 /// A parsed library borrowing the one input buffer.
 pub struct Image<'a> {
+    /// The input's label for messages (`path` or `path!member`).
     pub label: String,
+    /// The whole file.
     pub bytes: &'a [u8],
+    /// goblin's parse of it.
     pub elf: Elf<'a>,
+    /// `e_machine`.
     pub machine: u16,
+    /// Every section header, in table order.
     pub sections: Vec<Section>,
 }
 
@@ -62,6 +74,7 @@ impl<'a> Image<'a> {
         Ok(Image { label: label.to_string(), bytes, elf, machine, sections })
     }
 
+    /// The first section named `name`.
     pub fn section(&self, name: &str) -> Option<&Section> {
         self.sections.iter().find(|s| s.name == name)
     }

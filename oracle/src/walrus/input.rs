@@ -20,9 +20,11 @@ const ZIP_MAGICS: [&[u8; 4]; 2] = [b"PK\x03\x04", b"PK\x05\x06"];
 /// The library's bytes and where they came from.
 #[derive(Clone, Debug)]
 pub struct Input {
+    /// The file given: the library, or the wheel holding it.
     pub path: PathBuf,
     /// The wheel member the bytes were read from, when the path is a wheel.
     pub member: Option<String>,
+    /// The library's bytes (the member's, inflated, for a wheel).
     pub bytes: Vec<u8>,
     /// The bytes' digests, when they were hashed while read.
     pub digests: Option<Digests>,

@@ -15,8 +15,11 @@ const EMBEDDED: &[(&str, &str)] =
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Identity {
+    /// MD5 of the file, 32 lowercase hex digits.
     pub md5: Option<String>,
+    /// SHA-256 of the file, 64 lowercase hex digits.
     pub sha256: Option<String>,
+    /// The file's length in bytes.
     pub size: Option<u64>,
 }
 
@@ -24,10 +27,13 @@ pub struct Identity {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sections {
+    /// `.text`'s virtual address (hex string).
     #[serde(rename = ".text")]
     pub text: Option<String>,
+    /// `.rodata`'s virtual address (hex string).
     #[serde(rename = ".rodata")]
     pub rodata: Option<String>,
+    /// Whether every section's virtual address equals its file offset.
     pub va_equals_offset: Option<bool>,
 }
 
@@ -37,8 +43,11 @@ pub struct Sections {
 pub struct Profile {
     /// Lower-case hex GNU build-id; the key.
     pub build_id: String,
+    /// For people: the compiler release and wheel member it came from.
     pub label: String,
+    /// Its file's digests and size.
     pub identity: Identity,
+    /// Its section bases.
     pub sections: Sections,
     /// Fact id → virtual address (hex string).
     pub addresses: BTreeMap<String, String>,
@@ -86,10 +95,12 @@ impl Profile {
         Ok(p)
     }
 
+    /// The address this build pins for `fact_id`, if it pins one.
     pub fn address(&self, fact_id: &str) -> Option<u64> {
         self.addresses.get(fact_id).and_then(|v| parse_addr(v))
     }
 
+    /// The base this build records for section `name` (`.text` or `.rodata`).
     pub fn section_base(&self, name: &str) -> Option<u64> {
         match name {
             ".text" => self.sections.text.as_deref().and_then(parse_addr),
@@ -102,6 +113,7 @@ impl Profile {
 /// The set of known builds.
 #[derive(Clone, Debug, Default)]
 pub struct Profiles {
+    /// The profiles, the build the spec was read from first.
     pub list: Vec<Profile>,
 }
 
@@ -121,6 +133,7 @@ impl Profiles {
         Ok(Profiles { list })
     }
 
+    /// The profile of the build whose GNU build-id is `build_id_hex` (lowercase hex).
     pub fn find(&self, build_id_hex: &str) -> Option<&Profile> {
         self.list.iter().find(|p| p.build_id == build_id_hex)
     }

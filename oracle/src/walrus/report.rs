@@ -20,6 +20,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// Its word in reports; the failures in capitals so they stand out.
     pub const fn as_str(self) -> &'static str {
         match self {
             Status::Holds => "holds",
@@ -28,6 +29,7 @@ impl Status {
             Status::Info => "info",
         }
     }
+    /// Whether it fails `tpb check` ([`Status::Differs`] or [`Status::Missing`]).
     pub const fn failed(self) -> bool {
         matches!(self, Status::Differs | Status::Missing)
     }
@@ -56,8 +58,10 @@ pub enum Located {
 /// A `.rodata` window that looks like the dtype LUT.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Candidate {
+    /// Virtual address of the window's first byte.
     #[serde(serialize_with = "hex")]
     pub address: u64,
+    /// The window's bytes, hex, space-separated.
     pub bytes: String,
     /// Bytes that differ from `isa`'s LUT.
     pub distance: usize,
@@ -68,23 +72,35 @@ pub struct Candidate {
 /// One fact's outcome.
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
+    /// The fact's id (`lut.bir_to_wire`).
     pub id: String,
+    /// The spec section it comes from.
     pub section: String,
+    /// How sure the spec is of it.
     pub confidence: Confidence,
+    /// Whether it is identity, placement or a constant.
     pub kind: Kind,
+    /// The value expected, as text; `None` where nothing is expected (an unknown build's identity).
     pub expected: Option<String>,
+    /// The value found, as text; `None` when not found.
     pub found: Option<String>,
+    /// Where it was found (virtual address), if it has a place.
     #[serde(serialize_with = "hex_opt")]
     pub address: Option<u64>,
+    /// How it was located.
     pub located: Located,
+    /// Whether it holds.
     pub status: Status,
+    /// What is worth a word (why it was not found, what was tried).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// For the dtype LUT not found where expected: the windows that look like it, best first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
 }
 
 impl Row {
+    /// The row of `spec` before it is looked for: nothing expected or found, missing.
     pub fn new(spec: &FactSpec) -> Row {
         Row {
             id: spec.id.clone(),
@@ -114,6 +130,7 @@ impl Row {
         self.found = found;
     }
 
+    /// Adds a note.
     pub fn note(&mut self, n: impl Into<String>) {
         self.notes.push(n.into());
     }
@@ -122,16 +139,22 @@ impl Row {
 /// Counts by status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
+    /// Rows that hold.
     pub holds: usize,
+    /// Rows that differ.
     pub differs: usize,
+    /// Rows not found.
     pub missing: usize,
+    /// Rows with nothing to compare against.
     pub info: usize,
 }
 
 /// Which symbol table was read.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct SymbolInfo {
+    /// The table the symbols came from.
     pub source: SymbolSource,
+    /// Symbols it holds, all of them (not only those of interest).
     pub total: usize,
 }
 
@@ -140,26 +163,37 @@ pub struct SymbolInfo {
 pub struct Report {
     /// `path` or `path!member`.
     pub input: String,
+    /// The file given (the library, or the wheel holding it).
     pub path: String,
+    /// The wheel member read, for a wheel.
     pub member: Option<String>,
+    /// The GNU build-id, lowercase hex; `None` when the library has no build-id note.
     pub build_id: Option<String>,
     /// The matching profile's label; `None` for an unknown build.
     pub profile: Option<String>,
+    /// Whether a profile knows this build (its facts are then read at pinned addresses).
     pub known: bool,
+    /// The symbol table read.
     pub symbols: SymbolInfo,
+    /// One row per fact, in the spec's order.
     pub rows: Vec<Row>,
+    /// The rows counted by status.
     pub summary: Summary,
     /// `tpb check`'s exit code for this report.
     pub exit: u8,
 }
 
-/// `tpb check` exit codes.
+/// `tpb check` exit code: every fact holds.
 pub const EXIT_HOLDS: u8 = 0;
+/// `tpb check` exit code: the input could not be read or checked.
 pub const EXIT_ERROR: u8 = 1;
+/// `tpb check` exit code: bad arguments (set by the command line).
 pub const EXIT_USAGE: u8 = 2;
+/// `tpb check` exit code: a fact differs or is missing.
 pub const EXIT_DIFFERS: u8 = 4;
 
 impl Report {
+    /// `rows` counted by status.
     pub fn summarize(rows: &[Row]) -> Summary {
         let mut s = Summary::default();
         for r in rows {
@@ -173,16 +207,19 @@ impl Report {
         s
     }
 
+    /// The rows that fail ([`Status::failed`]).
     pub fn failed(&self) -> impl Iterator<Item = &Row> {
         self.rows.iter().filter(|r| r.status.failed())
     }
 
+    /// The row of fact `id`.
     pub fn row(&self, id: &str) -> Option<&Row> {
         self.rows.iter().find(|r| r.id == id)
     }
 }
 
-pub fn hex<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+/// An address as JSON writes it: a `0x…` string (JSON numbers lose precision past 2^53).
+fn hex<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format!("{v:#x}"))
 }
 

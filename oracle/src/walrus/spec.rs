@@ -23,18 +23,27 @@ pub enum Kind {
 /// What a fact is about, and so how it is found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
+    /// The GNU build-id note.
     BuildId,
+    /// The file's MD5.
     Md5,
+    /// The file's SHA-256.
     Sha256,
+    /// The file's length.
     FileSize,
+    /// The ELF class (ELF64).
     ElfClass,
+    /// The ELF machine (x86-64).
     ElfMachine,
+    /// A section's virtual address (`.text`, `.rodata`).
     SectionBase(&'static str),
+    /// Whether every section's virtual address equals its file offset.
     VaEqualsOffset,
     /// The BIR dtype → wire tag LUT in `.rodata`.
     BirToWire,
     /// "ISA mem pattern ND must have K bytes to encode".
     SizeAssert {
+        /// N, the pattern's dimensions (1..=4).
         dims: usize,
     },
     /// Another assert message in `.rodata`.
@@ -48,10 +57,15 @@ pub enum Target {
 /// One checkable fact.
 #[derive(Clone, Debug)]
 pub struct FactSpec {
+    /// Its id (`lut.bir_to_wire`): the key of reports and profiles.
     pub id: String,
+    /// What it is about, and so how it is found.
     pub target: Target,
+    /// Whether it is identity, placement or a constant.
     pub kind: Kind,
+    /// The spec section it comes from, and how sure the spec is.
     pub prov: Provenance,
+    /// What it is, in one line.
     pub doc: String,
 }
 
@@ -65,10 +79,13 @@ impl FactSpec {
 /// Build identity and ELF kind: the spec's preamble (build & version provenance).
 pub const IDENTITY_PROV: Provenance = Provenance::new("Build & Version Provenance", Confidence::Confirmed);
 
-/// The size asserts' wording, split around N and K (read from `.rodata`, §2.3/2.4).
-pub const SIZE_ASSERT_HEAD: &str = "ISA mem pattern ";
-pub const SIZE_ASSERT_DIMS: &str = "D must have ";
-pub const SIZE_ASSERT_TAIL: &str = " bytes to encode";
+/// The size asserts' wording, split around N and K (read from `.rodata`,
+/// §2.3/2.4): the text before N.
+pub(crate) const SIZE_ASSERT_HEAD: &str = "ISA mem pattern ";
+/// The text between N and K.
+pub(crate) const SIZE_ASSERT_DIMS: &str = "D must have ";
+/// The text after K.
+pub(crate) const SIZE_ASSERT_TAIL: &str = " bytes to encode";
 
 /// The other assert messages the spec read from `.rodata`: (fact id, text, section).
 pub const ASSERT_TEXTS: [(&str, &str, &str); 3] = [

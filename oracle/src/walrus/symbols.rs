@@ -21,11 +21,13 @@ pub enum SymbolSource {
     /// The static `.symtab`.
     #[serde(rename = ".symtab")]
     Symtab,
+    /// No symbol table at all (a stripped library).
     #[serde(rename = "none")]
     None,
 }
 
 impl SymbolSource {
+    /// Its name in reports, as in the JSON (`PT_DYNAMIC`, `.dynsym`, `.symtab`, `none`).
     pub const fn as_str(self) -> &'static str {
         match self {
             SymbolSource::Dynamic => "PT_DYNAMIC",
@@ -39,18 +41,24 @@ impl SymbolSource {
 /// A symbol whose name mentions something the oracle looks for.
 #[derive(Clone, Debug)]
 pub struct Named {
+    /// The name as stored (mangled, for a C++ symbol).
     pub raw: String,
     /// `nm -C` spelling: demangled when the raw name is a valid Itanium name.
     pub demangled: String,
+    /// `st_value`: its virtual address.
     pub value: u64,
+    /// `st_size`: its size in bytes.
     pub size: u64,
 }
 
 /// The symbols of interest plus how many symbols the table held.
 #[derive(Clone, Debug)]
 pub struct Symbols {
+    /// The table read.
     pub source: SymbolSource,
+    /// Symbols it holds, all of them.
     pub total: usize,
+    /// Those whose names mention something looked for, in table order.
     pub named: Vec<Named>,
 }
 

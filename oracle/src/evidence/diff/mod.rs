@@ -32,6 +32,7 @@ pub use across::Compare;
 pub use render::{count, value_name, Options};
 pub use resolve::{disasm_line, SideRoot};
 pub use summary::{BuildInputs, Check, Op, Summary, Values};
+pub use view::SummaryError;
 
 use super::Loc;
 use std::collections::{BTreeMap, BTreeSet};
@@ -51,11 +52,14 @@ pub const BIT_NEW_DISAGREES: u8 = 8;
 /// Which side a bundle is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Which {
+    /// OLD, the first argument: the baseline.
     Old,
+    /// NEW, the second argument: what is compared with OLD.
     New,
 }
 
 impl Which {
+    /// Its name in the output (`OLD`, `NEW`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Which::Old => "OLD",
@@ -67,7 +71,9 @@ impl Which {
 /// The first bundle (by file, member, index) that shows a difference, and its side.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Example {
+    /// The side whose bundle it is.
     pub side: Which,
+    /// Where the bundle is, as that side's evidence names it.
     pub loc: Loc,
 }
 
@@ -81,41 +87,54 @@ impl Example {
 /// `tpb disasm`, and that bundle's line as `tpb disasm` prints it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Found {
+    /// The path the program was read from (control characters escaped).
     pub path: String,
+    /// The bundle's line as `tpb disasm` prints it, with its index and offset.
     pub line: String,
 }
 
 /// An opcode one side has and the other lacks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpPresence {
+    /// The generation it is under.
     pub generation: Generation,
+    /// The opcode byte.
     pub opcode: u8,
     /// Bundles on the side that has it.
     pub bundles: u64,
     /// Its engines there, with bundles.
     pub engines: Vec<(String, u64)>,
+    /// Its first bundle on the side that has it.
     pub at: Option<Example>,
 }
 
 /// An engine an opcode (present on both sides) appeared on or vanished from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineMove {
+    /// The generation it is under.
     pub generation: Generation,
+    /// The opcode byte.
     pub opcode: u8,
+    /// The engine's stem (`PE`, `Activation`).
     pub engine: String,
     /// True: NEW runs the opcode on it, OLD did not; false: the reverse.
     pub appeared: bool,
     /// Bundles on the side that has it.
     pub bundles: u64,
+    /// The opcode's first bundle on that engine, on the side that has it.
     pub at: Option<Example>,
 }
 
 /// Values of one field that NEW's histogram lists and OLD's does not.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewValues {
+    /// The generation it is under.
     pub generation: Generation,
+    /// The opcode byte.
     pub opcode: u8,
+    /// The field's name, as the evidence names it (`in_dtype`, `out.num[2]`, `word_0c`).
     pub field: String,
+    /// The field's byte offset in the bundle.
     pub offset: u64,
     /// Certainly new: OLD's histogram lists every value OLD saw, and not these. Most frequent first.
     pub new: Vec<(String, u64)>,
@@ -143,6 +162,7 @@ pub enum CheckChange {
 }
 
 impl CheckChange {
+    /// How the output says it (`now refused`, …).
     pub const fn as_str(self) -> &'static str {
         match self {
             CheckChange::NowRefused => "now refused",
@@ -172,11 +192,17 @@ impl CheckChange {
 /// A check whose verdict on one opcode (present on both sides) moved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckMove {
+    /// The generation it is under.
     pub generation: Generation,
+    /// The opcode byte.
     pub opcode: u8,
+    /// The check's code (`invalid-dtype`).
     pub check: String,
+    /// How its verdict moved.
     pub change: CheckChange,
+    /// Its counts in OLD.
     pub old: Check,
+    /// Its counts in NEW.
     pub new: Check,
     /// The first bundle of the side whose verdict is reported (NEW's refusal or disagreement, or OLD's).
     pub at: Option<Example>,
@@ -185,34 +211,47 @@ pub struct CheckMove {
 /// A contradiction (a spec disagreement no erratum accepts) one side has and the other lacks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContradictionMove {
+    /// The generation it is under.
     pub generation: Generation,
+    /// The opcode byte.
     pub opcode: u8,
+    /// The check's code.
     pub check: String,
+    /// The field the findings are about.
     pub field: String,
     /// The side that has it: its findings' values (and their first bundles).
     pub values: Values,
+    /// The side that has it.
     pub side: Which,
 }
 
 /// An erratum one side's bundles support and the other's do not.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErratumMove {
+    /// The erratum's id.
     pub id: String,
     /// Bundles it accepted on the side that supports it.
     pub bundles: u64,
     /// Whether the other side's errata table lists it at all (evidence written by an older `tpb` may not).
     pub listed_by_other: bool,
+    /// The first bundle it accepted on the side that supports it.
     pub at: Option<Example>,
 }
 
 /// A recovered claim NEW breaks where OLD broke none (or the reverse).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClaimMove {
+    /// The generation it is under.
     pub generation: Generation,
+    /// The opcode byte.
     pub opcode: u8,
+    /// The claimed field.
     pub field: String,
+    /// OLD's bundles that break the claim.
     pub old_broken: u64,
+    /// NEW's bundles that break it.
     pub new_broken: u64,
+    /// The first breaking bundle of the side that breaks it.
     pub at: Option<Example>,
 }
 
@@ -221,13 +260,21 @@ pub struct ClaimMove {
 pub struct Diff {
     /// Each side's builds (generations, files, bundles), for the header.
     pub old: Side,
+    /// NEW's header, as `old` is OLD's.
     pub new: Side,
+    /// Opcodes NEW has and OLD lacks.
     pub appeared: Vec<OpPresence>,
+    /// Opcodes OLD has and NEW lacks.
     pub vanished: Vec<OpPresence>,
+    /// Engines an opcode of both sides appeared on or vanished from.
     pub engines: Vec<EngineMove>,
+    /// Field values NEW lists and OLD does not.
     pub values: Vec<NewValues>,
+    /// Checks whose verdict on an opcode of both sides moved.
     pub checks: Vec<CheckMove>,
+    /// Contradictions NEW has and OLD lacks.
     pub contradictions_new: Vec<ContradictionMove>,
+    /// Contradictions OLD has and NEW lacks.
     pub contradictions_gone: Vec<ContradictionMove>,
     /// Errata OLD's bundles support and NEW's do not.
     pub errata_unsupported: Vec<ErratumMove>,
@@ -250,8 +297,11 @@ pub struct Diff {
 /// One side's header: its builds and totals.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Side {
+    /// Compiler build → what it contributed.
     pub builds: std::collections::BTreeMap<String, BuildInputs>,
+    /// Bundles of every build.
     pub bundles: u64,
+    /// Files of every build.
     pub files: usize,
 }
 

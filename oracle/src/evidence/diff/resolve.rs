@@ -13,6 +13,7 @@ use tpb_isa::{Bundle, BUNDLE_BYTES};
 
 /// Where one side's programs are: the OLD or NEW argument as given.
 pub struct SideRoot<'a> {
+    /// The argument: evidence JSON, a folder of programs, or one program.
     pub arg: &'a Path,
     /// The argument is evidence JSON (else programs: a folder or one file).
     pub json: bool,
@@ -44,15 +45,42 @@ pub fn disasm_line(raw: &[u8], member: &str, index: u64) -> Option<String> {
     })
 }
 
+/// Why an example's bundle is not in the program found for it (the file
+/// changed since the evidence was gathered, or another file has its name).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum Unresolved {
+    /// The program has no stream of that member name.
+    #[error("no member {}", escape_controls(member))]
+    NoMember {
+        /// The member the evidence names.
+        member: String,
+    },
+    /// The bundle's offset does not fit this machine's address space.
+    #[error("index out of range")]
+    OutOfRange,
+    /// The stream is shorter than the bundle's index.
+    #[error("no bundle {index} in {}", escape_controls(member))]
+    NoBundle {
+        /// The bundle's index in its stream.
+        index: u64,
+        /// The member the evidence names.
+        member: String,
+    },
+    /// The bytes there do not decode as a bundle.
+    #[error("not a bundle")]
+    NotABundle,
+}
+
 /// The bundle `e` names in the program `p`.
-fn read(p: &programs::Program, e: &Example) -> Result<String, String> {
-    let s = p.streams().find(|s| s.member == e.loc.member()).ok_or_else(|| format!("no member {}", escape_controls(e.loc.member())))?;
-    let at = usize::try_from(e.loc.offset()).map_err(|_| "index out of range".to_string())?;
+fn read(p: &programs::Program, e: &Example) -> Result<String, Unresolved> {
+    let member = || e.loc.member().to_string();
+    let s = p.streams().find(|s| s.member == e.loc.member()).ok_or_else(|| Unresolved::NoMember { member: member() })?;
+    let at = usize::try_from(e.loc.offset()).map_err(|_| Unresolved::OutOfRange)?;
     let raw = at
         .checked_add(BUNDLE_BYTES)
         .and_then(|end| s.bytes.get(at..end))
-        .ok_or_else(|| format!("no bundle {} in {}", e.loc.index, escape_controls(e.loc.member())))?;
-    disasm_line(raw, e.loc.member(), e.loc.index).ok_or_else(|| "not a bundle".to_string())
+        .ok_or_else(|| Unresolved::NoBundle { index: e.loc.index, member: member() })?;
+    disasm_line(raw, e.loc.member(), e.loc.index).ok_or(Unresolved::NotABundle)
 }
 
 impl Diff {
@@ -62,7 +90,7 @@ impl Diff {
     pub fn resolve(&mut self, old: &SideRoot, new: &SideRoot, max_bytes: u64) {
         let mut found = BTreeMap::new();
         let mut unfound = BTreeMap::new();
-        let mut last: Option<(PathBuf, Result<programs::Program, String>)> = None;
+        let mut last: Option<(PathBuf, Result<programs::Program, programs::ProgramError>)> = None;
         for e in self.examples() {
             let root = match e.side {
                 Which::Old => old,
@@ -74,12 +102,12 @@ impl Diff {
                     continue;
                 }
                 if last.as_ref().is_none_or(|(p, _)| *p != path) {
-                    last = Some((path.clone(), programs::load(&path, max_bytes, &mut |_| {}).map_err(|e| e.to_string())));
+                    last = Some((path.clone(), programs::load(&path, max_bytes, &mut |_| {})));
                 }
                 let program = match &last {
                     Some((_, Ok(p))) => p,
                     Some((_, Err(w))) => {
-                        why = w.clone();
+                        why = w.to_string();
                         continue;
                     }
                     None => continue,
@@ -89,7 +117,7 @@ impl Diff {
                         found.insert(e.clone(), Found { path: escape_controls(&path.display().to_string()), line });
                         break;
                     }
-                    Err(w) => why = w,
+                    Err(w) => why = w.to_string(),
                 }
             }
             if !found.contains_key(&e) {
@@ -98,5 +126,16 @@ impl Diff {
         }
         self.found = found;
         self.unfound = unfound;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Unresolved;
+
+    #[test]
+    fn an_unresolved_example_names_the_member_escaped() {
+        let e = Unresolved::NoBundle { index: 7, member: "sg00/PE\n.bin".into() };
+        assert_eq!(e.to_string(), "no bundle 7 in sg00/PE\\n.bin");
     }
 }

@@ -31,14 +31,18 @@ pub struct Summary {
 /// The inputs of one build.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BuildInputs {
+    /// The generations its streams were judged under.
     pub generations: BTreeSet<Generation>,
+    /// Its files, as the evidence names them.
     pub files: BTreeSet<String>,
+    /// Its bundles.
     pub bundles: u64,
 }
 
 /// Everything seen for one opcode of one generation, over every build.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Op {
+    /// Its bundles, over every build.
     pub bundles: u64,
     /// Its first bundle.
     pub first: Option<Loc>,
@@ -67,7 +71,9 @@ impl Op {
 /// listed (`other`). Only when `other` is 0 is the list every value seen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Values {
+    /// Value (hex, as the evidence writes it) → occurrences, summed over the builds that listed it.
     pub listed: BTreeMap<String, u64>,
+    /// Occurrences of values no build listed.
     pub other: u64,
     /// Listed value → its first bundle (over every build that listed it).
     pub first: BTreeMap<String, Loc>,
@@ -111,17 +117,22 @@ impl Values {
 /// How one check fared on one opcode's bundles, over every build.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Check {
+    /// Bundles it applied to and did not fire on.
     pub agree: u64,
+    /// Bundles it fired on under the spec.
     pub disagree: u64,
     /// Erratum id → disagreeing bundles it accepted.
     pub accepted: BTreeMap<String, u64>,
+    /// Disagreeing bundles with a finding no erratum accepts.
     pub refused: u64,
-    /// The first bundle it disagreed on, and the first it refused.
+    /// The first bundle it disagreed on.
     pub first_disagree: Option<Loc>,
+    /// The first bundle it refused.
     pub first_refused: Option<Loc>,
 }
 
 impl Check {
+    /// Adds another build's counts (the first bundles: the smaller of each).
     pub fn add(&mut self, other: &Check) {
         add(&mut self.agree, other.agree);
         add(&mut self.disagree, other.disagree);

@@ -257,7 +257,7 @@ fn json_that_is_not_evidence_is_refused_saying_why() -> R<()> {
     let ev = evidence("1.0", &[("PE", &[copy()?])]);
     let good = ev.to_json();
     assert!(Summary::from_json(serde_json::to_string(&good)?.as_bytes()).is_ok());
-    let refused = |j: &serde_json::Value| Summary::from_json(j.to_string().as_bytes()).err().unwrap_or_default();
+    let refused = |j: &serde_json::Value| Summary::from_json(j.to_string().as_bytes()).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(refused(&serde_json::json!({})).contains("missing field `inputs`"), "{}", refused(&serde_json::json!({})));
     assert!(refused(&serde_json::json!([1, 2])).contains("invalid type"));
     // What `tpb infer --json` writes is JSON, not evidence.
@@ -374,7 +374,7 @@ fn locations_from_inputs_are_escaped_and_checked() -> R<()> {
     assert!(md.contains("evil\\n- v2 forged.neff"), "{md}");
     let mut j = new.to_json();
     j["groups"][0]["first"] = serde_json::json!(999);
-    let err = Summary::from_json(j.to_string().as_bytes()).err().unwrap_or_default();
+    let err = Summary::from_json(j.to_string().as_bytes()).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(err.contains("location 999 is not in `locations`"), "{err}");
     Ok(())
 }

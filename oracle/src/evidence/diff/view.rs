@@ -6,10 +6,69 @@
 //! names no entry of `locations` is an error.
 
 use super::summary::{add, Check, Summary};
-use crate::evidence::{loc, Loc};
+use crate::evidence::loc::{self, LocationsError};
+use crate::evidence::Loc;
+use crate::text_safe::escape;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
+use tpb_isa::generation::GenerationError;
 use tpb_isa::Generation;
+
+/// Why bytes are not evidence JSON a diff can read ([`Summary::from_json`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SummaryError {
+    /// Not JSON, or a key the diff uses is missing or of the wrong type.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// The `locations` object does not read.
+    #[error(transparent)]
+    Locations(#[from] LocationsError),
+    /// A generation that names none.
+    #[error(transparent)]
+    Generation(#[from] GenerationError),
+    /// An opcode not written as one byte, `0x..`.
+    #[error("opcode `{}` is not a byte written as 0x..", escape(value))]
+    Opcode {
+        /// The opcode as written.
+        value: String,
+    },
+    /// The same group (generation, build, opcode) given twice.
+    #[error("group {generation} {} {opcode} given twice", escape(build))]
+    GroupTwice {
+        /// The group's generation.
+        generation: Generation,
+        /// The group's compiler build.
+        build: String,
+        /// The group's opcode as written (already read as `0x..`).
+        opcode: String,
+    },
+    /// A location position past the end of `locations`.
+    #[error("location {position} is not in `locations`")]
+    NoLocation {
+        /// The position.
+        position: usize,
+    },
+    /// A histogram's `first` line lists another number of positions than it counts values.
+    #[error("{firsts} first bundles for {values} values counted")]
+    Firsts {
+        /// Positions on the line.
+        firsts: usize,
+        /// Values in `counts`.
+        values: usize,
+    },
+    /// A position on a `first` line that is neither a number nor `-`.
+    #[error("location `{}` is not a position", escape(value))]
+    NotAPosition {
+        /// The word as written.
+        value: String,
+    },
+    /// The same erratum listed twice.
+    #[error("erratum {} listed twice", escape(id))]
+    ErratumTwice {
+        /// The erratum id.
+        id: String,
+    },
+}
 
 #[derive(Deserialize)]
 struct EvidenceJson {
@@ -112,42 +171,42 @@ struct Totals {
     bundles: u64,
 }
 
-fn generation(s: &str) -> Result<Generation, String> {
-    s.parse::<Generation>().map_err(|e| e.to_string())
+fn generation(s: &str) -> Result<Generation, SummaryError> {
+    Ok(s.parse::<Generation>()?)
 }
 
 /// `0x46` (as the evidence writes an opcode) → 0x46.
-fn opcode(s: &str) -> Result<u8, String> {
+fn opcode(s: &str) -> Result<u8, SummaryError> {
     s.strip_prefix("0x")
         .filter(|h| !h.is_empty() && h.len() <= 2)
         .and_then(|h| u8::from_str_radix(h, 16).ok())
-        .ok_or_else(|| format!("opcode `{}` is not a byte written as 0x..", crate::text_safe::escape(s)))
+        .ok_or_else(|| SummaryError::Opcode { value: s.to_string() })
 }
 
 /// The table's locations, and a reader of positions in it.
 struct Locs(Vec<Loc>);
 
 impl Locs {
-    fn get(&self, n: Option<usize>) -> Result<Option<Loc>, String> {
+    fn get(&self, n: Option<usize>) -> Result<Option<Loc>, SummaryError> {
         match n {
             None => Ok(None),
-            Some(n) => self.0.get(n).cloned().map(Some).ok_or_else(|| format!("location {n} is not in `locations`")),
+            Some(n) => self.0.get(n).cloned().map(Some).ok_or(SummaryError::NoLocation { position: n }),
         }
     }
 
     /// Notes in `v` the first bundle of each of `listed` values, read from
     /// `line` (positions in the order of `counts`' values, `-` for none).
-    fn note(&self, v: &mut super::Values, listed: &[(String, u64)], counts: &BTreeMap<String, u64>, line: Option<&str>) -> Result<(), String> {
+    fn note(&self, v: &mut super::Values, listed: &[(String, u64)], counts: &BTreeMap<String, u64>, line: Option<&str>) -> Result<(), SummaryError> {
         let Some(line) = line else { return Ok(()) };
         let at: Vec<&str> = line.split(' ').filter(|x| !x.is_empty()).collect();
         if at.len() != counts.len() {
-            return Err(format!("{} first bundles for {} values counted", at.len(), counts.len()));
+            return Err(SummaryError::Firsts { firsts: at.len(), values: counts.len() });
         }
         for (value, n) in counts.keys().zip(at) {
             if n == "-" || !listed.iter().any(|(x, _)| x == value) {
                 continue;
             }
-            let n = n.parse::<usize>().map_err(|_| format!("location `{}` is not a position", crate::text_safe::escape(n)))?;
+            let n = n.parse::<usize>().map_err(|_| SummaryError::NotAPosition { value: n.to_string() })?;
             if let Some(l) = self.get(Some(n))? {
                 v.note_first(value, l);
             }
@@ -159,8 +218,8 @@ impl Locs {
 impl Summary {
     /// The summary of evidence JSON (what `tpb evidence --json` writes);
     /// `Err` says what makes it not evidence.
-    pub fn from_json(bytes: &[u8]) -> Result<Summary, String> {
-        let j: EvidenceJson = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    pub fn from_json(bytes: &[u8]) -> Result<Summary, SummaryError> {
+        let j: EvidenceJson = serde_json::from_slice(bytes)?;
         let mut s = Summary { bundles: j.totals.bundles, ..Summary::default() };
         let locs = Locs(match &j.locations {
             Some(t) => crate::evidence::loc::Table::read(t)?,
@@ -173,7 +232,7 @@ impl Summary {
         for g in j.groups {
             let key = (generation(&g.generation)?, opcode(&g.opcode)?);
             if !seen.insert((key, g.build.clone())) {
-                return Err(format!("group {} {} {} given twice", key.0, crate::text_safe::escape(&g.build), g.opcode));
+                return Err(SummaryError::GroupTwice { generation: key.0, build: g.build, opcode: g.opcode });
             }
             let o = s.ops.entry(key).or_default();
             add(&mut o.bundles, g.bundles);
@@ -218,7 +277,7 @@ impl Summary {
                 }
             }
             if s.errata.insert(e.id.clone(), bundles).is_some() {
-                return Err(format!("erratum {} listed twice", crate::text_safe::escape(&e.id)));
+                return Err(SummaryError::ErratumTwice { id: e.id });
             }
         }
         for c in j.contradictions {
@@ -228,5 +287,16 @@ impl Summary {
             v.add(c.values, c.other);
         }
         Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_given_twice_is_named_with_its_build_escaped() {
+        let e = SummaryError::GroupTwice { generation: Generation::V2, build: "1.0\n".into(), opcode: "0x46".into() };
+        assert_eq!(e.to_string(), "group v2 1.0\\n 0x46 given twice");
     }
 }

@@ -16,6 +16,7 @@ use tpb_isa::Bundle;
 /// What [`unpack_to`] wrote.
 #[derive(Clone, Debug)]
 pub struct Unpacked {
+    /// The manifest written as `manifest.json`.
     pub manifest: Manifest,
     /// Member files written.
     pub files: usize,
@@ -26,19 +27,40 @@ pub struct Unpacked {
     pub notes: Vec<String>,
 }
 
+/// Why a member path may not be created under a folder: each would let a
+/// name written by someone else land outside it, or on another member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+enum UnsafePath {
+    /// The name is empty.
+    #[error("empty name")]
+    Empty,
+    /// The name starts with `/`.
+    #[error("absolute path")]
+    Absolute,
+    /// The name holds `//` or ends in `/`.
+    #[error("empty path component")]
+    EmptyComponent,
+    /// A component is `.`.
+    #[error("`.` path component")]
+    Dot,
+    /// A component is `..`.
+    #[error("`..` path component")]
+    DotDot,
+}
+
 /// Why a member path may not be created under a folder, or `Ok`.
-pub fn check_path(name: &str) -> Result<(), String> {
+fn check_path(name: &str) -> Result<(), UnsafePath> {
     if name.is_empty() {
-        return Err("empty name".into());
+        return Err(UnsafePath::Empty);
     }
     if name.starts_with('/') {
-        return Err("absolute path".into());
+        return Err(UnsafePath::Absolute);
     }
     for c in name.split('/') {
         match c {
-            "" => return Err("empty path component".into()),
-            "." => return Err("`.` path component".into()),
-            ".." => return Err("`..` path component".into()),
+            "" => return Err(UnsafePath::EmptyComponent),
+            "." => return Err(UnsafePath::Dot),
+            ".." => return Err(UnsafePath::DotDot),
             _ => {}
         }
     }
@@ -202,6 +224,7 @@ fn write_new(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), PackError> {
 /// A member whose bytes differ from the original's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Changed {
+    /// The member's name in the archive.
     pub member: String,
     /// The file its bytes came from (relative to the folder).
     pub from: String,
@@ -210,7 +233,9 @@ pub struct Changed {
 /// What [`pack_from`] built.
 #[derive(Clone, Debug)]
 pub struct Packed {
+    /// The container.
     pub bytes: Vec<u8>,
+    /// Archive members packed.
     pub members: usize,
     /// Members whose bytes are not the original's (by the manifest's SHA-256).
     pub changed: Vec<Changed>,
@@ -243,7 +268,7 @@ pub fn pack_from(dir: &Path, limits: &Limits) -> Result<Packed, PackError> {
 /// A member's bytes and the file they came from.
 fn member_bytes(dir: &Path, e: &Entry, limits: &Limits) -> Result<(Vec<u8>, Option<String>), PackError> {
     let fail = |msg: String| PackError::at(format!("{MANIFEST}: member {}", e.name), msg);
-    let Some(file) = &e.file else { return Ok((e.data.as_deref().map_or(Ok(Vec::new()), unhex).map_err(fail)?, None)) };
+    let Some(file) = &e.file else { return Ok((e.data.as_deref().map_or(Ok(Vec::new()), unhex).map_err(|x| fail(x.to_string()))?, None)) };
     check_path(file).map_err(|why| fail(format!("unsafe file path `{file}` ({why})")))?;
     let bin = read_inside(dir, file, limits.max_member)?;
     let asm = match &e.text {
@@ -312,10 +337,17 @@ mod tests {
 
     #[test]
     fn unsafe_paths_are_named() {
-        for (p, why) in [("../evil", "`..`"), ("/abs", "absolute"), ("a/../../b", "`..`"), ("a//b", "empty"), ("./a", "`.`"), ("", "empty")] {
-            let e = check_path(p).expect_err(p);
-            assert!(e.contains(why), "{p}: {e}");
+        for (p, why) in [
+            ("../evil", UnsafePath::DotDot),
+            ("/abs", UnsafePath::Absolute),
+            ("a/../../b", UnsafePath::DotDot),
+            ("a//b", UnsafePath::EmptyComponent),
+            ("./a", UnsafePath::Dot),
+            ("", UnsafePath::Empty),
+        ] {
+            assert_eq!(check_path(p), Err(why), "{p}");
         }
+        assert_eq!(UnsafePath::DotDot.to_string(), "`..` path component");
         assert_eq!(check_path("sg00/PE.bin"), Ok(()));
         assert_eq!(text_path("sg00/PE.bin"), "sg00/PE.tpb");
         assert_eq!(text_path("sg00/pe_stream.data"), "sg00/pe_stream.data.tpb");

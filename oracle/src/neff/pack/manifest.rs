@@ -2,7 +2,7 @@
 //! hold (header bytes, digest form, packing, each member's tar metadata and
 //! extension headers), as `manifest.json` in an unpacked folder.
 
-use super::unhex;
+use super::{unhex, HexError};
 use crate::neff::header::hex;
 use crate::neff::integrity::{Algorithm, Form, Integrity};
 use crate::neff::payload::{self, RECORD_BYTES};
@@ -62,6 +62,7 @@ impl DigestForm {
         }
     }
 
+    /// Its name in the manifest (`md5-word-reversed`, …, `none`).
     pub const fn as_str(self) -> &'static str {
         match self {
             DigestForm::Md5WordReversed => "md5-word-reversed",
@@ -100,12 +101,16 @@ pub enum Tail {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gzip {
+    /// The MTIME field (Unix seconds; 0 when the writer gave none).
     pub mtime: u32,
+    /// The OS field (3 is Unix, 255 unknown).
     pub os: u8,
     /// The XFL byte: 4 (fastest, every real file), 2 (best) or 0; it picks the compression level.
     pub xfl: u8,
+    /// The FNAME field, when set (invalid UTF-8 replaced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filename: Option<String>,
+    /// The FCOMMENT field, when set (invalid UTF-8 replaced).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
     /// The FEXTRA field (hex).
@@ -135,13 +140,20 @@ pub struct Meta {
     /// `file`, `dir`, `symlink`, `hardlink`, `pax`, … or the type byte as `0xNN`.
     #[serde(rename = "type")]
     pub entry_type: String,
+    /// The header layout it was written in.
     pub format: Format,
+    /// Permission bits (`0o644`).
     pub mode: u32,
+    /// Owner user id.
     pub uid: u64,
+    /// Owner group id.
     pub gid: u64,
+    /// Modification time, Unix seconds.
     pub mtime: u64,
+    /// Owner user name (ustar and GNU only; empty when unset).
     #[serde(default)]
     pub uname: String,
+    /// Owner group name (ustar and GNU only; empty when unset).
     #[serde(default)]
     pub gname: String,
     /// Major and minor numbers of a device entry.
@@ -159,6 +171,7 @@ pub struct Meta {
 pub struct Extension {
     /// The name in the extension's own header block (`dir/PaxHeader/file`, `././@LongLink`).
     pub name: String,
+    /// The fields of its own header block.
     pub tar: Meta,
     /// Pax records in order (`size`, `path` and `linkpath` are updated to the member when packing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,6 +189,7 @@ pub struct Entry {
     pub name: String,
     /// The original's size (packing writes the length of the bytes given).
     pub size: u64,
+    /// The fields of its header block.
     pub tar: Meta,
     /// Link target of a link entry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -186,6 +200,7 @@ pub struct Entry {
     /// The link field as stored, when it is not `link`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_link: Option<String>,
+    /// The extension headers before it, in archive order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extensions: Vec<Extension>,
     /// The file holding the member's bytes, relative to the folder (file members only).
@@ -218,10 +233,13 @@ pub struct Manifest {
     /// The header bytes exactly (`header_size` of them: 1024 in every real file), hex.
     /// Packing updates `data_size` and the digest.
     pub header: String,
+    /// How the payload digest is written into the header.
     pub digest: DigestForm,
     /// Whether the input's digest matched (when not, `digest` is the compiler's form).
     pub digest_matched: bool,
+    /// How the payload is packed.
     pub compression: Packing,
+    /// The gzip member's fields: `None` for a bare tar (a gzip payload without them is packed with defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gzip: Option<Gzip>,
     /// All-zero end-of-archive blocks (2 in every real file).
@@ -234,6 +252,30 @@ pub struct Manifest {
     pub after_payload: Option<Tail>,
     /// Every member, in archive order.
     pub members: Vec<Entry>,
+}
+
+/// Why a [`Tail`] of the manifest could not be written out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum TailError {
+    /// `Zeros(n)` asks for more zero bytes than a container may hold (`cap`).
+    #[error("{n} zero bytes is over the cap of {cap}")]
+    Zeros {
+        /// The zero bytes asked for.
+        n: u64,
+        /// The most bytes a container may hold ([`payload::MAX_FILE`]).
+        cap: u64,
+    },
+    /// `Hex` is not hex.
+    #[error(transparent)]
+    Hex(#[from] HexError),
+    /// `PadTo(n)` pads to 0 bytes (nothing to pad to) or past the cap.
+    #[error("pad_to {n} is not within 1..={cap}")]
+    PadTo {
+        /// The record size asked for.
+        n: u64,
+        /// The most bytes a container may hold.
+        cap: u64,
+    },
 }
 
 impl Tail {
@@ -250,14 +292,14 @@ impl Tail {
         }
     }
 
-    pub(super) fn append(&self, out: &mut Vec<u8>) -> Result<(), String> {
+    pub(super) fn append(&self, out: &mut Vec<u8>) -> Result<(), TailError> {
         self.append_capped(out, payload::MAX_FILE)
     }
 
     /// [`Tail::append`] with the cap given, so its edges are tested without gigabytes.
-    fn append_capped(&self, out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
+    fn append_capped(&self, out: &mut Vec<u8>, cap: u64) -> Result<(), TailError> {
         match self {
-            Tail::Zeros(n) if *n > cap => Err(format!("{n} zero bytes is over the cap of {cap}")),
+            Tail::Zeros(n) if *n > cap => Err(TailError::Zeros { n: *n, cap }),
             Tail::Zeros(n) => {
                 out.resize(out.len() + *n as usize, 0);
                 Ok(())
@@ -266,7 +308,7 @@ impl Tail {
                 out.extend(unhex(h)?);
                 Ok(())
             }
-            Tail::PadTo(n) if *n == 0 || *n > cap => Err(format!("pad_to {n} is not within 1..={cap}")),
+            Tail::PadTo(n) if *n == 0 || *n > cap => Err(TailError::PadTo { n: *n, cap }),
             Tail::PadTo(n) => {
                 let rem = out.len() % *n as usize;
                 if rem != 0 {
@@ -283,7 +325,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tails_pad_or_repeat() -> Result<(), String> {
+    fn tails_pad_or_repeat() -> Result<(), TailError> {
         let mut v = vec![1u8; 10];
         Tail::PadTo(8).append(&mut v)?;
         assert_eq!(v.len(), 16);
@@ -303,16 +345,29 @@ mod tests {
         assert_eq!(Tail::PadTo(cap).append(&mut empty), Ok(()));
         assert!(empty.is_empty());
         for n in [0, cap + 1] {
-            assert_eq!(Tail::PadTo(n).append(&mut Vec::new()), Err(format!("pad_to {n} is not within 1..={cap}")));
+            assert_eq!(Tail::PadTo(n).append(&mut Vec::new()), Err(TailError::PadTo { n, cap }));
         }
-        assert_eq!(Tail::Zeros(cap + 1).append(&mut Vec::new()), Err(format!("{} zero bytes is over the cap of {cap}", cap + 1)));
+        assert_eq!(Tail::Zeros(cap + 1).append(&mut Vec::new()), Err(TailError::Zeros { n: cap + 1, cap }));
         // At a small cap: as many zeros as the cap, or a pad to it, are taken; one more is not.
         let mut v = vec![1u8; 3];
         assert_eq!(Tail::Zeros(16).append_capped(&mut v, 16), Ok(()));
         assert_eq!(Tail::PadTo(16).append_capped(&mut v, 16), Ok(()));
         assert_eq!(v.len(), 32);
-        assert_eq!(Tail::Zeros(17).append_capped(&mut v, 16), Err("17 zero bytes is over the cap of 16".to_string()));
-        assert_eq!(Tail::PadTo(17).append_capped(&mut v, 16), Err("pad_to 17 is not within 1..=16".to_string()));
+        assert_eq!(Tail::Zeros(17).append_capped(&mut v, 16), Err(TailError::Zeros { n: 17, cap: 16 }));
+        assert_eq!(Tail::PadTo(17).append_capped(&mut v, 16), Err(TailError::PadTo { n: 17, cap: 16 }));
         assert_eq!(v.len(), 32);
+    }
+
+    #[test]
+    fn tail_errors_say_what_was_asked_and_the_bound() {
+        assert_eq!(
+            Tail::Zeros(17).append_capped(&mut Vec::new(), 16).map_err(|e| e.to_string()),
+            Err("17 zero bytes is over the cap of 16".to_string())
+        );
+        assert_eq!(Tail::PadTo(0).append_capped(&mut Vec::new(), 16).map_err(|e| e.to_string()), Err("pad_to 0 is not within 1..=16".to_string()));
+        let odd = Tail::Hex("abc".into()).append(&mut Vec::new()).map_err(|e| e.to_string());
+        assert_eq!(odd, Err("hex of odd length 3".to_string()));
+        let bad = Tail::Hex("abzz".into()).append(&mut Vec::new()).map_err(|e| e.to_string());
+        assert_eq!(bad, Err("not hex at character 2".to_string()));
     }
 }

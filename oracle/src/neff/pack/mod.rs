@@ -44,7 +44,7 @@ mod gzip;
 mod manifest;
 mod tar;
 
-pub use folder::{check_path, pack_from, stream_text, text_path, unpack_to, Changed, Packed, Unpacked};
+pub use folder::{pack_from, stream_text, text_path, unpack_to, Changed, Packed, Unpacked};
 pub use manifest::{DigestForm, Entry, Extension, Format, Gzip, Manifest, Meta, Packing, Tail, FORMAT, MANIFEST, MAX_INLINE, MAX_MANIFEST, VERSION};
 
 /// What went wrong, and where.
@@ -53,7 +53,12 @@ pub enum PackError {
     /// The input container does not read (or a member path is unsafe).
     Neff(NeffError),
     /// A file, folder or manifest field (`place`) and what is wrong with it.
-    At { place: String, message: String },
+    At {
+        /// The path (`dir/sg00/PE.tpb`) or manifest field (`manifest.json: member sg00/PE.bin`).
+        place: String,
+        /// What is wrong there (escaped when shown: it may quote the input).
+        message: String,
+    },
 }
 
 impl PackError {
@@ -83,7 +88,9 @@ impl std::error::Error for PackError {}
 /// A container read into a manifest and member bytes.
 #[derive(Clone, Debug)]
 pub struct Exploded {
+    /// The container as the reader parsed it.
     pub neff: Neff,
+    /// Everything of it the member bytes do not hold.
     pub manifest: Manifest,
     /// Per member, in manifest order: its bytes (a non-file member's body, often empty).
     pub data: Vec<Vec<u8>>,
@@ -103,7 +110,7 @@ pub fn explode(bytes: &[u8], name: &str, limits: &Limits) -> Result<Exploded, Ne
     let tar_len = neff.archive_end.at + neff.archive_end.trailing;
     let (tar, gzip) = match neff.compression {
         Compression::Gzip => {
-            let (tar, mut g) = gunzip(payload, tar_len).map_err(|e| err("payload", At::File(header_size as u64), e))?;
+            let (tar, mut g) = gunzip(payload, tar_len).map_err(|e| err("payload", At::File(header_size as u64), e.to_string()))?;
             let rest = &payload[payload.len() - neff.trailing_payload_bytes..];
             let padding = rest.iter().all(|b| *b == 0) && rest.len() < RECORD_BYTES && payload.len().is_multiple_of(RECORD_BYTES);
             g.after = Tail::of(rest, padding);
@@ -133,8 +140,8 @@ pub fn explode(bytes: &[u8], name: &str, limits: &Limits) -> Result<Exploded, Ne
         if ty == b'S' {
             return Err(err(member, At::Tar(hp), "GNU sparse members are not supported".into()));
         }
-        let extensions = extensions(&tar, prev_end as usize, hp as usize).map_err(|m| err(member, At::Tar(prev_end), m))?;
-        let meta = meta_of(raw).map_err(|m| err(member, At::Tar(hp), m))?;
+        let extensions = extensions(&tar, prev_end as usize, hp as usize).map_err(|m| err(member, At::Tar(prev_end), m.to_string()))?;
+        let meta = meta_of(raw).map_err(|m| err(member, At::Tar(hp), m.to_string()))?;
         let header_name = lossy(&raw.path_bytes());
         let link = entry.link_name_bytes().map(|l| lossy(&l));
         let header_link = raw.link_name_bytes().map(|l| lossy(&l));
@@ -198,7 +205,7 @@ pub fn build(m: &Manifest, data: &[Vec<u8>]) -> Result<Vec<u8>, PackError> {
     if data.len() != m.members.len() {
         return Err(at("members", format!("{} members, {} given", m.members.len(), data.len())));
     }
-    let mut out = unhex(&m.header).map_err(|e| at("header", e))?;
+    let mut out = unhex(&m.header).map_err(|e| at("header", e.to_string()))?;
     let header = NeffHeader::read(&out).ok_or_else(|| at("header", format!("{} bytes, shorter than the {HEADER_BYTES}-byte header", out.len())))?;
     if header.header_size.get() != out.len() as u64 {
         return Err(at("header", format!("header_size says {:#x} but the header holds {:#x} bytes", header.header_size.get(), out.len())));
@@ -211,7 +218,7 @@ pub fn build(m: &Manifest, data: &[Vec<u8>]) -> Result<Vec<u8>, PackError> {
     let tar = build_tar(m, data)?;
     let payload = match m.compression {
         Packing::Tar => tar,
-        Packing::Gzip => gzip(&tar, m.gzip.as_ref().unwrap_or(&Gzip::default())).map_err(|e| at("gzip", e))?,
+        Packing::Gzip => gzip(&tar, m.gzip.as_ref().unwrap_or(&Gzip::default())).map_err(|e| at("gzip", e.to_string()))?,
     };
     let offset = |field: &str| NeffHeader::LAYOUT.field_offset(field).ok_or_else(|| at("header", format!("no {field} field")));
     let ds = offset("data_size")?;
@@ -223,7 +230,7 @@ pub fn build(m: &Manifest, data: &[Vec<u8>]) -> Result<Vec<u8>, PackError> {
     }
     out.extend_from_slice(&payload);
     if let Some(t) = &m.after_payload {
-        t.append(&mut out).map_err(|e| at("after_payload", e))?;
+        t.append(&mut out).map_err(|e| at("after_payload", e.to_string()))?;
     }
     Ok(out)
 }
@@ -238,13 +245,40 @@ fn sha256_hex(b: &[u8]) -> String {
     hex(&Sha256::digest(b))
 }
 
+/// Why a manifest's hex string (a header, a member's data, a blank field) is not bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+enum HexError {
+    /// The string has an odd number of characters (`len`), so no whole byte ends it.
+    #[error("hex of odd length {len}")]
+    OddLength {
+        /// The string's length in bytes.
+        len: usize,
+    },
+    /// The two characters at `at` (a byte offset into the string) are not a hex byte.
+    #[error("not hex at character {at}")]
+    NotHex {
+        /// Offset of the pair's first character.
+        at: usize,
+    },
+}
+
 /// The manifest's hex back to bytes (the inverse of [`hex`]).
-fn unhex(h: &str) -> Result<Vec<u8>, String> {
+fn unhex(h: &str) -> Result<Vec<u8>, HexError> {
     if !h.len().is_multiple_of(2) {
-        return Err(format!("hex of odd length {}", h.len()));
+        return Err(HexError::OddLength { len: h.len() });
     }
-    (0..h.len())
-        .step_by(2)
-        .map(|i| h.get(i..i + 2).and_then(|p| u8::from_str_radix(p, 16).ok()).ok_or_else(|| format!("not hex at character {i}")))
-        .collect()
+    (0..h.len()).step_by(2).map(|i| h.get(i..i + 2).and_then(|p| u8::from_str_radix(p, 16).ok()).ok_or(HexError::NotHex { at: i })).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unhex_names_the_length_or_the_character_that_is_not_hex() {
+        assert_eq!(unhex("0aFF"), Ok(vec![0x0a, 0xff]));
+        assert_eq!(unhex("abc"), Err(HexError::OddLength { len: 3 }));
+        assert_eq!(unhex("00zz"), Err(HexError::NotHex { at: 2 }));
+        assert_eq!(HexError::NotHex { at: 2 }.to_string(), "not hex at character 2");
+    }
 }

@@ -4,11 +4,102 @@
 //! fields and the end-of-archive blocks as they were).
 
 use super::manifest::{Entry, Extension, Format, Manifest, Meta, MANIFEST};
-use super::{lossy, unhex, PackError};
+use super::{lossy, unhex, HexError, PackError};
 use crate::neff::header::hex;
 use crate::text_safe::escape;
 use std::collections::BTreeMap;
 use std::io;
+use std::num::TryFromIntError;
+
+/// Why a tar header block could not be read into the manifest's metadata,
+/// or written back from it. The offsets are in the decompressed tar stream.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum TarError {
+    /// A numeric field (`mode`, `uid`, `gid`, `mtime`) that is neither blank nor a number.
+    #[error("tar header {field}: {source}")]
+    Numeric {
+        /// The field's manifest name.
+        field: &'static str,
+        /// What the tar reader said of it.
+        source: io::Error,
+    },
+    /// A mode that does not fit the manifest's 32 bits.
+    #[error("tar header mode: {mode:#o} is over 32 bits")]
+    Mode {
+        /// The mode as read.
+        mode: u64,
+    },
+    /// An extension header block runs past the end of the tar.
+    #[error("extension header past the end")]
+    ExtensionPastEnd,
+    /// An extension header's size field is not a number.
+    #[error("extension header at tar offset {at:#x}: {source}")]
+    ExtensionSize {
+        /// The extension header's tar offset.
+        at: usize,
+        /// What the tar reader said of the field.
+        source: io::Error,
+    },
+    /// An extension's size does not fit this machine's address space.
+    #[error("{0}")]
+    ExtensionTooLarge(#[from] TryFromIntError),
+    /// An extension's body runs past the end of the tar.
+    #[error("extension body past the end")]
+    ExtensionBodyPastEnd,
+    /// The extensions before a member do not end where its own header starts.
+    #[error("extension headers run to tar offset {end:#x}, past the member's header at {header:#x}")]
+    ExtensionOverrun {
+        /// Where the last extension ends.
+        end: usize,
+        /// Where the member's header is.
+        header: usize,
+    },
+    /// A manifest `type` that names no tar type byte.
+    #[error("type `{name}` is none of {} nor 0xNN", type_names())]
+    Type {
+        /// The `type` as the manifest gives it.
+        name: String,
+    },
+    /// A long name to split into a ustar prefix, in a header that is not ustar.
+    #[error("not a ustar header")]
+    NotUstar,
+    /// A user or group name the header cannot hold (too long).
+    #[error("{field}: {source}")]
+    Owner {
+        /// `uname` or `gname`.
+        field: &'static str,
+        /// What the tar writer said.
+        source: io::Error,
+    },
+    /// Device numbers the header cannot hold.
+    #[error("{0}")]
+    Device(#[source] io::Error),
+    /// A `blank` entry whose bytes are not hex.
+    #[error("blank.{}: {source}", escape(field))]
+    BlankHex {
+        /// The numeric field the entry names.
+        field: String,
+        /// Why its bytes are not hex.
+        source: HexError,
+    },
+    /// A `blank` entry naming no numeric field.
+    #[error("blank.{}: no such numeric field (mode, uid, gid, mtime)", escape(field))]
+    BlankField {
+        /// The field the entry names.
+        field: String,
+    },
+    /// A `blank` entry that is not the field's length of NULs and spaces.
+    #[error("blank.{}: {len} bytes of NULs and spaces expected", escape(field))]
+    BlankBytes {
+        /// The field the entry names.
+        field: String,
+        /// The field's length in the header block.
+        len: usize,
+    },
+    /// An extension's stored body is not hex.
+    #[error(transparent)]
+    Hex(#[from] HexError),
+}
 
 /// A tar block: every header and every member's padded data are whole blocks.
 pub(super) const BLOCK: usize = 512;
@@ -51,16 +142,19 @@ fn type_name(ty: u8) -> String {
     TYPES.iter().find(|(b, _)| *b == ty).map_or_else(|| format!("{ty:#04x}"), |(_, n)| (*n).to_string())
 }
 
-fn type_byte(name: &str) -> Result<u8, String> {
+/// The manifest names of [`TYPES`], listed for an error.
+fn type_names() -> String {
+    TYPES.iter().map(|t| t.1).collect::<Vec<_>>().join(", ")
+}
+
+fn type_byte(name: &str) -> Result<u8, TarError> {
     if let Some((b, _)) = TYPES.iter().find(|(_, n)| *n == name) {
         return Ok(*b);
     }
-    name.strip_prefix("0x")
-        .and_then(|h| u8::from_str_radix(h, 16).ok())
-        .ok_or_else(|| format!("type `{name}` is none of {} nor 0xNN", TYPES.iter().map(|t| t.1).collect::<Vec<_>>().join(", ")))
+    name.strip_prefix("0x").and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| TarError::Type { name: name.to_string() })
 }
 
-pub(super) fn meta_of(h: &tar::Header) -> Result<Meta, String> {
+pub(super) fn meta_of(h: &tar::Header) -> Result<Meta, TarError> {
     let format = if h.as_ustar().is_some() {
         Format::Ustar
     } else if h.as_gnu().is_some() {
@@ -76,12 +170,12 @@ pub(super) fn meta_of(h: &tar::Header) -> Result<Meta, String> {
     // An empty numeric field (all NUL or spaces, as some writers leave uid and gid) reads as 0
     // and is recorded as blank.
     let mut blank = BTreeMap::new();
-    let mut num = |what: &str, raw: &[u8], read: io::Result<u64>| -> Result<u64, String> {
+    let mut num = |field: &'static str, raw: &[u8], read: io::Result<u64>| -> Result<u64, TarError> {
         if raw.iter().all(|b| *b == 0 || *b == b' ') {
-            blank.insert(what.to_string(), hex(raw));
+            blank.insert(field.to_string(), hex(raw));
             return Ok(0);
         }
-        read.map_err(|e| format!("tar header {what}: {e}"))
+        read.map_err(|source| TarError::Numeric { field, source })
     };
     let old = h.as_old();
     let mode = num("mode", &old.mode, h.mode().map(u64::from))?;
@@ -89,7 +183,7 @@ pub(super) fn meta_of(h: &tar::Header) -> Result<Meta, String> {
     Ok(Meta {
         entry_type: type_name(ty),
         format,
-        mode: u32::try_from(mode).map_err(|_| format!("tar header mode: {mode:#o} is over 32 bits"))?,
+        mode: u32::try_from(mode).map_err(|_| TarError::Mode { mode })?,
         uid,
         gid,
         mtime,
@@ -113,7 +207,7 @@ fn numeric_field<'h>(h: &'h mut tar::Header, name: &str) -> Option<&'h mut [u8]>
 }
 
 /// The extension headers between tar offsets `from` and `to` (where the member's own header is).
-pub(super) fn extensions(tar: &[u8], from: usize, to: usize) -> Result<Vec<Extension>, String> {
+pub(super) fn extensions(tar: &[u8], from: usize, to: usize) -> Result<Vec<Extension>, TarError> {
     let mut out = Vec::new();
     let mut pos = from;
     // Each extension takes at least its header block: that bounds the loop
@@ -122,10 +216,9 @@ pub(super) fn extensions(tar: &[u8], from: usize, to: usize) -> Result<Vec<Exten
         if pos >= to {
             break;
         }
-        let h = block(tar, pos).ok_or("extension header past the end")?;
-        let size =
-            usize::try_from(h.entry_size().map_err(|e| format!("extension header at tar offset {pos:#x}: {e}"))?).map_err(|e| e.to_string())?;
-        let body = tar.get(pos + BLOCK..).and_then(|b| b.get(..size)).ok_or("extension body past the end")?;
+        let h = block(tar, pos).ok_or(TarError::ExtensionPastEnd)?;
+        let size = usize::try_from(h.entry_size().map_err(|source| TarError::ExtensionSize { at: pos, source })?)?;
+        let body = tar.get(pos + BLOCK..).and_then(|b| b.get(..size)).ok_or(TarError::ExtensionBodyPastEnd)?;
         let ty = h.as_old().linkflag[0];
         // Only a local pax header (`x`) precedes its member: a global one (`g`) is a member of its own.
         let records = if ty == b'x' { parse_pax(body) } else { None };
@@ -138,7 +231,7 @@ pub(super) fn extensions(tar: &[u8], from: usize, to: usize) -> Result<Vec<Exten
         pos += BLOCK + size.div_ceil(BLOCK) * BLOCK;
     }
     if pos != to {
-        return Err(format!("extension headers run to tar offset {pos:#x}, past the member's header at {to:#x}"));
+        return Err(TarError::ExtensionOverrun { end: pos, header: to });
     }
     Ok(out)
 }
@@ -173,13 +266,13 @@ fn encode_pax(records: &[[String; 2]]) -> Vec<u8> {
 pub(super) fn build_tar(m: &Manifest, data: &[Vec<u8>]) -> Result<Vec<u8>, PackError> {
     let mut b = tar::Builder::new(Vec::new());
     for (e, bytes) in m.members.iter().zip(data) {
-        let fail = |msg: String| PackError::at(format!("{MANIFEST}: member {}", e.name), msg);
+        let fail = |msg: &dyn std::fmt::Display| PackError::at(format!("{MANIFEST}: member {}", e.name), msg);
         let link = e.link.as_deref().unwrap_or("");
         let name_field = e.header_name.as_deref().unwrap_or(&e.name);
         let link_field = e.header_link.as_deref().unwrap_or(link);
         let mut exts: Vec<(Meta, String, Vec<u8>)> = Vec::new();
         for x in &e.extensions {
-            exts.push((x.tar.clone(), x.name.clone(), extension_body(x, e, bytes.len()).map_err(&fail)?));
+            exts.push((x.tar.clone(), x.name.clone(), extension_body(x, e, bytes.len()).map_err(|x| fail(&x))?));
         }
         // A long name or link no extension carries gets a GNU one, as GNU tar writes it.
         let carried = |ty: &str, key: &str| {
@@ -192,11 +285,11 @@ pub(super) fn build_tar(m: &Manifest, data: &[Vec<u8>]) -> Result<Vec<u8>, PackE
             exts.push((long_meta(&e.tar, "gnu-long-link"), "././@LongLink".into(), [link.as_bytes(), b"\0"].concat()));
         }
         for (meta, name, body) in &exts {
-            let h = header_for(meta, name.as_bytes(), b"", body.len() as u64).map_err(&fail)?;
-            b.append(&h, &body[..]).map_err(|x| fail(x.to_string()))?;
+            let h = header_for(meta, name.as_bytes(), b"", body.len() as u64).map_err(|x| fail(&x))?;
+            b.append(&h, &body[..]).map_err(|x| fail(&x))?;
         }
-        let h = header_for(&e.tar, name_field.as_bytes(), link_field.as_bytes(), bytes.len() as u64).map_err(&fail)?;
-        b.append(&h, &bytes[..]).map_err(|x| fail(x.to_string()))?;
+        let h = header_for(&e.tar, name_field.as_bytes(), link_field.as_bytes(), bytes.len() as u64).map_err(|x| fail(&x))?;
+        b.append(&h, &bytes[..]).map_err(|x| fail(&x))?;
     }
     // into_inner ends the archive with two zero blocks; keep as many as the original had.
     let mut tar = b.into_inner().map_err(|e| PackError::at(MANIFEST, e.to_string()))?;
@@ -258,8 +351,8 @@ fn reads_back_as_listed(tar: &[u8], m: &Manifest, data: &[Vec<u8>]) -> Result<()
 
 /// An extension's body for a member of `size` bytes: pax records with
 /// `size`, `path` and `linkpath` made the member's, or the stored bytes.
-fn extension_body(x: &Extension, e: &Entry, size: usize) -> Result<Vec<u8>, String> {
-    let Some(records) = &x.records else { return x.data.as_deref().map_or(Ok(Vec::new()), unhex) };
+fn extension_body(x: &Extension, e: &Entry, size: usize) -> Result<Vec<u8>, TarError> {
+    let Some(records) = &x.records else { return Ok(x.data.as_deref().map_or(Ok(Vec::new()), unhex)?) };
     let mut records = records.clone();
     for [k, v] in &mut records {
         let wanted = match k.as_str() {
@@ -310,7 +403,7 @@ fn ustar_split(name: &[u8]) -> Option<usize> {
 
 /// A header block: the fields as given, the name and link fields written
 /// raw (no path rules: a name the original carried is carried again).
-fn header_for(meta: &Meta, name: &[u8], link: &[u8], size: u64) -> Result<tar::Header, String> {
+fn header_for(meta: &Meta, name: &[u8], link: &[u8], size: u64) -> Result<tar::Header, TarError> {
     let mut h = match meta.format {
         Format::Gnu => tar::Header::new_gnu(),
         Format::Ustar => tar::Header::new_ustar(),
@@ -322,7 +415,7 @@ fn header_for(meta: &Meta, name: &[u8], link: &[u8], size: u64) -> Result<tar::H
     };
     match (meta.format, name.len() > 100, ustar_split(name)) {
         (Format::Ustar, true, Some(at)) => {
-            let u = h.as_ustar_mut().ok_or("not a ustar header")?;
+            let u = h.as_ustar_mut().ok_or(TarError::NotUstar)?;
             copy(&mut u.prefix, &name[..at]);
             copy(&mut u.name, &name[at + 1..]);
         }
@@ -336,18 +429,18 @@ fn header_for(meta: &Meta, name: &[u8], link: &[u8], size: u64) -> Result<tar::H
     h.set_mtime(meta.mtime);
     h.set_size(size);
     if meta.format != Format::V7 {
-        h.set_username(&meta.uname).map_err(|e| format!("uname: {e}"))?;
-        h.set_groupname(&meta.gname).map_err(|e| format!("gname: {e}"))?;
+        h.set_username(&meta.uname).map_err(|source| TarError::Owner { field: "uname", source })?;
+        h.set_groupname(&meta.gname).map_err(|source| TarError::Owner { field: "gname", source })?;
         if let Some([major, minor]) = meta.device {
-            h.set_device_major(major).map_err(|e| e.to_string())?;
-            h.set_device_minor(minor).map_err(|e| e.to_string())?;
+            h.set_device_major(major).map_err(TarError::Device)?;
+            h.set_device_minor(minor).map_err(TarError::Device)?;
         }
     }
     for (name, bytes) in &meta.blank {
-        let bytes = unhex(bytes).map_err(|e| format!("blank.{}: {e}", escape(name)))?;
-        let field = numeric_field(&mut h, name).ok_or_else(|| format!("blank.{}: no such numeric field (mode, uid, gid, mtime)", escape(name)))?;
+        let bytes = unhex(bytes).map_err(|source| TarError::BlankHex { field: name.clone(), source })?;
+        let field = numeric_field(&mut h, name).ok_or_else(|| TarError::BlankField { field: name.clone() })?;
         if bytes.len() != field.len() || bytes.iter().any(|b| *b != 0 && *b != b' ') {
-            return Err(format!("blank.{}: {} bytes of NULs and spaces expected", escape(name), field.len()));
+            return Err(TarError::BlankBytes { field: name.clone(), len: field.len() });
         }
         field.copy_from_slice(&bytes);
     }
@@ -360,7 +453,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_blank_numeric_field_is_written_back_as_it_was() -> Result<(), String> {
+    fn a_blank_numeric_field_is_written_back_as_it_was() -> Result<(), TarError> {
         let mut meta = Meta {
             entry_type: "file".into(),
             format: Format::Gnu,
@@ -391,13 +484,13 @@ mod tests {
             let mut bad = meta.clone();
             bad.blank = BTreeMap::from([(name.to_string(), bytes)]);
             let Err(e) = header_for(&bad, b"a.txt", b"", 4) else { panic!("{name} was taken") };
-            assert!(e.contains(says), "{e}");
+            assert!(e.to_string().contains(says), "{e}");
         }
         Ok(())
     }
 
     #[test]
-    fn owner_names_are_written_for_ustar_and_gnu_but_v7_has_no_field_for_them() -> Result<(), String> {
+    fn owner_names_are_written_for_ustar_and_gnu_but_v7_has_no_field_for_them() -> Result<(), TarError> {
         for format in [Format::Gnu, Format::Ustar, Format::V7] {
             let meta = Meta {
                 entry_type: "file".into(),
@@ -425,6 +518,15 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_type_lists_the_names_a_manifest_may_give() {
+        let e = type_byte("socket").err().map(|e| e.to_string());
+        let want = "type `socket` is none of file, file-v7, hardlink, symlink, char-device, block-device, dir, fifo, contiguous, pax, \
+                    pax-global, gnu-long-name, gnu-long-link nor 0xNN";
+        assert_eq!(e.as_deref(), Some(want));
+        assert_eq!(type_byte("0x53").ok(), Some(b'S'));
+    }
+
+    #[test]
     fn pax_records_round_trip_and_their_lengths_count_themselves() {
         let recs = vec![["mtime".to_string(), "1724962536.444408577".to_string()], ["path".to_string(), "x".repeat(95)]];
         let body = encode_pax(&recs);
@@ -442,9 +544,9 @@ mod tests {
     /// at another length (an edited file) gets the new size, and one of its
     /// original length keeps the record as it was.
     #[test]
-    fn a_pax_size_record_follows_the_member() -> Result<(), String> {
+    fn a_pax_size_record_follows_the_member() -> Result<(), Box<dyn std::error::Error>> {
         let meta = serde_json::json!({"type": "file", "format": "ustar", "mode": 420, "uid": 0, "gid": 0, "mtime": 0});
-        let e: Entry = serde_json::from_value(serde_json::json!({"name": "sg00/PE.bin", "size": 10, "tar": meta})).map_err(|e| e.to_string())?;
+        let e: Entry = serde_json::from_value(serde_json::json!({"name": "sg00/PE.bin", "size": 10, "tar": meta}))?;
         let pair = |k: &str, v: &str| [k.to_string(), v.to_string()];
         let records = vec![pair("size", "10"), pair("path", "sg00/PE.bin")];
         let x = Extension { name: "sg00/PaxHeader/PE.bin".into(), tar: e.tar.clone(), records: Some(records.clone()), data: None };

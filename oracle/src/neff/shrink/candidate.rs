@@ -5,9 +5,24 @@
 //! digest recomputed in the form the input used).
 
 use super::super::locate;
-use super::super::pack::{self, Exploded};
-use super::json;
+use super::super::pack::{self, Exploded, PackError};
+use super::json::{self, EditError};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Why a candidate could not be built. The tester counts such a candidate
+/// as malformed; the message is for a reader of the code and the tests.
+#[derive(Debug, thiserror::Error)]
+pub enum CandidateError {
+    /// The container has a kelf but no `kelf-0.json` member to rewrite.
+    #[error("no kelf-0.json member")]
+    NoKelf,
+    /// A metadata member could not be edited.
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    /// The edited members do not pack into a container.
+    #[error(transparent)]
+    Pack(#[from] PackError),
+}
 
 /// Members dropped and members' bytes replaced (by manifest index).
 #[derive(Clone, Debug, Default)]
@@ -24,7 +39,7 @@ impl Edit {
 }
 
 /// The container `ex` with `edit` made.
-pub fn build(ex: &Exploded, edit: &Edit) -> Result<Vec<u8>, String> {
+pub fn build(ex: &Exploded, edit: &Edit) -> Result<Vec<u8>, CandidateError> {
     let mut manifest = ex.manifest.clone();
     let mut members = Vec::with_capacity(manifest.members.len());
     let mut data = Vec::with_capacity(manifest.members.len());
@@ -36,7 +51,7 @@ pub fn build(ex: &Exploded, edit: &Edit) -> Result<Vec<u8>, String> {
         data.push(edit.replace.get(&i).unwrap_or(bytes).clone());
     }
     manifest.members = members;
-    pack::build(&manifest, &data).map_err(|e| e.to_string())
+    Ok(pack::build(&manifest, &data)?)
 }
 
 /// A subgraph: a graph of `kelf-0.json` (or, without one, a folder of
@@ -97,7 +112,7 @@ pub fn subgraphs(ex: &Exploded) -> Vec<Subgraph> {
 /// The edit keeping only the subgraphs at `keep` (ascending indices into `all`):
 /// the others' members go, but not one a kept subgraph also owns, and the
 /// kelf lists only the kept graphs.
-pub fn keeping_subgraphs(ex: &Exploded, all: &[Subgraph], keep: &[usize]) -> Result<Edit, String> {
+pub fn keeping_subgraphs(ex: &Exploded, all: &[Subgraph], keep: &[usize]) -> Result<Edit, CandidateError> {
     let kept: BTreeSet<usize> = keep.iter().flat_map(|k| all[*k].members.iter().copied()).collect();
     let mut edit = Edit::default();
     for (k, s) in all.iter().enumerate() {
@@ -106,7 +121,7 @@ pub fn keeping_subgraphs(ex: &Exploded, all: &[Subgraph], keep: &[usize]) -> Res
         }
     }
     if ex.neff.kelf.is_some() {
-        let i = member_index(ex).get(super::super::meta::KELF).copied().ok_or("no kelf-0.json member")?;
+        let i = member_index(ex).get(super::super::meta::KELF).copied().ok_or(CandidateError::NoKelf)?;
         let graphs: Vec<usize> = keep.iter().filter_map(|k| all[*k].kelf_index).collect();
         edit.replace.insert(i, json::kelf_keeping(&ex.data[i], &graphs)?);
     }
@@ -139,7 +154,7 @@ pub fn streams(ex: &Exploded) -> Vec<Stream> {
 
 /// The edit keeping only the streams at `keep` (ascending indices into `all`): the
 /// others' members go, and so do the definitions' `*_instr` names of them.
-pub fn keeping_streams(ex: &Exploded, all: &[Stream], keep: &[usize]) -> Result<Edit, String> {
+pub fn keeping_streams(ex: &Exploded, all: &[Stream], keep: &[usize]) -> Result<Edit, CandidateError> {
     let mut edit = Edit::default();
     let mut gone: BTreeSet<&str> = BTreeSet::new();
     for (k, s) in all.iter().enumerate() {
@@ -164,4 +179,15 @@ pub fn keeping_streams(ex: &Exploded, all: &[Stream], keep: &[usize]) -> Result<
 /// Manifest index by member name (names are unique: the reader refuses a name given twice).
 fn member_index(ex: &Exploded) -> HashMap<&str, usize> {
     ex.manifest.members.iter().enumerate().map(|(i, e)| (e.name.as_str(), i)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_candidate_error_reads_as_what_it_wraps() {
+        assert_eq!(CandidateError::NoKelf.to_string(), "no kelf-0.json member");
+        assert_eq!(CandidateError::from(EditError::NoGraphs).to_string(), "kelf-0.json: no `graphs` list");
+    }
 }

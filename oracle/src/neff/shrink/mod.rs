@@ -72,9 +72,11 @@ pub enum Pass {
 }
 
 impl Pass {
-    pub const ALL: [Pass; 4] = [Pass::Subgraphs, Pass::Streams, Pass::Bundles, Pass::Fields];
+    /// Every pass, in the order a round runs them (coarse to fine).
+    pub(crate) const ALL: [Pass; 4] = [Pass::Subgraphs, Pass::Streams, Pass::Bundles, Pass::Fields];
 
-    pub const fn as_str(self) -> &'static str {
+    /// Its name in a step's log line (`subgraphs`, `streams`, `bundles`, `fields`).
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Pass::Subgraphs => "subgraphs",
             Pass::Streams => "streams",
@@ -89,8 +91,11 @@ impl Pass {
 /// its archive members and its bundles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Size {
+    /// The container's length in bytes.
     pub bytes: usize,
+    /// Its archive members.
     pub members: usize,
+    /// Bundles in all its engine streams.
     pub bundles: usize,
 }
 
@@ -103,10 +108,13 @@ impl Size {
 /// One accepted step: the container went from `before` to `after`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {
+    /// The pass that made it.
     pub pass: Pass,
     /// What was removed or reset (member names as they are: escape to print).
     pub what: String,
+    /// The container's size before the step.
     pub before: Size,
+    /// Its size after.
     pub after: Size,
 }
 
@@ -132,6 +140,7 @@ pub struct Shrunk {
     pub bytes: Vec<u8>,
     /// Every accepted step, in order.
     pub steps: Vec<Step>,
+    /// What the predicate was asked, answered from the cache, or spared.
     pub counts: Counts,
     /// Rounds of the four passes run (the last accepted nothing unless the budget ran out).
     pub rounds: usize,

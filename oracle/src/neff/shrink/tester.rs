@@ -5,6 +5,7 @@
 
 use super::super::pack::{self, Exploded};
 use super::super::payload::Limits;
+use super::candidate::CandidateError;
 use sha2::{Digest as _, Sha256};
 use std::collections::HashMap;
 
@@ -51,7 +52,7 @@ impl<'p, E> Tester<'p, E> {
     /// The candidate read, when it reads back and the predicate holds on it;
     /// `None` when it does not build (`built` is the builder's error), does
     /// not read back, or the predicate fails on it.
-    pub fn judge(&mut self, built: Result<Vec<u8>, String>) -> Result<Option<Current>, Halt<E>> {
+    pub fn judge(&mut self, built: Result<Vec<u8>, CandidateError>) -> Result<Option<Current>, Halt<E>> {
         let Ok(bytes) = built else {
             self.counts.malformed += 1;
             return Ok(None);
