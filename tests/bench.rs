@@ -74,16 +74,21 @@ fn bench_writes_a_report_with_every_row() {
     if std::thread::available_parallelism().map_or(1, usize::from) >= 2 {
         assert!(md.contains("| codec | machine: memory read, ") && md.contains("| codec | parallel validate, "), "{md}");
     }
-    // decode+validate has a row per kernel this CPU runs, and only the one `auto` picks has the target.
+    // decode+validate has a row per kernel this CPU runs: the portable kernel's carries
+    // ≥ 0.6× on every machine (what a CPU without AVX-512 gets), another kernel `auto` picks ≥ 0.5×.
     let kernels = tpb_isa::validate::Kernel::available_kernels();
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| codec | decode+validate (decode_stream, ")).collect();
     assert_eq!(rows.len(), kernels.len(), "{md}");
-    assert_eq!(rows.iter().filter(|l| l.contains("≥ 0.5×")).count(), 1, "{md}");
+    let portable: Vec<&&str> = rows.iter().filter(|l| l.contains("(decode_stream, portable kernel")).collect();
+    assert!(portable.len() == 1 && portable[0].contains("| ≥ 0.6× |"), "{md}");
     // `auto` is timed in each process, so the bench's pick is one of this CPU's kernels, marked once.
     let marked: Vec<&&str> = rows.iter().filter(|l| l.contains(" kernel, auto)")).collect();
     assert_eq!(marked.len(), 1, "{md}");
-    assert!(marked[0].contains("≥ 0.5×"), "{md}");
+    assert!(marked[0].contains(if marked[0].contains("portable kernel") { "| ≥ 0.6× |" } else { "| ≥ 0.5× |" }), "{md}");
     assert!(kernels.iter().any(|k| marked[0].contains(&format!(", {} kernel, auto)", k.label()))), "{md}");
+    for r in rows.iter().filter(|l| !l.contains(" kernel, auto)") && !l.contains("portable kernel")) {
+        assert!(r.contains("| — |"), "a kernel neither portable nor picked has no target: {r}");
+    }
     // How `auto` chose: timed, unless the environment (inherited by the bench) named a kernel.
     let named = std::env::var(tpb_isa::validate::ENV_KERNEL).is_ok_and(|k| k != "auto");
     let how = if named { "(named by `TPB_ISA_KERNEL`)" } else { "(`auto`, the fastest on a sample: " };
