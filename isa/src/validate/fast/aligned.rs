@@ -8,7 +8,6 @@
 
 use super::super::amend::AlignAmender;
 use super::classes::{dclass, ModeClass, DTYPE_ENTRIES, MODE_ENTRIES, MODE_KEY_SHIFT};
-use super::plan::Planned;
 use super::Raw;
 
 /// A slot checked here: its address word, the mode section it is classed
@@ -22,19 +21,17 @@ pub(super) struct AlignedSlot {
     pub(super) errata: Vec<AlignAmender>,
 }
 
-impl Planned {
-    /// Whether every slot of the bundle's opcode checked here is aligned as
-    /// the spec or an erratum asks, where its address mode is one alignment
-    /// is checked for (elsewhere the slot's own rules decide).
+impl AlignedSlot {
+    /// Whether this slot is aligned as the spec or an erratum asks, where
+    /// its address mode is one alignment is checked for (elsewhere the
+    /// slot's own rules decide), looked up in a generation's `modes` and
+    /// `dtypes` tables.
     #[inline]
-    pub(super) fn aligned_clean(&self, raw: Raw) -> bool {
-        let Some(slots) = self.aligned.get(usize::from(raw.0[0])) else { return true };
-        slots.iter().all(|a| {
-            let word = raw.word(a.word_at);
-            let class = self.modes[(usize::from(a.mode_base) + (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
-            let checked = class == ModeClass::Plain as u8 || class == ModeClass::PlainPsum as u8;
-            let own = self.dtypes[(usize::from(a.own_base) + usize::from(raw.byte(a.dtype_at))) & (DTYPE_ENTRIES - 1)];
-            !checked || word & dclass::align_clear(own) == 0 || a.errata.iter().any(|e| e.accepts(raw.0, usize::from(a.word_at)))
-        })
+    pub(super) fn clean(&self, raw: Raw, modes: &[u8; MODE_ENTRIES], dtypes: &[u8; DTYPE_ENTRIES]) -> bool {
+        let word = raw.word(self.word_at);
+        let class = modes[(usize::from(self.mode_base) + (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
+        let checked = class == ModeClass::Plain as u8 || class == ModeClass::PlainPsum as u8;
+        let own = dtypes[(usize::from(self.own_base) + usize::from(raw.byte(self.dtype_at))) & (DTYPE_ENTRIES - 1)];
+        !checked || word & dclass::align_clear(own) == 0 || self.errata.iter().any(|e| e.accepts(raw.0, usize::from(self.word_at)))
     }
 }

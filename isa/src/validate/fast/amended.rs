@@ -20,8 +20,9 @@
 use super::super::amend::{align_amenders, band_amenders, band_value_amended, dtype_reading, psum_write_amended, DtypeReading};
 use super::super::band::BYTE_RULES;
 use super::aligned::AlignedSlot;
+use super::band_rule::{BandTest, SETS};
 use super::classes::*;
-use super::plan::{BandTest, Plan, SETS};
+use super::plan::Plan;
 use super::tied::{AmendedTest, TiedBand};
 use crate::generation::Generation;
 use crate::operands;

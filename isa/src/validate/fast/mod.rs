@@ -20,7 +20,7 @@
 //! the layout descriptions, the dtype table, [`crate::addr4`] and the band's
 //! rules; nothing is restated here.
 //!
-//! The files, one concept each: `plan.rs` builds each opcode's plan and a
+//! The files, one concept each: `plan.rs` plans each opcode and `build.rs` lays out a
 //! generation's tables, once; this file reads a bundle through them (the
 //! rules of one bundle, [`verdict_raw`], which every kernel must agree
 //! with); `scalar.rs` is the portable kernel, which judges a batch in
@@ -37,6 +37,8 @@ pub(super) use kernel::verdicts;
 pub use kernel::{Kernel, KernelEnvError, ENV_HIDE, ENV_KERNEL};
 mod aligned;
 mod amended;
+mod band_rule;
+mod build;
 #[cfg(target_arch = "x86_64")]
 mod lanes;
 mod mx;
@@ -46,8 +48,10 @@ mod scalar;
 pub(super) use scalar::Work;
 mod tied;
 
+use band_rule::{BandTest, SETS};
+use build::tables;
 use classes::*;
-use plan::{tables, BandTest, Head, Planned, SlotPlan, SETS};
+use plan::{Head, Planned, SlotPlan};
 
 use crate::bundle::{Bundle, BUNDLE_BYTES};
 use crate::errata::Profile;
@@ -213,6 +217,14 @@ impl Planned {
     fn mx_clean(&self, raw: Raw, m: &mx::MxPlan) -> bool {
         let dtype = self.dtypes[(usize::from(m.dtype_base) + usize::from(raw.byte(m.dtype_at))) & (DTYPE_ENTRIES - 1)];
         mx::clean(raw, m, &self.mx, dtype)
+    }
+
+    /// Whether every slot of the bundle's opcode whose alignment an erratum
+    /// relaxes is aligned as the spec or the erratum asks (`aligned.rs`).
+    #[inline]
+    fn aligned_clean(&self, raw: Raw) -> bool {
+        let Some(slots) = self.aligned.get(usize::from(raw.0[0])) else { return true };
+        slots.iter().all(|a| a.clean(raw, &self.modes, &self.dtypes))
     }
 
     /// The rules of a Pool or Branch band, or the amended tests of byte rules tied to other fields.

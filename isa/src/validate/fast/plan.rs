@@ -7,17 +7,16 @@
 //! another opcode byte), and the reporting checks judge its bundles.
 
 use super::super::band::{self, BYTE_RULES};
+use super::band_rule::{BandTest, SETS};
 use super::classes::*;
-use super::entry::{entries4, entry, ITEMS};
-use super::{mx, offset, tied, Raw, Rules, BAND_CLEAN};
+use super::entry::ITEMS;
+use super::{mx, offset, tied, Raw, BAND_CLEAN};
 use crate::bundle::header::INST_WORD_LEN_SATURATE;
 use crate::bundle::{Header, BUNDLE_BYTES, INST_WORD_LEN};
 use crate::descriptor::Indirect16b;
-use crate::errata::Profile;
 use crate::generation::Generation;
 use crate::opcode::{self, QUANTIZE_MX};
 use crate::operands::{self, Role, SlotType};
-use std::sync::OnceLock;
 use zerocopy::IntoBytes;
 
 /// Most operand slots a body has (Family B: dst, in0, in1).
@@ -73,7 +72,7 @@ pub(super) struct NumsPlan {
 }
 
 /// By [`NumsPlan::below`]: the bits of the lanes below the nums.
-const BELOW_LANES: [u64; MAX_NUMS] = [0, 0xFFFF, 0xFFFF_FFFF, 0xFFFF_FFFF_FFFF];
+pub(super) const BELOW_LANES: [u64; MAX_NUMS] = [0, 0xFFFF, 0xFFFF_FFFF, 0xFFFF_FFFF_FFFF];
 
 impl NumsPlan {
     /// `n` nums (1..=4) starting at byte `at` of the bundle; `None` unless
@@ -90,13 +89,6 @@ impl NumsPlan {
     pub(super) fn lanes(self, raw: Raw, below_lanes: &[u64; MAX_NUMS]) -> u64 {
         raw.dword(self.read_at) | below_lanes[usize::from(self.below) & (MAX_NUMS - 1)]
     }
-}
-
-/// One band byte rule, planned: the byte's offset and the index of its set.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct BandTest {
-    pub(super) at: u8,
-    pub(super) set: u8,
 }
 
 /// What a plan's first pass reads: the header test and how many work
@@ -200,67 +192,14 @@ pub(super) struct Planned {
     pub(super) aligned: Vec<Vec<super::aligned::AlignedSlot>>,
 }
 
-/// Byte-rule sets, rounded up to a power of two; the spare ones allow every value.
-pub(super) const SETS: usize = 16;
-const _: () = assert!(BYTE_RULES.len() < SETS);
-
-/// `v` as a fixed-size array (the lengths are constants, so this cannot fail).
-fn filled<T: Copy + Default, const N: usize>(v: impl IntoIterator<Item = T>) -> [T; N] {
-    let mut a = [T::default(); N];
-    a.iter_mut().zip(v).for_each(|(slot, x)| *slot = x);
-    a
-}
-
-/// Every [`Rules`]' [`Planned`], by [`Rules::index`].
-pub(super) fn tables() -> &'static [Box<Planned>; 6] {
-    static T: OnceLock<[Box<Planned>; 6]> = OnceLock::new();
-    T.get_or_init(|| Rules::ALL.map(|r| Box::new(Planned::build(r))))
-}
-
-impl Planned {
-    fn build(rules: Rules) -> Planned {
-        let g = rules.generation;
-        // A row per band set, a byte per value: 1 where the set allows it.
-        let mut allowed = [[0u8; 0x100]; SETS];
-        for (set, row) in allowed.iter_mut().enumerate() {
-            for (v, cell) in (0..=u8::MAX).zip(row.iter_mut()) {
-                *cell = u8::from(BYTE_RULES.get(set).is_none_or(|r| (r.allows)(v)));
-            }
-        }
-        let mut plans: [Plan; 0x100] = filled((0..=u8::MAX).map(|op| plan(op, g)));
-        let sections = PSUM_KINDS.iter().flat_map(|&k| TAG_READS.iter().map(move |&r| (k, r)));
-        let tagged = sections.flat_map(|(k, r)| (0..=u8::MAX).map(move |byte| dtype_class(Some(r.tag(byte)), k, g)));
-        let mut dtypes: [u8; DTYPE_ENTRIES] = filled(tagged.chain((0..SECTION).map(|_| dtype_class(None, PsumWrite::Reads, g))));
-        let checks = match rules.profile {
-            Profile::Amended => super::amended::amend(g, &mut plans, &mut dtypes, &mut allowed),
-            Profile::Spec => super::amended::Checks { tests: Vec::new(), aligned: Vec::new() },
-        };
-        Planned {
-            slot_items: filled(plans.iter().flat_map(|p| p.slots)),
-            needs: filled(ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d)))),
-            gathered_clear: GATHERED_MUST_BE_CLEAR,
-            below_lanes: BELOW_LANES,
-            modes: filled(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_class(key, m) as u8))),
-            dtypes,
-            band_items: filled(plans.iter().flat_map(|p| p.band)),
-            items4: filled((0..=u8::MAX).map(|op| entries4(entry(0, op)))),
-            heads: filled(plans.iter().map(|p| HeadEntry(p.head))),
-            allowed,
-            plans,
-            mx: mx_fields().unwrap_or_default(),
-            amended: checks.tests,
-            aligned: checks.aligned,
-        }
-    }
-}
-
 /// Where an MX operand's fields are; `None` if its layouts do not fit the
 /// fast path (MX bodies then take the reporting path).
-fn mx_fields() -> Option<mx::MxFields> {
+pub(super) fn mx_fields() -> Option<mx::MxFields> {
     mx::MxFields::from_layouts()
 }
 
-fn plan(byte: u8, g: Generation) -> Plan {
+/// One opcode on generation `g`, planned.
+pub(super) fn plan(byte: u8, g: Generation) -> Plan {
     let Some(op) = opcode::lookup(byte) else {
         return Plan { head: Head { header: header_words(byte, false), ..Head::default() }, ..Plan::default() };
     };
@@ -472,7 +411,7 @@ mod tests {
         for ((at, n), g) in [(0, 4), (10, 3), (57, 2), (62, 1), (56, 4), (33, 1), (7, 1)].into_iter().zip(Generation::ALL.into_iter().cycle()) {
             let p = NumsPlan::new(at, n).ok_or("no plan")?;
             // The copy of the lanes' masks the kernel reads, each generation's in turn.
-            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(Raw(raw), &Planned::get(super::Rules::spec(g)).below_lanes);
+            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(Raw(raw), &Planned::get(super::super::Rules::spec(g)).below_lanes);
             assert!(!has_zero_lane(lanes(&raw)), "all non-zero at {at}+{n}");
             for i in 0..n {
                 raw[at + 2 * i..at + 2 * i + 2].copy_from_slice(&[0, 0]);
@@ -507,7 +446,7 @@ mod tests {
                 for len in [0, INST_WORD_LEN, INST_WORD_LEN_SATURATE] {
                     let mut raw = [0u8; BUNDLE_BYTES];
                     raw[..2].copy_from_slice(&[byte, len]);
-                    for rules in [super::Rules::spec(g), super::Rules { generation: g, profile: crate::errata::Profile::Amended }] {
+                    for rules in [super::super::Rules::spec(g), super::super::Rules { generation: g, profile: crate::errata::Profile::Amended }] {
                         assert_eq!(verdict_raw(&raw, rules), Verdict::Unknown, "{rules:?}: opcode {byte:#04x}, length {len:#04x}");
                     }
                     seen += 1;

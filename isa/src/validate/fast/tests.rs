@@ -210,7 +210,7 @@ fn fast_path_matches_full_checks_on_random_bytes() {
 /// The bytes where the amended tables of `g` read opcode `op` otherwise than the
 /// spec's: each slot's dtype byte given an amended section, each band byte given an amended set.
 fn amended_bytes(g: Generation, op: u8) -> Vec<usize> {
-    use super::plan::tables;
+    use super::build::tables;
     use super::Rules;
     use crate::errata::Profile;
     let (spec, amended) = (&tables()[Rules::spec(g).index()], &tables()[Rules { generation: g, profile: Profile::Amended }.index()]);
@@ -280,7 +280,7 @@ fn the_amended_tables_prove_only_what_the_errata_accept() {
 /// wait or not and act or not.
 #[test]
 fn byte_rules_tied_by_errata_are_decided_exactly() {
-    use super::plan::tables;
+    use super::build::tables;
     use super::tied::TiedBand;
     use super::{verdicts, Batch, Kernel, Rules, Verdict, Work, BATCH};
     use crate::errata::Profile;
@@ -351,7 +351,7 @@ fn byte_rules_tied_by_errata_are_decided_exactly() {
 /// byte each swept over every value.
 #[test]
 fn slots_aligned_by_an_erratum_are_decided_exactly() {
-    use super::plan::tables;
+    use super::build::tables;
     use super::{verdicts, Batch, Kernel, Rules, Verdict, Work, BATCH};
     use crate::errata::Profile;
     use crate::validate::{is_valid, validate_as};

@@ -9,7 +9,7 @@
 
 use super::super::amend::BandAmender;
 use super::super::band::{self, BandKind};
-use super::plan::{BandTest, SETS};
+use super::band_rule::{BandTest, SETS};
 use super::{dclass, offset, Raw};
 use crate::bundle::{BranchBundle, PoolCopyBundle};
 

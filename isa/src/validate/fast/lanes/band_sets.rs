@@ -4,7 +4,8 @@
 //! tables: the amended rules of CoreV2 test ten different sets (the
 //! errata's row and column groups of LoadStationary and MatMul among them).
 
-use super::super::plan::{Planned, SETS};
+use super::super::band_rule::SETS;
+use super::super::plan::Planned;
 
 /// Bits a band test's set may have.
 pub(super) const BITS: usize = u16::BITS as usize;

@@ -27,8 +27,9 @@ pub(super) mod avx512;
 mod band_sets;
 mod dtypes;
 
+use super::band_rule::BandTest;
 use super::classes::*;
-use super::plan::{BandTest, Plan, Planned, SlotPlan, MAX_BAND, SLOT_ENTRIES};
+use super::plan::{Plan, Planned, SlotPlan, MAX_BAND, SLOT_ENTRIES};
 use crate::addr4::{Addr4, Region};
 use crate::bundle::BUNDLE_BYTES;
 use crate::generation::Generation;
@@ -139,7 +140,7 @@ struct Lanes {
 /// cannot express (then only the scalar kernel runs).
 fn lanes() -> Option<&'static Lanes> {
     static L: OnceLock<Option<Lanes>> = OnceLock::new();
-    L.get_or_init(|| Lanes::build(super::plan::tables())).as_ref()
+    L.get_or_init(|| Lanes::build(super::build::tables())).as_ref()
 }
 
 impl Lanes {
@@ -317,7 +318,7 @@ mod tests {
     fn a_band_test_is_held_only_within_the_lanes_sets_with_bits_and_the_bundle() {
         // Today's plans never reach these edges (at most three tests, sets with bits); the guard is tested here.
         use super::{band_test_bit, BandSets, BandTest, BUNDLE_BYTES, SLOT_ENTRIES};
-        let mut sets = BandSets { bit: [None; super::super::plan::SETS], allows: [0; 0x100] };
+        let mut sets = BandSets { bit: [None; super::super::band_rule::SETS], allows: [0; 0x100] };
         sets.bit[2] = Some(1 << 15);
         let t = |set: u8, at: usize| BandTest { set, at: at as u8 };
         assert_eq!(band_test_bit(SLOT_ENTRIES - 1, &t(2, BUNDLE_BYTES - 1), &sets), Some(1 << 15));
@@ -396,7 +397,7 @@ mod tests {
         use super::*;
         let Some(l) = lanes() else { panic!("the description fits the lanes") };
         let u32_at = |v: &[u8; BUNDLE_BYTES], at: usize| u32::from_le_bytes([v[at], v[at + 1], v[at + 2], v[at + 3]]);
-        let tables = super::super::plan::tables();
+        let tables = super::super::build::tables();
         let (mut slots, mut bands) = (0, 0);
         for (r, t) in tables.iter().enumerate() {
             let d = dtypes::DtypeLanes { rows: l.dtype_rows[r], classes: l.dtype_classes[r], sections: Vec::new() };
