@@ -8,13 +8,14 @@ mod hand;
 #[path = "../src/conform/targets.rs"]
 mod targets;
 
+use crate::support::{root, stderr, stdout, tpb};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use targets::{Target, TARGETS};
 use tpb_isa::props::seeded_bytes;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
+    root().join("corpus")
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -113,10 +114,6 @@ fn a_wrong_annotation_is_caught() {
     assert!(hand::check(&b[0]).is_err_and(|e| e.contains("test.tpb:1") && e.contains("zero-num")));
 }
 
-fn tpb(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("run tpb")
-}
-
 /// Relative path → bytes of every seed file under `root/<target>/`.
 fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v = Vec::new();
@@ -143,7 +140,7 @@ fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
 fn checked_in_seeds_are_what_tpb_corpus_generates() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = tpb(&["corpus", "--out", &tmp.path().display().to_string()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let want = tree(tmp.path());
     let have = tree(&corpus());
     let names = |t: &[(String, Vec<u8>)]| t.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
@@ -175,13 +172,13 @@ fn tpb_corpus_is_deterministic_and_prunes_stale_seeds() {
     std::fs::create_dir_all(tmp.path().join("regressions/roundtrip")).expect("mkdir");
     std::fs::write(tmp.path().join("regressions/roundtrip/kept.bin"), b"y").expect("write regression");
     let out = tpb(&args);
-    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let said = stdout(&out);
     // An unchanged seed is left alone: only the stale one moved.
     assert!(said.contains("(0 written,") && said.contains("1 stale removed"), "{said}");
     assert_eq!(tree(tmp.path()), first);
     // A seed changed by hand is written back, and only it.
     std::fs::write(tmp.path().join("roundtrip/hand-v4-matmul_mx.bin"), b"changed").expect("write changed");
-    let said = String::from_utf8_lossy(&tpb(&args).stdout).into_owned();
+    let said = stdout(&tpb(&args));
     assert!(said.contains("(1 written,"), "{said}");
     assert_eq!(tree(tmp.path()), first);
     assert!(tmp.path().join("regressions/roundtrip/kept.bin").exists(), "regressions are never touched");
@@ -198,7 +195,7 @@ fn tpb_corpus_without_real_programs_says_where_it_looked() {
     std::fs::create_dir_all(&empty).expect("mkdir");
     let out = tpb(&["corpus", "--out", &tmp.path().join("out").display().to_string(), "--real", &empty.display().to_string()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no-neffs"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stderr(&out).contains("no-neffs"), "{}", stderr(&out));
 }
 
 /// `fuzz/dict/bundle.dict` (the dictionary of every bundle target) has the
@@ -206,7 +203,7 @@ fn tpb_corpus_without_real_programs_says_where_it_looked() {
 /// dictionary that exists.
 #[test]
 fn fuzz_dictionaries_cover_the_opcode_table() {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let fuzz = root().join("fuzz");
     let dict = std::fs::read_to_string(fuzz.join("dict/bundle.dict")).expect("fuzz/dict/bundle.dict");
     for op in tpb_isa::opcode::OPCODES {
         let entry = format!("=\"\\x{:02X}\\x10\"", op.byte);
@@ -229,7 +226,7 @@ fn fuzz_dictionaries_cover_the_opcode_table() {
 /// and a row in `fuzz/README.md`'s table, and that table names no other.
 #[test]
 fn the_fuzz_targets_are_the_bins_of_fuzz_cargo_toml() {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let fuzz = root().join("fuzz");
     let manifest = std::fs::read_to_string(fuzz.join("Cargo.toml")).expect("fuzz/Cargo.toml");
     let mut bins = Vec::new();
     let mut in_bin = false;
@@ -269,7 +266,7 @@ fn the_fuzz_targets_are_the_bins_of_fuzz_cargo_toml() {
 /// or target would silently skew the report).
 #[test]
 fn the_fuzz_report_names_the_parts_and_their_entry_functions_as_the_targets_do() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let script = std::fs::read_to_string(root.join("ci/fuzz-report.sh")).expect("ci/fuzz-report.sh");
     let value = |key: &str| -> String {
         let line = script.lines().map(str::trim).find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("ci/fuzz-report.sh sets no {key}"));
@@ -300,7 +297,7 @@ fn the_fuzz_report_names_the_parts_and_their_entry_functions_as_the_targets_do()
 #[test]
 fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
-    let ignore = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(".gitignore")).unwrap_or_else(|e| panic!(".gitignore: {e}"));
+    let ignore = std::fs::read(root().join(".gitignore")).unwrap_or_else(|e| panic!(".gitignore: {e}"));
     std::fs::write(dir.path().join(".gitignore"), ignore).unwrap_or_else(|e| panic!("write .gitignore: {e}"));
     let git = |args: &[&str]| {
         Command::new("git")
@@ -323,7 +320,7 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
             let name = seed.file_name().and_then(|n| n.to_str()).unwrap_or_default();
             let libfuzzer_find = name.len() == 40 && name.bytes().all(|b| b.is_ascii_hexdigit());
             if !libfuzzer_find {
-                kept.push(seed.strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or(&seed).display().to_string());
+                kept.push(seed.strip_prefix(crate::support::root()).unwrap_or(&seed).display().to_string());
             }
         }
     }
@@ -332,7 +329,7 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
     // hex name, never by length alone.
     let any_forty = "?".repeat(40);
     for script in [".clusterfuzzlite/build.sh", "ci/fuzz-report.sh", "ci/cflite-build-test.sh", "ci/fuzz.sh"] {
-        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(script)).unwrap_or_else(|e| panic!("{script}: {e}"));
+        let text = std::fs::read_to_string(crate::support::root().join(script)).unwrap_or_else(|e| panic!("{script}: {e}"));
         assert!(!text.contains(&any_forty), "{script} skips any 40-character name as a libFuzzer find: match [0-9a-f] only, as .gitignore does");
     }
     let ignored = [
@@ -350,7 +347,7 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
         let is = match out.status.code() {
             Some(0) => true,
             Some(1) => false,
-            _ => panic!("git check-ignore {path}: {}", String::from_utf8_lossy(&out.stderr)),
+            _ => panic!("git check-ignore {path}: {}", stderr(&out)),
         };
         assert_eq!(is, want, "{path}: ignored = {is}, want {want}");
     }
