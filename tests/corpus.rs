@@ -204,16 +204,22 @@ fn tpb_corpus_without_real_programs_says_where_it_looked() {
     assert!(stderr(&out).contains("no-neffs"), "{}", stderr(&out));
 }
 
-/// `fuzz/dict/bundle.dict` (the dictionary of every bundle target) has the
-/// header bytes of every opcode in the table.
+/// `fuzz/dict/bundle.dict` (the dictionary of every bundle target) is what
+/// `tpb_isa::fuzz::bundle_dictionary` writes from the opcode table; with
+/// `TPB_BLESS=1` this test writes it.
 #[test]
-fn fuzz_dictionaries_cover_the_opcode_table() {
-    let fuzz = root().join("fuzz");
-    let dict = std::fs::read_to_string(fuzz.join("dict/bundle.dict")).expect("fuzz/dict/bundle.dict");
-    for op in tpb_isa::opcode::OPCODES {
-        let entry = format!("=\"\\x{:02X}\\x10\"", op.byte);
-        assert!(dict.lines().any(|l| l.ends_with(&entry)), "bundle.dict lacks opcode {:#04x} ({entry})", op.byte);
+fn the_bundle_dictionary_is_written_from_the_opcode_table() {
+    let path = root().join(fuzz::BUNDLE_DICTIONARY);
+    let want = fuzz::bundle_dictionary();
+    if std::env::var_os("TPB_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &want).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
+    let have = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        have == want,
+        "{} is not what tpb_isa::fuzz::bundle_dictionary() writes; rewrite it with\n  TPB_BLESS=1 cargo test --test integration the_bundle_dictionary\n--- committed\n{have}\n--- generated\n{want}",
+        fuzz::BUNDLE_DICTIONARY
+    );
 }
 
 /// `fuzz/options/` holds one options file per target of `tpb_isa::fuzz::TARGETS`

@@ -1,8 +1,10 @@
-//! The fuzz targets, listed once: [`TARGETS`]. Each is a `[[bin]]` of
-//! `fuzz/Cargo.toml` (`fuzz/fuzz_targets/<name>.rs`, what `cargo fuzz list`
-//! prints and every fuzz script reads), with its seeds in `corpus/<name>/`,
-//! its libFuzzer options in `fuzz/options/<name>.options` and its dictionary
-//! under `fuzz/dict/`. What reads Rust reads this table (`tpb conform`, `tpb
+//! The fuzz targets, listed once ([`TARGETS`]), and the dictionary of those
+//! that read bundles, written from the opcode table ([`bundle_dictionary`]).
+//! Each target is a `[[bin]]` of `fuzz/Cargo.toml`
+//! (`fuzz/fuzz_targets/<name>.rs`, what `cargo fuzz list` prints and every
+//! fuzz script reads), with its seeds in `corpus/<name>/`, its libFuzzer
+//! options in `fuzz/options/<name>.options` and its dictionary under
+//! `fuzz/dict/`. What reads Rust reads this table (`tpb conform`, `tpb
 //! corpus`, the seeded smoke runs of `cargo test`); what cannot (the
 //! manifest, the options, the links, `fuzz/README.md`) is checked against it
 //! by `tests/corpus.rs`.
@@ -12,7 +14,11 @@
 //! `tpb_oracle`, the worker of `tpb_differ`) are named by [`Body`] and bound
 //! where those crates are in reach (`tpb conform`).
 
+use crate::bundle::header::INST_WORD_LEN_SATURATE;
+use crate::bundle::INST_WORD_LEN;
+use crate::opcode::OPCODES;
 use crate::props;
+use std::fmt::Write as _;
 
 /// What a target reads its input as: which seeds `tpb corpus` writes for it
 /// and which dictionary it gets.
@@ -141,6 +147,50 @@ pub fn bundle_targets() -> impl Iterator<Item = &'static Target> {
     TARGETS.iter().filter(|t| t.input == Input::Bundles)
 }
 
+/// Where [`bundle_dictionary`] is committed, relative to the repository.
+pub const BUNDLE_DICTIONARY: &str = "fuzz/dict/bundle.dict";
+
+/// The text of [`BUNDLE_DICTIONARY`], the libFuzzer dictionary of the
+/// targets that read bundles: the two header bytes of every opcode of the
+/// table ([`OPCODES`], then [`INST_WORD_LEN`]), which every real bundle
+/// starts with, and the saturated word length. A test holds the committed
+/// file to this text.
+pub fn bundle_dictionary() -> String {
+    let targets: Vec<&str> = bundle_targets().map(|t| t.name).collect();
+    let about = format!(
+        "libFuzzer dictionary for the targets that read 64-byte bundles ({}): each opcode of isa/src/opcode.rs \
+         followed by the instruction word length ({INST_WORD_LEN:#04x}): the two header bytes every real bundle starts with; \
+         {INST_WORD_LEN_SATURATE:#04x} is the saturated length. Written by tpb_isa::fuzz::bundle_dictionary; \
+         TPB_BLESS=1 cargo test --test integration the_bundle_dictionary writes it again.",
+        targets.join(", ")
+    );
+    let mut out = comment(&about);
+    out.push('\n');
+    for op in OPCODES {
+        let _ = writeln!(out, "op_{:02x}_{}=\"\\x{:02X}\\x{INST_WORD_LEN:02X}\"", op.byte, op.name, op.byte);
+    }
+    let _ = writeln!(out, "word_len_saturate=\"\\x{INST_WORD_LEN_SATURATE:02X}\"");
+    out
+}
+
+/// `text` as `#` comment lines of at most 80 characters.
+fn comment(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::from("#");
+    for word in text.split_whitespace() {
+        if line.len() + 1 + word.len() > 80 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("#");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +203,16 @@ mod tests {
             assert_eq!(t.smoke_len > 0, in_process, "{}", t.name);
         }
         assert!(TARGETS.iter().any(|t| t.name == C_LAYOUT && matches!(t.body, Body::CShim)));
+    }
+
+    #[test]
+    fn the_bundle_dictionary_has_every_opcode_s_header_bytes() {
+        let dict = bundle_dictionary();
+        for op in OPCODES {
+            let entry = format!("=\"\\x{:02X}\\x10\"", op.byte);
+            assert!(dict.lines().any(|l| l.starts_with(&format!("op_{:02x}_", op.byte)) && l.ends_with(&entry)), "{entry}");
+        }
+        assert!(dict.lines().all(|l| l.len() <= 80), "{dict}");
+        assert!(dict.ends_with("\nword_len_saturate=\"\\x11\"\n"), "{dict}");
     }
 }
