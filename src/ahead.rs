@@ -14,7 +14,9 @@ pub fn threads() -> usize {
     if let Some(bad) = var.as_deref().filter(|v| !v.is_empty() && v.parse::<usize>().ok().filter(|&n| n > 0).is_none()) {
         // Said once: a typo would otherwise change nothing visibly.
         static SAID: std::sync::Once = std::sync::Once::new();
-        SAID.call_once(|| eprintln!("tpb: warning: {ENV_THREADS}={} is not a positive number: using {n} threads", crate::out::escape(bad)));
+        SAID.call_once(|| {
+            eprintln!("tpb: warning: {ENV_THREADS}={} is not a positive number: using {n} threads", tpb_oracle::text_safe::escape(bad))
+        });
     }
     n
 }

@@ -201,12 +201,6 @@ pub fn lost_or(e: &io::Error, code: u8, io_code: u8) -> u8 {
     io_code
 }
 
-/// A string read from an input, made safe for a text line: control
-/// characters (a newline could forge a line of output) are escaped.
-pub fn escape(s: &str) -> String {
-    tpb_oracle::text_safe::escape_controls(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

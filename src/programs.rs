@@ -59,7 +59,7 @@ pub fn each_program(paths: &[PathBuf], arch: Option<Generation>, max_bytes: u64,
 /// other choice): the one line every command prints for it.
 pub fn say(file: &Path, choice: &Choice) {
     if let Some(w) = choice.warning() {
-        eprintln!("tpb: warning: {}: {}", shown(file), crate::out::escape(&w));
+        eprintln!("tpb: warning: {}: {}", shown(file), tpb_oracle::text_safe::escape(&w));
     }
 }
 

@@ -2,7 +2,9 @@
 //! every row, the machine and the date. No timing is asserted (speed is
 //! measured by the benchmark itself, never judged in `cargo test`).
 
-use std::process::Command;
+mod support;
+
+use support::{command, run, stderr, stdout};
 
 #[test]
 fn bench_writes_a_report_with_every_row() {
@@ -20,19 +22,19 @@ fn bench_writes_a_report_with_every_row() {
     let elf = ["/bin/true", "/usr/bin/true", "/bin/sh"].into_iter().find(|p| std::path::Path::new(p).is_file());
     let out = dir.path().join("reports/bench.md");
     std::fs::create_dir(dir.path().join("reports")).expect("mkdir");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tpb"));
+    let mut cmd = command();
     cmd.args(["bench", "--no-fuzz", "--mib", "1", "--rounds", "1", "--neff"]).arg(&neff_path).arg("--out").arg(&out);
     // The end-to-end file is 256 MiB unless told otherwise.
     cmd.env("TPB_BENCH_E2E_MIB", "2");
     if let Some(e) = elf {
         cmd.args(["--elf", e]);
     }
-    let o = cmd.output().expect("runs tpb bench");
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let o = run(&mut cmd);
+    let stderr = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "stderr: {stderr}");
     let md = std::fs::read_to_string(&out).expect("report written");
     // The console table's columns line up whatever the label lengths (counted in characters).
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stdout = stdout(&o);
     let at: Vec<usize> = stdout.lines().filter_map(|l| l.find(" ratio ").map(|b| l[..b].chars().count())).collect();
     assert!(at.len() > 5 && at.iter().all(|&c| c == at[0]), "ratio columns at {at:?}:\n{stdout}");
     for want in [
@@ -101,7 +103,7 @@ fn bench_writes_a_report_with_every_row() {
     let neff_row = md.lines().find(|l| l.starts_with("| neff |")).expect("neff row");
     assert!(neff_row.contains("PASS") || neff_row.contains("MISS") || neff_row.contains("skipped:"), "{neff_row}");
     // The stdout table carries the same rows.
-    let table = String::from_utf8_lossy(&o.stdout);
+    let table = &stdout;
     assert!(table.contains("decode+validate") && table.contains("NEFF ingest"), "{table}");
 }
 
@@ -110,9 +112,9 @@ fn bench_ingest_mode_reports_a_bad_file() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = dir.path().join("bad.neff");
     std::fs::write(&bad, b"not a neff").expect("write");
-    let o = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--ingest"]).arg(&bad).output().expect("runs");
+    let o = run(command().args(["bench", "--ingest"]).arg(&bad));
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.neff"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stderr(&o).contains("bad.neff"), "{}", stderr(&o));
 }
 
 #[test]
@@ -144,8 +146,8 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
         (vec!["--out", &below_file], f.as_str(), "not a directory"),
         (vec!["--out", &missing_file], missing_dir.as_str(), "folder does not exist"),
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--quick", "--no-fuzz"]).args(&args).output().expect("runs");
-        let stderr = String::from_utf8_lossy(&o.stderr);
+        let o = run(command().args(["bench", "--quick", "--no-fuzz"]).args(&args));
+        let stderr = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "refused before measuring: {stderr}");
         assert!(stderr.contains(path) && stderr.contains(why), "{args:?}: {stderr}");
@@ -156,14 +158,13 @@ fn bench_refuses_unusable_explicit_paths_before_measuring() {
 
 #[test]
 fn bench_only_measures_the_sections_named() {
-    let o =
-        Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--only", "differ", "--rounds", "1", "--no-write"]).output().expect("runs tpb bench");
-    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let o = run(command().args(["bench", "--only", "differ", "--rounds", "1", "--no-write"]));
+    let (stdout, stderr) = (stdout(&o), stderr(&o));
     assert_eq!(o.status.code(), Some(0), "stderr: {stderr}");
     let rows: Vec<&str> = stdout.lines().filter(|l| l.starts_with("differ ")).collect();
     assert_eq!(rows.len(), 2, "{stdout}");
     assert!(rows.iter().all(|r| r.contains(" M comparisons/s ") && r.contains("vs decode + disasm ")), "{stdout}");
     assert!(!stdout.lines().any(|l| l.starts_with("codec ") || l.starts_with("fuzz ")), "{stdout}");
-    let bad = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["bench", "--only", "nope"]).output().expect("runs tpb bench");
+    let bad = run(command().args(["bench", "--only", "nope"]));
     assert_eq!(bad.status.code(), Some(2));
 }

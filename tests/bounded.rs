@@ -3,9 +3,12 @@
 //! bounded whatever the size of the stream, and the size cap still holds for a
 //! stream, after the bundles before it have been judged.
 
+mod support;
+
 use std::io::{Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
+use support::{command, run, stderr, stdout};
 
 const VALID_COPY: &str = "0x46:TensorCopy src.addr=0x100 src.num=[1,1,1,1] src_dtype=f32 dst_dtype=f32 out.addr=0x200 out.num=[1,1,1,1]";
 
@@ -17,13 +20,7 @@ fn bundle() -> Vec<u8> {
 }
 
 fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_tpb"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns tpb")
+    command().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb")
 }
 
 /// The child's VmHWM in KiB, while it runs.
@@ -179,7 +176,7 @@ fn a_stream_ending_in_a_partial_bundle_is_an_error_naming_its_offset() {
         });
         let o = child.wait_with_output().expect("waits for tpb");
         writer.join().expect("writer");
-        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        let (out, err) = (stdout(&o), stderr(&o));
         assert_eq!(o.status.code(), Some(2), "{cmd}: {err}");
         assert_eq!(err.lines().count(), 1, "{cmd}: {err}");
         assert!(err.contains("/dev/stdin: trailing partial bundle at offset 0x200000: 2097162 bytes"), "{cmd}: {err}");
@@ -216,9 +213,9 @@ fn a_raw_file_is_judged_bundle_by_bundle_as_validate_as_does_across_chunks() {
         if spec {
             args.insert(1, "--spec");
         }
-        let o = Command::new(env!("CARGO_BIN_EXE_tpb")).args(&args).output().expect("runs tpb");
+        let o = run(command().args(&args));
         assert_eq!(o.status.code(), Some(1), "{args:?}");
-        let text = String::from_utf8_lossy(&o.stdout);
+        let text = stdout(&o);
         let profile = if spec { Profile::Spec } else { Profile::Amended };
         let mut lines = 0;
         for (i, line) in text.lines().enumerate() {
@@ -259,14 +256,8 @@ fn quiet_validation_on_several_threads_says_what_one_thread_says() {
         let path = dir.join(name);
         std::fs::write(&path, bytes).expect("writes");
         let run_with = |threads: &str, no_map: &str| {
-            let o = Command::new(env!("CARGO_BIN_EXE_tpb"))
-                .args(["validate", "-q"])
-                .arg(&path)
-                .env("TPB_THREADS", threads)
-                .env("TPB_NO_MMAP", no_map)
-                .output()
-                .expect("runs tpb");
-            (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+            let o = run(command().args(["validate", "-q"]).arg(&path).env("TPB_THREADS", threads).env("TPB_NO_MMAP", no_map));
+            (o.status.code(), stdout(&o), stderr(&o))
         };
         let run = |threads: &str| run_with(threads, "0");
         let one = run("1");

@@ -1,24 +1,8 @@
 //! The `tpb` command-line contract: exit codes, one-line errors, JSON shape,
 //! text round trip. Runs the built binary on files the test writes.
 
+use crate::support::{code, command, stderr, stdout, tpb};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn tpb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("runs tpb")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// Error lines on stderr (validate also says once how a raw file's generation was chosen).
 fn errors(stderr: &str) -> usize {
@@ -207,7 +191,7 @@ fn layout_lists_every_field() {
     // The text form gives each layout's provenance: the spec's section and its confidence tag.
     let o = tpb(&["layout"]);
     assert_eq!(code(&o), 0);
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = stdout(&o);
     for l in tpb_isa::descriptor::layouts() {
         let Some(line) = text.lines().find(|t| t.starts_with(&format!("{} ({})", l.c_name, l.name))) else { panic!("no {}: {text}", l.c_name) };
         assert!(line.ends_with(&format!("  [§{} {}]", l.prov.section, l.prov.confidence.as_str())), "{line}");
@@ -274,7 +258,7 @@ fn the_process_kernel_is_chosen_by_name_and_an_unusable_one_is_refused() {
     bytes.extend(assemble("0x00:unknown"));
     let f = write(dir.path(), "two.bin", &bytes);
     let run = |kernel: &str, extra: &[&str]| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_tpb"));
+        let mut c = command();
         c.env("TPB_ISA_KERNEL", kernel).arg("validate").args(extra).arg(&f);
         c.output().expect("runs tpb")
     };
@@ -299,7 +283,7 @@ fn the_process_kernel_is_chosen_by_name_and_an_unusable_one_is_refused() {
     // kernel alone runs, with the same output; a hidden kernel named, or a hide list naming
     // no hideable kernel, is refused like a missing one.
     let hiding = |hide: &str, kernel: &str| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_tpb"));
+        let mut c = command();
         c.env("TPB_ISA_HIDE_KERNELS", hide).env("TPB_ISA_KERNEL", kernel).args(["validate", "-v"]).arg(&f);
         c.output().expect("runs tpb")
     };

@@ -2,8 +2,9 @@
 //! for a clean run, a harness failure and a usage error, and the real NEFF
 //! programs from ../shared when they are there.
 
+use crate::support::{command, root, run, stderr, stdout};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn conform(out: &Path, extra: &[&str]) -> Output {
     // No --quiet: it would print the count line alone (progress bars are off anyway, stdout is no terminal).
@@ -11,7 +12,7 @@ fn conform(out: &Path, extra: &[&str]) -> Output {
     let out = out.display().to_string();
     args.push(&out);
     args.extend_from_slice(extra);
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(&args).output().expect("run tpb conform")
+    run(command().args(&args))
 }
 
 /// The one dated folder under `root`.
@@ -32,8 +33,8 @@ fn read(p: &Path) -> String {
 fn a_plain_run_writes_every_report_and_passes() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = conform(tmp.path(), &[]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", stderr(&out));
     assert!(stdout.contains("property campaign"), "{stdout}");
     let dir = folder(tmp.path());
     let json: serde_json::Value = serde_json::from_str(&read(&dir.join("summary.json"))).expect("summary.json parses");
@@ -85,7 +86,7 @@ fn a_plain_run_writes_every_report_and_passes() {
 fn a_rerun_replaces_the_previous_report_entirely() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = conform(tmp.path(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let dir = folder(tmp.path());
     // Files only an earlier run left: details of failures, inputs no longer given, anything.
     for stale in ["failures/matmul/v2/stale.bin", "neff/00-old.md", "lib/00-old.txt", "stale.txt"] {
@@ -95,7 +96,7 @@ fn a_rerun_replaces_the_previous_report_entirely() {
     }
     std::fs::write(dir.join("summary.md"), b"old summary").expect("write");
     let out = conform(tmp.path(), &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // One folder: no temporary or backup folder beside it.
     let again = folder(tmp.path());
     assert_eq!(again, dir);
@@ -117,7 +118,7 @@ fn an_unreadable_neff_is_a_harness_failure() {
     std::fs::write(&bad, b"not a NEFF container at all").expect("write");
     let reports = tmp.path().join("reports");
     let out = conform(&reports, &["--neff", &bad.display().to_string()]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let dir = folder(&reports);
     let junit = read(&dir.join("junit.xml"));
     assert!(junit.contains("<testsuite name=\"neff\" tests=\"1\" failures=\"1\""), "{junit}");
@@ -130,8 +131,8 @@ fn a_missing_input_is_a_usage_error() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = conform(tmp.path(), &["--lib", "/nonexistent/libwalrus.so"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/libwalrus.so"));
-    let out = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["conform", "--time", "soon"]).output().expect("run");
+    assert!(stderr(&out).contains("/nonexistent/libwalrus.so"));
+    let out = run(command().args(["conform", "--time", "soon"]));
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -146,7 +147,7 @@ fn a_directory_or_missing_path_is_a_usage_error_with_the_real_reason() {
         [("--neff", &dir, "no *.neff file in this folder"), ("--lib", &dir, "is a directory"), ("--neff", &missing, "No such file")]
     {
         let out = conform(&reports, &[flag, path]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{flag} {path}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(stderr.contains(path.as_str()) && stderr.contains(why), "{flag} {path}: {stderr}");
@@ -157,7 +158,7 @@ fn a_directory_or_missing_path_is_a_usage_error_with_the_real_reason() {
 
 #[test]
 fn real_neff_programs_pass_with_spec_disagreements() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/neff/matmul_small.neff");
+    let shared = root().join("../shared/neff/matmul_small.neff");
     if !shared.is_file() {
         // `.ci/run` sets TPB_REQUIRE_SHARED when ../shared is there, so losing the file fails CI.
         assert!(std::env::var_os("TPB_REQUIRE_SHARED").is_none(), "{} absent (TPB_REQUIRE_SHARED is set)", shared.display());
@@ -166,7 +167,7 @@ fn real_neff_programs_pass_with_spec_disagreements() {
     }
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = conform(tmp.path(), &["--neff", &shared.display().to_string()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     let dir = folder(tmp.path());
     let json: serde_json::Value = serde_json::from_str(&read(&dir.join("summary.json"))).expect("parses");
     let case = &json["sections"][5]["cases"][0];
@@ -188,7 +189,7 @@ fn a_library_conform_cannot_judge_fails_its_case_and_the_compiler_library_passes
     };
     let reports = tmp.path().join("a");
     let out = conform(&reports, &["--lib", not_walrus]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let json: serde_json::Value = serde_json::from_str(&read(&folder(&reports).join("summary.json"))).expect("parses");
     let case = &json["sections"][4]["cases"][0];
     assert_eq!(case["status"], "fail", "{case}");
@@ -198,15 +199,15 @@ fn a_library_conform_cannot_judge_fails_its_case_and_the_compiler_library_passes
     std::fs::write(&lib, tpb_oracle::fixture::Fixture::known().and_then(|f| f.build()).expect("fixture")).expect("write");
     let reports = tmp.path().join("b");
     let out = conform(&reports, &["--lib", &lib.display().to_string()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
 
 #[test]
 fn conform_is_bounded_per_container_and_says_so() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/neff/real/xla-2.14/MODULE_1400720454487352361.neff");
+    let real = root().join("corpus/neff/real/xla-2.14/MODULE_1400720454487352361.neff");
     let out = conform(tmp.path(), &["--neff", &real.display().to_string(), "--max-bundles", "100"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     let json: serde_json::Value = serde_json::from_str(&read(&folder(tmp.path()).join("summary.json"))).expect("parses");
     let case = &json["sections"][5]["cases"][0];
     assert_eq!(case["checked"], 100, "{case}");
@@ -218,15 +219,15 @@ fn a_folder_of_programs_gives_a_summary_that_leads_with_what_passed() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let programs = tmp.path().join("programs");
     std::fs::create_dir_all(programs.join("sub")).expect("mkdir");
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/neff/real/xla-2.14");
+    let real = root().join("corpus/neff/real/xla-2.14");
     for (from, to) in [("MODULE_11790936170214357810.neff", "a.neff"), ("MODULE_4195419208161846083.neff", "sub/b.neff")] {
         std::fs::copy(real.join(from), programs.join(to)).expect("copy");
     }
     let reports = tmp.path().join("reports");
     let given = programs.display().to_string();
     let out = conform(&reports, &["--neff", &given]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", stderr(&out));
     let dir = folder(&reports);
     let json: serde_json::Value = serde_json::from_str(&read(&dir.join("summary.json"))).expect("summary.json parses");
     // The folder was walked in name order; the command line is kept as given.
@@ -264,7 +265,7 @@ fn a_folder_of_programs_gives_a_summary_that_leads_with_what_passed() {
 fn quiet_prints_the_count_line_only() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = conform(tmp.path(), &["-q"]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert!(stdout.starts_with("PASS: harness 0 failures") && stdout.contains("; reports in "), "{stdout}");

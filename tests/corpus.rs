@@ -8,13 +8,20 @@ mod hand;
 #[path = "../src/conform/targets.rs"]
 mod targets;
 
+use crate::support::{root, stderr, stdout, tpb};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use targets::{Target, TARGETS};
+use targets::Target;
+use tpb_isa::fuzz::{self, Input};
 use tpb_isa::props::seeded_bytes;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
+    root().join("corpus")
+}
+
+/// The names of the targets that have seeds: all but `empty`, which reads nothing.
+fn seeded() -> impl Iterator<Item = &'static str> {
+    fuzz::TARGETS.iter().filter(|t| t.input != Input::Unread).map(|t| t.name)
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -40,7 +47,7 @@ fn replay(t: &Target, dir: &Path) -> usize {
 
 #[test]
 fn every_seed_passes_its_target() {
-    for t in TARGETS {
+    for t in &targets::all() {
         let n = replay(t, &corpus().join(t.name));
         assert!(n > 0, "corpus/{} ({}) has no seeds; run `tpb corpus`", t.name, t.about);
     }
@@ -50,7 +57,7 @@ fn every_seed_passes_its_target() {
 /// the fuzzer begins past the format's first checks in many places at once.
 #[test]
 fn every_target_has_at_least_twenty_seeds() {
-    for t in TARGETS.iter().map(|t| t.name).chain([targets::C_LAYOUT]) {
+    for t in seeded() {
         let n = files(&corpus().join(t)).len();
         assert!(n >= 20, "corpus/{t} has {n} seeds; `tpb corpus` should make at least 20");
     }
@@ -59,7 +66,7 @@ fn every_target_has_at_least_twenty_seeds() {
 #[test]
 fn every_regression_input_still_passes() {
     let mut total = 0;
-    for t in TARGETS {
+    for t in &targets::all() {
         total += replay(t, &corpus().join("regressions").join(t.name));
     }
     // Every regression folder belongs to a target this test can run (c_layout's
@@ -67,7 +74,7 @@ fn every_regression_input_still_passes() {
     for dir in std::fs::read_dir(corpus().join("regressions")).expect("corpus/regressions exists").filter_map(Result::ok) {
         let name = dir.file_name().to_string_lossy().into_owned();
         if dir.path().is_dir() {
-            assert!(TARGETS.iter().any(|t| t.name == name) || name == targets::C_LAYOUT, "corpus/regressions/{name} is no fuzz target");
+            assert!(seeded().any(|t| t == name), "corpus/regressions/{name} is no fuzz target");
         }
     }
     println!("{total} regression inputs replayed");
@@ -75,7 +82,7 @@ fn every_regression_input_still_passes() {
 
 #[test]
 fn every_target_survives_a_seeded_smoke_run() {
-    for t in TARGETS {
+    for t in &targets::all() {
         for seed in 0..300u64 {
             let data = seeded_bytes(seed, t.smoke_len);
             if let Err(e) = (t.run)(&data) {
@@ -113,10 +120,6 @@ fn a_wrong_annotation_is_caught() {
     assert!(hand::check(&b[0]).is_err_and(|e| e.contains("test.tpb:1") && e.contains("zero-num")));
 }
 
-fn tpb(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("run tpb")
-}
-
 /// Relative path → bytes of every seed file under `root/<target>/`.
 fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v = Vec::new();
@@ -143,7 +146,7 @@ fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
 fn checked_in_seeds_are_what_tpb_corpus_generates() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = tpb(&["corpus", "--out", &tmp.path().display().to_string()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let want = tree(tmp.path());
     let have = tree(&corpus());
     let names = |t: &[(String, Vec<u8>)]| t.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
@@ -163,7 +166,7 @@ fn tpb_corpus_is_deterministic_and_prunes_stale_seeds() {
     assert!(first.iter().any(|(n, _)| n.starts_with("structured/gen-")));
     assert!(first.iter().any(|(n, _)| n == "roundtrip/hand-v4-matmul_mx.bin"));
     // Real bundles from corpus/neff/real/: one 64-byte seed per generation × opcode, for every bundle target.
-    for t in ["roundtrip", "validate", "text", "c_layout"] {
+    for t in fuzz::bundle_targets().map(|t| t.name) {
         let real: Vec<_> = first.iter().filter(|(n, _)| n.starts_with(&format!("{t}/real-"))).collect();
         assert!(real.len() >= 40, "{t}: only {} real-bundle seeds", real.len());
         assert!(
@@ -175,13 +178,13 @@ fn tpb_corpus_is_deterministic_and_prunes_stale_seeds() {
     std::fs::create_dir_all(tmp.path().join("regressions/roundtrip")).expect("mkdir");
     std::fs::write(tmp.path().join("regressions/roundtrip/kept.bin"), b"y").expect("write regression");
     let out = tpb(&args);
-    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let said = stdout(&out);
     // An unchanged seed is left alone: only the stale one moved.
     assert!(said.contains("(0 written,") && said.contains("1 stale removed"), "{said}");
     assert_eq!(tree(tmp.path()), first);
     // A seed changed by hand is written back, and only it.
     std::fs::write(tmp.path().join("roundtrip/hand-v4-matmul_mx.bin"), b"changed").expect("write changed");
-    let said = String::from_utf8_lossy(&tpb(&args).stdout).into_owned();
+    let said = stdout(&tpb(&args));
     assert!(said.contains("(1 written,"), "{said}");
     assert_eq!(tree(tmp.path()), first);
     assert!(tmp.path().join("regressions/roundtrip/kept.bin").exists(), "regressions are never touched");
@@ -198,54 +201,86 @@ fn tpb_corpus_without_real_programs_says_where_it_looked() {
     std::fs::create_dir_all(&empty).expect("mkdir");
     let out = tpb(&["corpus", "--out", &tmp.path().join("out").display().to_string(), "--real", &empty.display().to_string()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no-neffs"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stderr(&out).contains("no-neffs"), "{}", stderr(&out));
 }
 
-/// `fuzz/dict/bundle.dict` (the dictionary of every bundle target) has the
-/// header bytes of every opcode in the table, and every options file names a
-/// dictionary that exists.
+/// `fuzz/dict/bundle.dict` (the dictionary of every bundle target) is what
+/// `tpb_isa::fuzz::bundle_dictionary` writes from the opcode table; with
+/// `TPB_BLESS=1` this test writes it.
 #[test]
-fn fuzz_dictionaries_cover_the_opcode_table() {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
-    let dict = std::fs::read_to_string(fuzz.join("dict/bundle.dict")).expect("fuzz/dict/bundle.dict");
-    for op in tpb_isa::opcode::OPCODES {
-        let entry = format!("=\"\\x{:02X}\\x10\"", op.byte);
-        assert!(dict.lines().any(|l| l.ends_with(&entry)), "bundle.dict lacks opcode {:#04x} ({entry})", op.byte);
+fn the_bundle_dictionary_is_written_from_the_opcode_table() {
+    let path = root().join(fuzz::BUNDLE_DICTIONARY);
+    let want = fuzz::bundle_dictionary();
+    if std::env::var_os("TPB_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &want).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
-    for t in TARGETS.iter().map(|t| t.name).chain([targets::C_LAYOUT]) {
-        let opts = std::fs::read_to_string(fuzz.join(format!("options/{t}.options"))).unwrap_or_else(|e| panic!("fuzz/options/{t}.options: {e}"));
-        assert!(opts.lines().any(|l| l.starts_with("max_len = ")), "{t}.options sets no max_len");
-        if let Some(d) = opts.lines().find_map(|l| l.strip_prefix("dict = ")) {
-            assert!(fuzz.join("dict").join(d).is_file(), "{t}.options names fuzz/dict/{d}, which is missing");
+    let have = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        have == want,
+        "{} is not what tpb_isa::fuzz::bundle_dictionary() writes; rewrite it with\n  TPB_BLESS=1 cargo test --test integration the_bundle_dictionary\n--- committed\n{have}\n--- generated\n{want}",
+        fuzz::BUNDLE_DICTIONARY
+    );
+}
+
+/// `fuzz/options/` holds one options file per target of `tpb_isa::fuzz::TARGETS`
+/// that reads its input, and no other; each sets `max_len`, and names
+/// `<target>.dict` exactly when the table gives its input a dictionary, that
+/// file leading to the table's (`dict/<target>.dict` is a link).
+#[test]
+fn the_fuzz_options_and_dictionaries_are_the_tables() {
+    let fuzz = root().join("fuzz");
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let mut files: Vec<String> = std::fs::read_dir(fuzz.join("options"))
+        .expect("fuzz/options")
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".options").map(str::to_owned))
+        .collect();
+    files.sort();
+    let mut want: Vec<String> = seeded().map(str::to_owned).collect();
+    want.sort();
+    assert_eq!(files, want, "fuzz/options/*.options (left) and the targets of tpb_isa::fuzz::TARGETS that read their input (right)");
+    for t in fuzz::TARGETS.iter().filter(|t| t.input != Input::Unread) {
+        let opts = read(&fuzz.join(format!("options/{}.options", t.name)));
+        assert!(opts.lines().any(|l| l.starts_with("max_len = ")), "{}.options sets no max_len", t.name);
+        let dict = opts.lines().find_map(|l| l.strip_prefix("dict = "));
+        let own = format!("{}.dict", t.name);
+        assert_eq!(dict, t.input.dictionary().map(|_| own.as_str()), "{}.options's dict (left), as the table gives it (right)", t.name);
+        if let Some(d) = t.input.dictionary() {
+            let (link, file) = (fuzz.join("dict").join(&own), fuzz.join("dict").join(d));
+            assert_eq!(read(&link), read(&file), "fuzz/dict/{own} does not lead to fuzz/dict/{d}");
         }
     }
 }
 
-/// The fuzz targets are the `[[bin]]`s of `fuzz/Cargo.toml`, which `cargo fuzz
-/// list` prints and every script and ClusterFuzzLite's build read. Each is a
-/// target of `src/conform/targets.rs`, its `c_layout` (replayed through the C
-/// shim) or `empty` (no property: libFuzzer's exec/s floor for
-/// `fuzz/bench.sh`); each but `empty` has a `fuzz/corpus/` link to its seeds
-/// and a row in `fuzz/README.md`'s table, and that table names no other.
+/// The `[[bin]]`s of `fuzz/Cargo.toml`, which `cargo fuzz list` prints and
+/// every script and ClusterFuzzLite's build read, are the targets of
+/// `tpb_isa::fuzz::TARGETS`, each built from `fuzz_targets/<name>.rs`; each
+/// but `empty` (no property: libFuzzer's exec/s floor for `fuzz/bench.sh`)
+/// has a `fuzz/corpus/` link to its seeds and a row in `fuzz/README.md`'s
+/// table, and that table names no other; its row of `dict/bundle.dict` names
+/// the targets that read bundles.
 #[test]
 fn the_fuzz_targets_are_the_bins_of_fuzz_cargo_toml() {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let fuzz = root().join("fuzz");
     let manifest = std::fs::read_to_string(fuzz.join("Cargo.toml")).expect("fuzz/Cargo.toml");
-    let mut bins = Vec::new();
+    let (mut bins, mut paths) = (Vec::new(), Vec::new());
     let mut in_bin = false;
     for line in manifest.lines().map(str::trim) {
         if line.starts_with('[') {
             in_bin = line == "[[bin]]";
         } else if let Some((key, value)) = line.split_once('=').filter(|_| in_bin) {
-            if key.trim() == "name" {
-                bins.push(value.trim().trim_matches('"').to_owned());
+            match key.trim() {
+                "name" => bins.push(value.trim().trim_matches('"').to_owned()),
+                "path" => paths.push(value.trim().trim_matches('"').to_owned()),
+                _ => {}
             }
         }
     }
+    let built: Vec<String> = bins.iter().map(|b| format!("fuzz_targets/{b}.rs")).collect();
+    assert_eq!(paths, built, "fuzz/Cargo.toml: each [[bin]] is built from fuzz_targets/<name>.rs");
     bins.sort();
-    let mut here: Vec<String> = TARGETS.iter().map(|t| t.name).chain([targets::C_LAYOUT, "empty"]).map(str::to_owned).collect();
+    let mut here: Vec<String> = fuzz::TARGETS.iter().map(|t| t.name.to_owned()).collect();
     here.sort();
-    assert_eq!(bins, here, "fuzz/Cargo.toml's [[bin]] names (left) and src/conform/targets.rs's targets + c_layout + empty (right)");
+    assert_eq!(bins, here, "fuzz/Cargo.toml's [[bin]] names (left) and tpb_isa::fuzz::TARGETS (right)");
 
     let readme = std::fs::read_to_string(fuzz.join("README.md")).expect("fuzz/README.md");
     // The target table's rows: a first cell that is a bare name, not a file.
@@ -255,11 +290,20 @@ fn the_fuzz_targets_are_the_bins_of_fuzz_cargo_toml() {
         .filter(|name| !name.contains(['/', '.']))
         .collect();
     rows.sort();
-    let described: Vec<String> = bins.iter().filter(|b| *b != "empty").cloned().collect();
+    let mut described: Vec<&str> = seeded().collect();
+    described.sort();
     assert_eq!(rows, described, "fuzz/README.md's target table (left) and the fuzz targets but empty (right)");
     for b in &described {
         assert!(fuzz.join("corpus").join(b).is_dir(), "fuzz/corpus/{b} does not lead to corpus/{b}");
     }
+    let row = readme.lines().find(|l| l.starts_with("| `dict/bundle.dict` |")).expect("fuzz/README.md has a row for dict/bundle.dict");
+    // The targets are the names quoted after what the dictionary holds.
+    let list = row.split_once("); ").map_or("", |(_, list)| list);
+    let mut named: Vec<&str> = list.split('`').skip(1).step_by(2).filter(|w| !w.contains('/')).collect();
+    named.sort();
+    let mut reading: Vec<&str> = fuzz::bundle_targets().map(|t| t.name).collect();
+    reading.sort();
+    assert_eq!(named, reading, "fuzz/README.md's row of dict/bundle.dict (left) and the targets that read bundles (right)");
 }
 
 /// `ci/fuzz-report.sh` compares the chain's coverage with its parts' and
@@ -269,7 +313,7 @@ fn the_fuzz_targets_are_the_bins_of_fuzz_cargo_toml() {
 /// or target would silently skew the report).
 #[test]
 fn the_fuzz_report_names_the_parts_and_their_entry_functions_as_the_targets_do() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let script = std::fs::read_to_string(root.join("ci/fuzz-report.sh")).expect("ci/fuzz-report.sh");
     let value = |key: &str| -> String {
         let line = script.lines().map(str::trim).find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("ci/fuzz-report.sh sets no {key}"));
@@ -280,7 +324,7 @@ fn the_fuzz_report_names_the_parts_and_their_entry_functions_as_the_targets_do()
     entries.sort();
     let mut called = Vec::new();
     for part in parts.split_whitespace() {
-        assert!(TARGETS.iter().any(|t| t.name == part), "ci/fuzz-report.sh's part `{part}` is no fuzz target");
+        assert!(fuzz::TARGETS.iter().any(|t| t.name == part), "ci/fuzz-report.sh's part `{part}` is no fuzz target");
         let body = std::fs::read_to_string(root.join("fuzz/fuzz_targets").join(format!("{part}.rs"))).expect("a part's fuzz target");
         for (i, _) in body.match_indices("tpb_isa::props::") {
             let name: String = body[i..].chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
@@ -300,7 +344,7 @@ fn the_fuzz_report_names_the_parts_and_their_entry_functions_as_the_targets_do()
 #[test]
 fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
-    let ignore = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(".gitignore")).unwrap_or_else(|e| panic!(".gitignore: {e}"));
+    let ignore = std::fs::read(root().join(".gitignore")).unwrap_or_else(|e| panic!(".gitignore: {e}"));
     std::fs::write(dir.path().join(".gitignore"), ignore).unwrap_or_else(|e| panic!("write .gitignore: {e}"));
     let git = |args: &[&str]| {
         Command::new("git")
@@ -323,7 +367,7 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
             let name = seed.file_name().and_then(|n| n.to_str()).unwrap_or_default();
             let libfuzzer_find = name.len() == 40 && name.bytes().all(|b| b.is_ascii_hexdigit());
             if !libfuzzer_find {
-                kept.push(seed.strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or(&seed).display().to_string());
+                kept.push(seed.strip_prefix(crate::support::root()).unwrap_or(&seed).display().to_string());
             }
         }
     }
@@ -332,7 +376,7 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
     // hex name, never by length alone.
     let any_forty = "?".repeat(40);
     for script in [".clusterfuzzlite/build.sh", "ci/fuzz-report.sh", "ci/cflite-build-test.sh", "ci/fuzz.sh"] {
-        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(script)).unwrap_or_else(|e| panic!("{script}: {e}"));
+        let text = std::fs::read_to_string(crate::support::root().join(script)).unwrap_or_else(|e| panic!("{script}: {e}"));
         assert!(!text.contains(&any_forty), "{script} skips any 40-character name as a libFuzzer find: match [0-9a-f] only, as .gitignore does");
     }
     let ignored = [
@@ -350,7 +394,7 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
         let is = match out.status.code() {
             Some(0) => true,
             Some(1) => false,
-            _ => panic!("git check-ignore {path}: {}", String::from_utf8_lossy(&out.stderr)),
+            _ => panic!("git check-ignore {path}: {}", stderr(&out)),
         };
         assert_eq!(is, want, "{path}: ignored = {is}, want {want}");
     }

@@ -4,13 +4,9 @@
 //! names a target and the toolchain it needs), and the README's examples whose
 //! output it shows print that output.
 
+use crate::support::{root, stdout, tpb};
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use std::path::PathBuf;
 
 /// The README, fuzz/ and python/ READMEs and every page of docs/.
 fn pages() -> Vec<PathBuf> {
@@ -202,8 +198,8 @@ fn the_readmes_examples_print_what_it_shows() {
         if shown.is_empty() {
             continue;
         }
-        let o = Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir(root()).args(&words[1..]).output().expect("runs tpb");
-        let out = String::from_utf8_lossy(&o.stdout);
+        let o = tpb(&words[1..]);
+        let out = stdout(&o);
         for line in shown {
             assert!(
                 out.lines().any(|l| l.trim_end() == line.trim_end()),

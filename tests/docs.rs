@@ -3,15 +3,12 @@
 //! slugs); the README stays a front door (at most 150 lines) and gives the
 //! test command CI runs.
 
+use crate::support::root;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 const README_MAX_LINES: usize = 150;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn parser(text: &str) -> Parser<'_> {
     Parser::new_ext(text, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS)

@@ -5,6 +5,7 @@
 //! `tpb evidence diff` names every opcode one build's programs have and the
 //! other's lack, keeps its exit bits, and compares nothing it cannot read.
 
+use crate::support::{self, root, stderr, stdout, tpb};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tpb_isa::errata::ERRATA;
@@ -12,20 +13,8 @@ use tpb_isa::errata::ERRATA;
 const REAL: &str = "corpus/neff/real";
 const BUILDS: [&str; 2] = ["2.14.227.0+2d4f85be", "2.23.6484.0+3b612583"];
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn run(bin: &Path, args: &[&str]) -> Output {
-    Command::new(bin).current_dir(root()).args(args).output().unwrap_or_else(|e| panic!("run {}: {e}", bin.display()))
-}
-
-fn tpb(args: &[&str]) -> Output {
-    run(Path::new(env!("CARGO_BIN_EXE_tpb")), args)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    support::run(Command::new(bin).current_dir(root()).args(args))
 }
 
 fn json(o: &Output) -> serde_json::Value {
@@ -155,7 +144,7 @@ fn check_names_every_contradiction_and_unsupported_erratum() {
 
     let o = tpb(&["evidence", &path]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = stdout(&o);
     assert!(text.contains("contradictions:\n  v2 unknown 0x3b unknown unknown-opcode opcode: 0x3b ×1"), "{text}");
 
     let o = tpb(&["evidence", "--check", "--arch", "v3", &path]);
@@ -206,7 +195,7 @@ fn propose_drafts_an_erratum_for_each_contradiction_and_holdout_prints_the_table
     std::fs::write(&file, &raw).expect("write");
     let o = tpb(&["evidence", "--propose", file.to_str().unwrap_or_default()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = stdout(&o);
     assert!(
         text.contains(r#""draft-unknown-opcode-8d" UNKNOWN_OPCODE Only(&[0x8D]), Only(&["opcode"]), EVERY_GENERATION, Accepts::Opcode, Inferred;"#),
         "{text}"
@@ -214,11 +203,11 @@ fn propose_drafts_an_erratum_for_each_contradiction_and_holdout_prints_the_table
     assert_eq!(text.matches("\n    claim ").count(), 1, "one draft: {text}");
     // The committed programs need no draft.
     let o = tpb(&["evidence", "--propose", REAL]);
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "// no contradiction lacks an erratum: nothing to draft\n");
+    assert_eq!(stdout(&o), "// no contradiction lacks an erratum: nothing to draft\n");
     // The held-out table: one row per build and generation, every erratum together leaving 0 invalid.
     let o = tpb(&["evidence", "--holdout", REAL]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let table = String::from_utf8_lossy(&o.stdout);
+    let table = stdout(&o);
     for build in BUILDS {
         let row = table.lines().find(|l| l.starts_with(&format!("| {build} |"))).unwrap_or_else(|| panic!("no row for {build}: {table}"));
         assert_eq!(row.split('|').nth(6).map(str::trim), Some("0"), "{row}");
@@ -262,7 +251,7 @@ fn assert_diff_names_every_opcode_difference(bin: &Path, old: &str, new: &str) -
     assert_eq!(listed("appeared"), appeared, "{old} → {new}");
     let md = run(bin, &["evidence", "diff", "--per-generation", old, new]);
     assert_eq!(md.status.code(), Some(code), "{}", stderr(&md));
-    let md = String::from_utf8_lossy(&md.stdout);
+    let md = stdout(&md);
     for ((g, op), side) in vanished.iter().map(|x| (x, "OLD")).chain(appeared.iter().map(|x| (x, "NEW"))) {
         let name = tpb_isa::opcode::name(u8::from_str_radix(op.trim_start_matches("0x"), 16).unwrap_or(0));
         let line = format!("\n- {g} `{op}` {name}: ");
@@ -295,7 +284,7 @@ fn evidence_diff_of_the_committed_builds_names_every_opcode_one_has_and_the_othe
     // The committed evidence read back is the programs it was written from: nothing moved.
     let o = tpb(&["evidence", "diff", &format!("{REAL}/EVIDENCE.json"), REAL]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).ends_with("\nNothing moved.\n"));
+    assert!(stdout(&o).ends_with("\nNothing moved.\n"));
 }
 
 #[test]
@@ -343,11 +332,11 @@ fn evidence_diff_exit_bits() {
 
     let o = tpb(&["evidence", "diff", &good, &same]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).ends_with("\nNothing moved.\n"));
+    assert!(stdout(&o).ends_with("\nNothing moved.\n"));
 
     let o = tpb(&["evidence", "diff", &good, &odd]);
     assert_eq!(o.status.code(), Some(4 | 8), "{}", stderr(&o));
-    let md = String::from_utf8_lossy(&o.stdout);
+    let md = stdout(&o);
     assert!(md.contains("## Contradictions new in NEW\n"), "{md}");
     assert!(md.contains("- v2 `0x3b` unknown `unknown-opcode` `opcode`: `0x3b` ×1\n"), "{md}");
     // Gone is a change, not a disagreement.
@@ -431,10 +420,10 @@ fn evidence_diff_refuses_what_it_cannot_read_and_compares_nothing() {
 fn quiet_evidence_prints_the_count_line_only() {
     let o = tpb(&["evidence", "-q", REAL]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = stdout(&o);
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.starts_with("tpb evidence: 38676 bundles from 11 files; invalid under the spec alone: "), "{out}");
     let full = tpb(&["evidence", REAL]);
-    assert_eq!(String::from_utf8_lossy(&full.stdout).lines().next(), out.lines().next());
+    assert_eq!(stdout(&full).lines().next(), out.lines().next());
     assert_eq!(tpb(&["evidence", "-q", "--json", REAL]).stdout, tpb(&["evidence", "--json", REAL]).stdout);
 }

@@ -4,21 +4,13 @@
 //! bundle, and `tpb disasm` of that file shows that bundle with the value
 //! the diff reported.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use crate::support::{root, stderr, stdout, tpb};
+use std::process::Output;
 
 const REAL: &str = "corpus/neff/real";
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn tpb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir(root()).args(args).output().expect("run tpb")
-}
-
 fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON: {e}\n{}", String::from_utf8_lossy(&o.stderr)))
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON: {e}\n{}", stderr(o)))
 }
 
 fn list(v: &serde_json::Value) -> &[serde_json::Value] {
@@ -92,8 +84,8 @@ fn assert_a_random_value_is_where_it_is_said_to_be(j: &serde_json::Value) {
     println!("picked {} {} {value} ×{count} at {e}", v["opcode"], v["field"]);
     let path = e["path"].as_str().expect("resolved");
     let o = tpb(&["disasm", path]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
     let line = e["disasm"].as_str().expect("disassembled");
     assert!(out.lines().any(|l| l == line), "tpb disasm {path} has no line\n{line}");
     let text = line.split(" # ").next().unwrap_or_default();
@@ -108,7 +100,7 @@ fn assert_a_random_value_is_where_it_is_said_to_be(j: &serde_json::Value) {
 fn the_committed_builds_of_two_generations_are_compared_per_opcode() {
     let (old, new) = (format!("{REAL}/xla-2.14"), format!("{REAL}/nki-2.23"));
     let o = tpb(&["evidence", "diff", "--json", &old, &new]);
-    assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     let j = json(&o);
     assert_eq!(j["across_generations"], serde_json::json!({"old": ["v2"], "new": ["v3"]}));
     // Opcodes both have are compared, not listed: fewer appear and vanish than kept apart.
@@ -118,7 +110,7 @@ fn the_committed_builds_of_two_generations_are_compared_per_opcode() {
     assert!(list(&apart["values"]).is_empty() && !list(&j["values"]).is_empty());
     assert_every_difference_has_a_bundle(&j, "xla-2.14 → nki-2.23");
     assert_a_random_value_is_where_it_is_said_to_be(&j);
-    let md = String::from_utf8_lossy(&tpb(&["evidence", "diff", &old, &new]).stdout).into_owned();
+    let md = stdout(&tpb(&["evidence", "diff", &old, &new]));
     assert!(md.contains("The sides share no generation (v2→v3): compared per opcode across generations"), "{md}");
     // Dtypes by name, as `tpb disasm` prints them; possibly-seen values folded into one line.
     assert!(md.contains("- v2→v3 `0x47` TensorCopyCast `src_dtype` +0x20: `0x06` (bf16) ×"), "{md}");
@@ -137,7 +129,7 @@ fn forcing_one_sides_generation_still_compares_opcodes_and_names_new_values_with
     let old = dir.path().display().to_string();
     let new = format!("{REAL}/xla-2.14");
     let o = tpb(&["evidence", "diff", "--json", "--new-arch", "v3", &old, &new]);
-    assert_eq!(o.status.code().map(|c| c & 4), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code().map(|c| c & 4), Some(4), "{}", stderr(&o));
     let j = json(&o);
     assert_eq!(j["across_generations"], serde_json::json!({"old": ["v2"], "new": ["v3"]}));
     assert!(!list(&j["values"]).is_empty());

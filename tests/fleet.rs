@@ -6,21 +6,14 @@
 //! `docs/recipes/evidence-job.yaml`) are run as written, with their paths
 //! and shard numbers filled in.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use crate::support::{command, root, stderr, stdout, tpb};
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
 
 const REAL: &str = "corpus/neff/real";
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn tpb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir(root()).args(args).output().unwrap_or_else(|e| panic!("run tpb: {e}"))
-}
-
 fn ok(o: Output, what: &str) -> Vec<u8> {
-    assert_eq!(o.status.code(), Some(0), "{what}: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
     o.stdout
 }
 
@@ -46,7 +39,7 @@ fn shards_counted_by_separate_processes_and_merged_in_any_order_are_the_single_r
                 .map(|k| {
                     let out = dir.path().join(format!("s{k}of{n}.json"));
                     let file = std::fs::File::create(&out).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
-                    let child = Command::new(env!("CARGO_BIN_EXE_tpb"))
+                    let child = command()
                         .args(["evidence", "--json", "-q", "--shard", &format!("{k}/{n}"), &set])
                         .stdout(Stdio::from(file))
                         .spawn()
@@ -76,7 +69,7 @@ fn shards_counted_by_separate_processes_and_merged_in_any_order_are_the_single_r
             ok(tpb(&["evidence", "--check", &all]), "--check of the merge");
             ok(tpb(&["evidence", "--propose", &all]), "--propose of the merge");
             let d = tpb(&["evidence", "diff", &all, &set]);
-            assert_eq!(d.status.code(), Some(0), "{set}: diff of the merge with the programs: {}", String::from_utf8_lossy(&d.stdout));
+            assert_eq!(d.status.code(), Some(0), "{set}: diff of the merge with the programs: {}", stdout(&d));
         }
     }
 }
@@ -97,7 +90,7 @@ fn merging_refuses_what_no_single_run_writes_and_never_clobbers() {
     assert_eq!(ok(tpb(&["evidence", "--json", &nki, &p("xla.json")]), "programs and JSON"), both, "programs joined with evidence JSON");
     let refused = |args: &[&str], says: &str| {
         let o = tpb(args);
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     };
@@ -113,8 +106,8 @@ fn merging_refuses_what_no_single_run_writes_and_never_clobbers() {
     refused(&["evidence", "merge", &p("edited.json"), &p("s2.json")], "does not read back");
     // One shard alone is not the whole run: --check says so.
     let o = tpb(&["evidence", "--check", &p("s1.json")]);
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("shards 1 of 2 only"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("shards 1 of 2 only"));
 }
 
 /// The `tpb evidence …` commands of a recipe, in order, with `> FILE` redirections split off.

@@ -2,24 +2,16 @@
 //! `*.neff` under it, in name order, listed with -v where the command has it;
 //! a folder with none is an error naming it (exit 2).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use crate::support::{root, stderr, stdout, tpb};
+use std::path::PathBuf;
 
 const SMALL: &str = "corpus/neff/real/xla-2.14/MODULE_11790936170214357810.neff";
 const OTHER: &str = "corpus/neff/real/xla-2.14/MODULE_4195419208161846083.neff";
 
-fn tpb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir(env!("CARGO_MANIFEST_DIR")).args(args).output().expect("runs tpb")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// A folder holding two real programs (one in a subfolder) and a file that is not one.
 fn programs() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let (a, b) = (dir.path().join("b.neff"), dir.path().join("a/c.neff"));
     std::fs::create_dir_all(dir.path().join("a")).expect("mkdir");
     std::fs::copy(root.join(SMALL), &a).expect("copy");
@@ -37,28 +29,26 @@ fn validate_disasm_and_neff_read_a_folder_as_its_programs_in_name_order() {
     // validate: the folder judges what the files judge, and -v lists them in order (a/c.neff before b.neff).
     let by_files = tpb(&["validate", "-q", &b, &a]);
     let by_folder = tpb(&["validate", "-q", &d]);
-    assert_eq!(by_folder.status.code(), Some(0), "{}", text(&by_folder.stderr));
-    assert_eq!(text(&by_folder.stdout), text(&by_files.stdout));
+    assert_eq!(by_folder.status.code(), Some(0), "{}", stderr(&by_folder));
+    assert_eq!(stdout(&by_folder), stdout(&by_files));
     // Without -v the finds are not listed.
-    assert!(!text(&by_folder.stderr).contains("found:"), "{}", text(&by_folder.stderr));
-    assert!(text(&by_folder.stdout).ends_with(" 0 invalid\n"), "{}", text(&by_folder.stdout));
+    assert!(!stderr(&by_folder).contains("found:"), "{}", stderr(&by_folder));
+    assert!(stdout(&by_folder).ends_with(" 0 invalid\n"), "{}", stdout(&by_folder));
     let v = tpb(&["validate", "-v", &d]);
-    let err = text(&v.stderr);
+    let err = stderr(&v);
     assert!(err.contains(&format!("tpb: {d}: 2 *.neff file(s) found:\ntpb:   {b}\ntpb:   {a}\n")), "{err}");
     assert!(!err.contains("notes.txt"), "{err}");
 
     // disasm: the same bundles as the files given one by one.
     let by_folder = tpb(&["disasm", &d]);
-    assert_eq!(by_folder.status.code(), Some(0), "{}", text(&by_folder.stderr));
+    assert_eq!(by_folder.status.code(), Some(0), "{}", stderr(&by_folder));
     assert_eq!(by_folder.stdout, tpb(&["disasm", &b, &a]).stdout);
 
     // neff: one summary per program.
     let o = tpb(&["neff", "--json", &d]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let files: Vec<String> = text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json")["file"].as_str().unwrap_or("?").to_string())
-        .collect();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let files: Vec<String> =
+        stdout(&o).lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json")["file"].as_str().unwrap_or("?").to_string()).collect();
     assert_eq!(files, [b.as_str(), a.as_str()]);
 }
 
@@ -78,8 +68,8 @@ fn a_folder_without_programs_is_an_error_naming_it_in_every_command() {
         vec!["conform", "--time", "1", "--quiet", "--out", reports.as_str(), "--neff", d.as_str()],
     ] {
         let o = tpb(&args);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
-        assert!(text(&o.stderr).contains(&want), "{args:?}: {}", text(&o.stderr));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&want), "{args:?}: {}", stderr(&o));
     }
     // conform refused before running anything: no report.
     assert!(!dir.path().join("reports").exists());

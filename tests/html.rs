@@ -4,6 +4,7 @@
 //! and never runs. Skips (saying so) only where no Chromium is installed;
 //! with TPB_REQUIRE_BROWSER set (CI installs it) a missing browser fails.
 
+use crate::support::{stderr, stdout, tpb};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use tpb_isa::bundle::header_only_stream as bundles;
@@ -14,18 +15,8 @@ const EVIL: &str = "<script>document.body.setAttribute('data-pwned','1')</script
 /// How the dumped DOM serializes that text node.
 const EVIL_ESCAPED: &str = "&lt;script&gt;document.body.setAttribute('data-pwned','1')&lt;/script&gt;";
 
-fn tpb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("runs tpb")
-}
-
 fn ok(o: &Output) {
-    assert!(
-        o.status.success() || o.status.code() == Some(4),
-        "{:?}\n{}{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success() || o.status.code() == Some(4), "{:?}\n{}{}", o.status, stdout(o), stderr(o));
 }
 
 /// The browser, or `None` (said on stderr) when this machine has none and the run may skip.
@@ -70,9 +61,9 @@ fn dom(chromium: &Path, page: &Path) -> String {
 
 fn dom_and_console(chromium: &Path, page: &Path) -> (String, Vec<String>) {
     let o = browse(chromium, page, &["--dump-dom".to_string(), "--enable-logging=stderr".to_string(), "--v=0".to_string()]);
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stderr = stderr(&o);
     assert!(o.status.success(), "chromium: {:?}\n{stderr}", o.status);
-    let dom = String::from_utf8_lossy(&o.stdout).into_owned();
+    let dom = stdout(&o);
     assert!(dom.contains("</html>"), "no DOM dumped: {dom}\n{stderr}");
     (dom, stderr.lines().filter(|l| l.contains(":CONSOLE")).map(str::to_string).collect())
 }
@@ -154,7 +145,7 @@ fn evidence_page_in_a_browser_shows_sections_counts_and_never_runs_input() {
 
     let shot = tmp.path().join("shot.png");
     let o = browse(&chromium, &page, &[format!("--screenshot={}", shot.display()), "--window-size=1200,2000".into(), "--hide-scrollbars".into()]);
-    assert!(o.status.success(), "chromium screenshot: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "chromium screenshot: {}", stderr(&o));
     let bytes = std::fs::read(&shot).expect("screenshot written");
     assert!(bytes.len() > 5_000, "screenshot of {} bytes", bytes.len());
     let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
@@ -174,7 +165,7 @@ fn diff_page_in_a_browser_highlights_what_appeared() {
     let (old, new) = (plain_neff(tmp.path()), evil_neff(tmp.path()));
     let page = tmp.path().join("diff.html");
     let o = tpb(&["evidence", "diff", "--html", page.to_str().expect("utf-8"), old.to_str().expect("utf-8"), new.to_str().expect("utf-8")]);
-    assert!(o.status.code().is_some_and(|c| c & 1 == 0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.code().is_some_and(|c| c & 1 == 0), "{}", stderr(&o));
     let Some(chromium) = chromium() else { return };
     let dom = dom(&chromium, &page);
     sections(&dom, &["sides", "appeared", "vanished", "checks"]);
@@ -228,6 +219,6 @@ fn html_output_to_a_folder_is_refused_and_nothing_clobbered() {
     let neff = plain_neff(tmp.path());
     let o = tpb(&["evidence", "--html", tmp.path().to_str().expect("utf-8"), neff.to_str().expect("utf-8")]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write the HTML page"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stderr(&o).contains("cannot write the HTML page"), "{}", stderr(&o));
     assert!(neff.is_file());
 }

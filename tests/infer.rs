@@ -3,17 +3,19 @@
 //! 0x04..0x40 with no overlap, every field's evidence holds on every bundle
 //! of its opcode, and the output is deterministic.
 
+use crate::support::{command, root, run, stderr, stdout};
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const OPS: [&str; 6] = ["0xC1", "0x69", "0xD4", "0x23", "0xA8", "0xA4"];
 
 fn corpus() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/neff/real")
+    root().join("corpus/neff/real")
 }
 
-fn tpb(args: &[&str], paths: &[std::path::PathBuf]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).arg("infer").args(args).args(paths).output().expect("runs tpb infer")
+/// `tpb infer ARGS… PATHS…`.
+fn infer(args: &[&str], paths: &[std::path::PathBuf]) -> Output {
+    run(command().arg("infer").args(args).args(paths))
 }
 
 fn json_run() -> (Output, Value) {
@@ -22,8 +24,8 @@ fn json_run() -> (Output, Value) {
         args.extend(["--op", op]);
     }
     args.push("--json");
-    let out = tpb(&args, &[corpus()]);
-    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let out = infer(&args, &[corpus()]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
     (out, v)
 }
@@ -73,20 +75,20 @@ fn every_opcode_gets_a_layout_tiling_the_body_that_holds_on_every_bundle() {
 
 #[test]
 fn names_and_bytes_name_the_same_opcodes_and_text_is_deterministic() {
-    let a = tpb(&["--op", "DMATrigger", "--op", "streammask"], &[corpus()]);
-    let b = tpb(&["--op", "0x69", "--op", "0xc1"], &[corpus()]);
-    assert_eq!(a.status.code(), Some(0), "{}", String::from_utf8_lossy(&a.stderr));
+    let a = infer(&["--op", "DMATrigger", "--op", "streammask"], &[corpus()]);
+    let b = infer(&["--op", "0x69", "--op", "0xc1"], &[corpus()]);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
     assert_eq!(a.stdout, b.stdout);
-    let text = String::from_utf8_lossy(&a.stdout);
+    let text = stdout(&a);
     assert!(text.contains("0xc1 DMATrigger: ") && text.contains("proposed layout"), "{text}");
 }
 
 #[test]
 fn an_opcode_with_no_bundle_is_a_warning_and_listed() {
     // 0xFF is in no table and in no real program.
-    let out = tpb(&["--op", "0xFF", "--op", "0xA4", "--json"], &[corpus()]);
+    let out = infer(&["--op", "0xFF", "--op", "0xA4", "--json"], &[corpus()]);
     assert_eq!(out.status.code(), Some(0));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert!(stderr.contains("warning") && stderr.contains("0xff"), "{stderr}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["opcodes"][0]["opcode"], "0xa4");
@@ -96,16 +98,16 @@ fn an_opcode_with_no_bundle_is_a_warning_and_listed() {
 
 #[test]
 fn usage_and_io_errors_exit_2_with_one_line() {
-    let bad_op = tpb(&["--op", "NoSuchOp"], &[corpus()]);
+    let bad_op = infer(&["--op", "NoSuchOp"], &[corpus()]);
     assert_eq!(bad_op.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&bad_op.stderr);
+    let e = stderr(&bad_op);
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(e.contains("NoSuchOp"), "{e}");
     let missing = std::path::PathBuf::from("/nonexistent/x.neff");
-    let io = tpb(&["--op", "0xC1"], &[missing]);
+    let io = infer(&["--op", "0xC1"], &[missing]);
     assert_eq!(io.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&io.stderr);
+    let e = stderr(&io);
     assert!(e.contains("/nonexistent/x.neff"), "{e}");
-    let no_op = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["infer"]).arg(corpus()).output().expect("runs");
+    let no_op = run(command().args(["infer"]).arg(corpus()));
     assert_eq!(no_op.status.code(), Some(2), "--op is required");
 }

@@ -24,12 +24,15 @@ mod neff_streams;
 mod neff_target;
 mod output_files;
 
+/// Running `tpb` and reading its output, shared by the modules above.
+mod support;
+
 /// With `autotests = false`, a test file that no `[[test]]` lists and no
 /// integration root names would never build or run: every `tests/*.rs` of
 /// the three packages must be one or the other.
 #[test]
 fn every_test_file_is_built() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = support::root();
     for package in [".", "isa", "oracle"] {
         let dir = root.join(package).join("tests");
         let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));

@@ -1,16 +1,8 @@
 //! The messages a newcomer meets first: each says what is wrong and what to
 //! do, names the file, and every command's --help gives its exit codes.
 
+use crate::support::{command, root, run, stderr, stdout, tpb};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn tpb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("runs tpb")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
     let p = dir.join(name);
@@ -48,10 +40,10 @@ fn every_command_with_exit_codes_documents_them_in_its_help() {
         args.push("--help");
         let o = tpb(&args);
         assert_eq!(o.status.code(), Some(0), "{c:?}");
-        let help = text(&o.stdout);
+        let help = stdout(&o);
         assert!(help.contains("Exit codes") && help.contains(" 2 usage"), "{c:?}: {help}");
     }
-    let validate = text(&tpb(&["validate", "--help"]).stdout);
+    let validate = stdout(&tpb(&["validate", "--help"]));
     assert!(validate.contains("0 every bundle valid; 1 a bundle invalid; 2 usage or I/O error"), "{validate}");
 }
 
@@ -62,12 +54,12 @@ fn a_raw_file_is_said_to_be_judged_as_v2_once_unless_quiet_or_chosen() {
     let (a, b) = (write(dir.path(), "a.bin", &noop), write(dir.path(), "b.bin", &noop));
     let note = "tpb: note: raw bundles, judged as v2 (default; --arch to choose)\n";
     let o = tpb(&["validate", &a, &b]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(text(&o.stderr), note);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), note);
     for args in [vec!["validate", "-q", &a, &b], vec!["validate", "--arch", "v2", &a, &b]] {
         let o = tpb(&args);
         assert_eq!(o.status.code(), Some(0));
-        assert!(!text(&o.stderr).contains("judged as"), "{args:?}: {}", text(&o.stderr));
+        assert!(!stderr(&o).contains("judged as"), "{args:?}: {}", stderr(&o));
     }
 }
 
@@ -77,7 +69,7 @@ fn a_small_text_file_is_said_to_be_neither_bundles_nor_a_neff() {
     let f = write(dir.path(), "notes.txt", b"hello, this is not a program\n");
     let o = tpb(&["validate", &f]);
     assert_eq!(o.status.code(), Some(2));
-    let err = text(&o.stderr);
+    let err = stderr(&o);
     let want = format!(
         "tpb: error: {f}: offset 0x0: plain text, not a program (neither a NEFF, raw 64-byte bundles, nor bundle text as tpb disasm writes it)\n"
     );
@@ -89,7 +81,7 @@ fn a_small_text_file_is_said_to_be_neither_bundles_nor_a_neff() {
 fn neff_alone_shows_its_subcommands_and_pack_names_a_missing_folder() {
     let o = tpb(&["neff"]);
     assert_eq!(o.status.code(), Some(2));
-    let help = text(&o.stderr) + &text(&o.stdout);
+    let help = stderr(&o) + &stdout(&o);
     for sub in ["unpack", "pack", "mutate", "shrink"] {
         assert!(help.contains(sub), "{sub}: {help}");
     }
@@ -98,7 +90,7 @@ fn neff_alone_shows_its_subcommands_and_pack_names_a_missing_folder() {
     let out = dir.path().join("out.neff");
     let o = tpb(&["neff", "pack", &missing, "-o", &out.display().to_string()]);
     assert_eq!(o.status.code(), Some(2));
-    let err = text(&o.stderr);
+    let err = stderr(&o);
     assert!(err.contains(&format!("{missing}: no such folder (give the folder `tpb neff unpack FILE DIR` wrote)")), "{err}");
     assert!(!out.exists());
 }
@@ -110,7 +102,7 @@ fn asm_lists_the_dtype_names_when_one_is_unknown() {
     let out = dir.path().join("out.bin");
     let o = tpb(&["asm", &src, "-o", &out.display().to_string()]);
     assert_eq!(o.status.code(), Some(2));
-    let err = text(&o.stderr);
+    let err = stderr(&o);
     assert!(err.contains("`float17` is not a number or a dtype name (one of ") && err.contains("bf16") && err.contains("f32"), "{err}");
     assert!(!out.exists());
 }
@@ -118,9 +110,9 @@ fn asm_lists_the_dtype_names_when_one_is_unknown() {
 /// Plain text (a README) is not called bundle text: nothing in it is a bundle, so "assemble it first" would mislead.
 #[test]
 fn a_readme_is_plain_text_not_bundle_text() {
-    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = root().join("README.md");
     let o = tpb(&["validate", &readme.display().to_string()]);
-    let err = text(&o.stderr);
+    let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("README.md: offset 0x0: plain text, not a program"), "{err}");
     assert!(!err.contains("assemble it first"), "{err}");
@@ -138,7 +130,7 @@ fn a_missing_file_cannot_be_read_in_the_same_words_everywhere() {
         if cmd == ["neff", "unpack"] {
             args.push(&out);
         }
-        let err = text(&tpb(&args).stderr);
+        let err = stderr(&tpb(&args));
         assert!(err.contains(&format!("{gone}: cannot read: ")), "{args:?}: {err}");
         assert!(!err.contains("file offset"), "{args:?}: {err}");
     }
@@ -147,11 +139,11 @@ fn a_missing_file_cannot_be_read_in_the_same_words_everywhere() {
 /// A TPB_THREADS that is not a positive number is said, once, with the threads used instead.
 #[test]
 fn a_bad_tpb_threads_is_said_not_ignored() {
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/neff/real/xla-2.14");
-    let o = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["validate", "-q"]).arg(&real).env("TPB_THREADS", "abc").output().expect("runs tpb");
-    let err = text(&o.stderr);
+    let real = root().join("corpus/neff/real/xla-2.14");
+    let o = run(command().args(["validate", "-q"]).arg(&real).env("TPB_THREADS", "abc"));
+    let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert_eq!(err.matches("tpb: warning: TPB_THREADS=abc is not a positive number: using ").count(), 1, "{err}");
-    let ok = Command::new(env!("CARGO_BIN_EXE_tpb")).args(["validate", "-q"]).arg(&real).env("TPB_THREADS", "2").output().expect("runs tpb");
-    assert!(!text(&ok.stderr).contains("TPB_THREADS"), "{}", text(&ok.stderr));
+    let ok = run(command().args(["validate", "-q"]).arg(&real).env("TPB_THREADS", "2"));
+    assert!(!stderr(&ok).contains("TPB_THREADS"), "{}", stderr(&ok));
 }

@@ -1,8 +1,8 @@
 //! `tpb neff` exit codes, run as a user runs it (its summaries go to a pipe,
 //! not into `cargo test`'s output).
 
+use crate::support::{command, stderr, stdout};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use tpb_oracle::neff;
 
 type R<T> = Result<T, Box<dyn std::error::Error>>;
@@ -14,7 +14,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
 }
 
 fn code(args: &[&Path], json: bool) -> R<Option<i32>> {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_tpb"));
+    let mut c = command();
     c.arg("neff");
     if json {
         c.arg("--json");
@@ -22,7 +22,7 @@ fn code(args: &[&Path], json: bool) -> R<Option<i32>> {
     let o = c.args(args).output()?;
     if json {
         // One JSON object per file that read, each on its own line.
-        for line in String::from_utf8_lossy(&o.stdout).lines() {
+        for line in stdout(&o).lines() {
             serde_json::from_str::<serde_json::Value>(line)?;
         }
     }
@@ -71,8 +71,8 @@ fn a_container_over_the_cap_is_refused_at_the_cap() -> R<()> {
         ],
     ];
     for sub in runs {
-        let o = Command::new(env!("CARGO_BIN_EXE_tpb")).arg("neff").args(&sub).output()?;
-        let err = String::from_utf8_lossy(&o.stderr);
+        let o = command().arg("neff").args(&sub).output()?;
+        let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{sub:?}: {err}");
         assert!(err.contains(&format!("big.neff: file: file offset {cap:#x}: cannot read: ")), "{sub:?}: {err}");
         assert!(err.contains("over the cap"), "{sub:?}: {err}");

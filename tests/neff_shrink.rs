@@ -3,14 +3,15 @@
 //! predicate here also reads its candidate with `tpb neff` and writes down
 //! any that does not read: none may.
 
+use crate::support::{root, stderr, tpb_os};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 type R<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
 fn real(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/neff/real").join(name)
+    root().join("corpus/neff/real").join(name)
 }
 
 /// Two graphs, ten streams, 1971 bundles (372 MatMuls in sg00/PE.bin): 134144 bytes.
@@ -19,14 +20,6 @@ const ATTN: &str = "nki-2.23/moe-megakernel_attn_v6.neff";
 const FUSION: &str = "nki-2.23/kernel-fusion_baseline_bf16_s512.neff";
 /// One graph, five streams, 13 bundles.
 const SMALL: &str = "xla-2.14/MODULE_11790936170214357810.neff";
-
-fn tpb(args: &[&dyn AsRef<std::ffi::OsStr>]) -> R<Output> {
-    Ok(Command::new(env!("CARGO_BIN_EXE_tpb")).args(args.iter().map(|a| a.as_ref())).output()?)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A predicate script in `dir`: checks its file is named `*.neff` and reads
 /// as a NEFF (writing down one that does not in `dir/unread`), counts its
@@ -50,7 +43,7 @@ fn predicate(script: &Path) -> String {
 
 /// Bundle lines of `tpb disasm`: (member, opcode text).
 fn disasm(path: &Path) -> R<Vec<String>> {
-    let o = tpb(&[&"disasm", &path])?;
+    let o = tpb_os(&[&"disasm", &path]);
     assert_eq!(o.status.code(), Some(0), "disasm: {}", stderr(&o));
     Ok(String::from_utf8(o.stdout)?.lines().filter(|l| l.starts_with("0x")).map(|l| l.split(' ').next().unwrap_or("").to_string()).collect())
 }
@@ -66,7 +59,7 @@ fn a_real_program_shrinks_to_what_the_predicate_needs_keeping_its_status() -> R 
     let original = std::fs::read(&input)?;
     let s = script(dir.path(), "three_matmuls.sh", "[ \"$(\"$TPB\" disasm \"$1\" | grep -c '^0x02:')\" -ge 3 ]")?;
     let (out, again) = (dir.path().join("out.neff"), dir.path().join("again.neff"));
-    let o = tpb(&[&"neff", &"shrink", &input, &"--predicate", &predicate(&s), &"-o", &out])?;
+    let o = tpb_os(&[&"neff", &"shrink", &input, &"--predicate", &predicate(&s), &"-o", &out]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(!dir.path().join("unread").exists(), "candidates that do not read: {:?}", std::fs::read_to_string(dir.path().join("unread")));
@@ -88,7 +81,7 @@ fn a_real_program_shrinks_to_what_the_predicate_needs_keeping_its_status() -> R 
     let summary = String::from_utf8(o.stdout)?;
     assert!(summary.contains(" -> 3 bundles from ") && summary.contains("; exit 0 kept; "), "{summary}");
     // OUT reads back, is smaller, and the predicate says of it what it said of IN.
-    assert_eq!(tpb(&[&"neff", &out])?.status.code(), Some(0));
+    assert_eq!(tpb_os(&[&"neff", &out]).status.code(), Some(0));
     assert_eq!(disasm(&out)?, ["0x02:MatMul"; 3]);
     let shrunk = std::fs::read(&out)?;
     assert!(shrunk.len() < original.len(), "{} of {} bytes", shrunk.len(), original.len());
@@ -97,7 +90,7 @@ fn a_real_program_shrinks_to_what_the_predicate_needs_keeping_its_status() -> R 
     let runs = lines(&dir.path().join("runs"));
     assert!(runs > 2 && runs <= 2 + 2000 + 1, "{runs} runs");
     // Deterministic, and quiet with -q; IN is unchanged.
-    let o = tpb(&[&"neff", &"shrink", &"-q", &input, &"--predicate", &predicate(&s), &"-o", &again])?;
+    let o = tpb_os(&[&"neff", &"shrink", &"-q", &input, &"--predicate", &predicate(&s), &"-o", &again]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stderr(&o), "", "-q logs nothing");
     assert_eq!(std::fs::read(&again)?, shrunk, "the same IN and predicate give the same OUT");
@@ -111,7 +104,7 @@ fn a_failing_status_is_kept_as_the_status_to_reproduce() -> R {
     // Exit 3 while a TensorCopy is left: the "crash" to keep.
     let s = script(dir.path(), "copy.sh", "\"$TPB\" disasm \"$1\" | grep -q '^0x46:' && exit 3\nexit 0")?;
     let out = dir.path().join("out.neff");
-    let o = tpb(&[&"neff", &"shrink", &real(FUSION), &"--predicate", &predicate(&s), &"-o", &out, &"-q"])?;
+    let o = tpb_os(&[&"neff", &"shrink", &real(FUSION), &"--predicate", &predicate(&s), &"-o", &out, &"-q"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(String::from_utf8(o.stdout)?.contains("; exit 3 kept; "));
     assert_eq!(disasm(&out)?, ["0x46:TensorCopy"]);
@@ -128,7 +121,7 @@ fn a_candidate_that_times_out_is_not_kept_and_the_budget_is_said() -> R {
     let s = script(dir.path(), "hang.sh", &format!("[ \"$(\"$TPB\" disasm \"$1\" | grep -c '^0x')\" -lt {n} ] && sleep 30\nexit 0"))?;
     let out = dir.path().join("out.neff");
     let started = Instant::now();
-    let o = tpb(&[&"neff", &"shrink", &input, &"--predicate", &predicate(&s), &"-o", &out, &"--timeout", &"0.5", &"--max-tests", &"3"])?;
+    let o = tpb_os(&[&"neff", &"shrink", &input, &"--predicate", &predicate(&s), &"-o", &out, &"--timeout", &"0.5", &"--max-tests", &"3"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(started.elapsed() < Duration::from_secs(20), "the hanging runs were killed at the timeout");
     assert!(stderr(&o).contains("tpb: warning: stopped after 3 predicate runs (--max-tests): "), "{}", stderr(&o));
@@ -166,7 +159,7 @@ fn a_setup_that_cannot_reduce_is_refused_and_nothing_is_written() -> R {
         let mut all: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"neff", &"shrink", &"-o", &out];
         all.extend(args);
         let started = Instant::now();
-        let o = tpb(&all)?;
+        let o = tpb_os(&all);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{says}: {err}");
         assert!(err.contains(&says), "want `{says}`: {err}");
@@ -177,11 +170,11 @@ fn a_setup_that_cannot_reduce_is_refused_and_nothing_is_written() -> R {
     // Bad input is said before the predicate ever runs: flip ran twice, hang once, fine never.
     assert_eq!(lines(&dir.path().join("runs")), 2 + 1);
     // A timeout that is no length of time is a usage error.
-    let o = tpb(&[&"neff", &"shrink", &input, &"--predicate", &fine, &"-o", &out, &"--timeout", &"0"])?;
+    let o = tpb_os(&[&"neff", &"shrink", &input, &"--predicate", &fine, &"-o", &out, &"--timeout", &"0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("0 seconds is not within (0, 86400]"), "{}", stderr(&o));
     // IN as OUT is refused; IN stays as it was.
-    let o = tpb(&[&"neff", &"shrink", &input, &"--predicate", &fine, &"-o", &input])?;
+    let o = tpb_os(&[&"neff", &"shrink", &input, &"--predicate", &fine, &"-o", &input]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("is IN and OUT: IN is never changed"), "{}", stderr(&o));
     assert_eq!(std::fs::read(&input)?, original);

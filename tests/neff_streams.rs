@@ -3,21 +3,9 @@
 //! bundle is read: an error in every command that judges one, naming what
 //! was looked for and what is there, never a green `0 bundles` run.
 
+use crate::support::{stderr, stdout, tpb};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use tpb_oracle::neff;
-
-fn tpb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("runs tpb")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 use tpb_isa::bundle::header_only_stream as bundles;
 

@@ -3,23 +3,11 @@
 //! bundles fit best (fewest invalid, ties to the lowest), says so on stderr
 //! once, and the JSON outputs say how each generation was chosen.
 
+use crate::support::{stderr, stdout, tpb};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use tpb_isa::validate;
 use tpb_isa::{Bundle, Generation, Profile};
 use tpb_oracle::neff;
-
-fn tpb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("runs tpb")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 use tpb_isa::bundle::header_only;
 

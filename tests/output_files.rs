@@ -3,6 +3,7 @@
 //! `tpb asm` reads its input under a cap, refuses binary input at once and
 //! never echoes a huge or control-laden token.
 
+use crate::support::{code, command, run, stderr, stdout, tpb};
 use std::io::Read as _;
 use std::os::unix::fs::{symlink, FileTypeExt as _};
 use std::path::{Path, PathBuf};
@@ -10,18 +11,6 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const IO_ERROR: i32 = 2;
-
-fn tpb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).output().expect("runs tpb")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().unwrap_or(-1)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn header() -> String {
     String::from_utf8(tpb(&["header"]).stdout).expect("header is text")
@@ -40,7 +29,7 @@ fn s(p: &Path) -> &str {
 
 /// Runs tpb, killing it after `limit`: `None` when it had to be killed.
 fn run_within(args: &[&str], limit: Duration) -> Option<Output> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
+    let mut child = command().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
     let start = Instant::now();
     while child.try_wait().expect("polls tpb").is_none() {
         if start.elapsed() > limit {
@@ -133,7 +122,7 @@ fn header_into_dev_stdout_writes_to_what_stdout_is() {
     // A pipe.
     let o = tpb(&["header", "-o", "/dev/stdout"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert_eq!(String::from_utf8_lossy(&o.stdout), header());
+    assert_eq!(stdout(&o), header());
     // A file the shell opened for appending keeps what it held.
     let dir = tempfile::tempdir().expect("tempdir");
     let log = write(dir.path(), "log", b"before\n");
@@ -201,7 +190,7 @@ fn asm_refuses_an_endless_stream_that_is_not_utf8_at_its_head() {
     use std::io::Write as _;
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.bin");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tpb"))
+    let mut child = command()
         .args(["asm", "--max-bytes", "1099511627776", "/dev/stdin", "-o", s(&out)])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -282,7 +271,7 @@ fn the_temporary_file_is_made_beside_the_output_not_in_the_working_folder() {
     // in the working folder instead of the output's would fail the write.
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.h");
-    let o = Command::new(env!("CARGO_BIN_EXE_tpb")).current_dir("/proc").args(["header", "-o", s(&out)]).output().expect("runs tpb");
+    let o = run(command().current_dir("/proc").args(["header", "-o", s(&out)]));
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&out).expect("read out.h"), header());
 }

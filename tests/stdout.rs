@@ -2,8 +2,11 @@
 //! one line and exit 2 when stdout cannot take it (`> /dev/full`), and exits
 //! quietly with its own verdict when the reader stops early (a broken pipe, `| head`).
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
+use support::{command, run, stderr};
 
 const IO_ERROR: i32 = 2;
 
@@ -30,12 +33,12 @@ fn fixtures(dir: &Path) -> (PathBuf, PathBuf) {
 
 fn to_dev_full(args: &[&str]) -> Output {
     let full = std::fs::File::create("/dev/full").expect("/dev/full");
-    Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).stdout(full).stderr(Stdio::piped()).output().expect("runs tpb")
+    run(command().args(args).stdout(full).stderr(Stdio::piped()))
 }
 
 /// Runs tpb with the read end of its stdout closed before it writes: every write is EPIPE.
 fn reader_gone(args: &[impl AsRef<std::ffi::OsStr>]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tpb")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
+    let mut child = command().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns tpb");
     drop(child.stdout.take());
     child.wait_with_output().expect("waits for tpb")
 }
@@ -71,7 +74,7 @@ fn a_full_stdout_is_an_io_error_in_every_command() {
     for args in commands(dir.path()) {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = to_dev_full(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = stderr(&o);
         assert_eq!(o.status.code(), Some(IO_ERROR), "tpb {args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "tpb {args:?}: {err}");
         assert!(err.starts_with("tpb: error: cannot write to stdout: "), "tpb {args:?}: {err}");
@@ -83,7 +86,7 @@ fn conform_with_a_full_stdout_is_an_io_error() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().display().to_string();
     let o = to_dev_full(&["conform", "--time", "1", "--quiet", "--seed", "7", "--out", &out]);
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = stderr(&o);
     assert_eq!(o.status.code(), Some(IO_ERROR), "{err}");
     assert!(err.contains("tpb: error: cannot write to stdout: "), "{err}");
 }
@@ -98,7 +101,7 @@ fn a_broken_pipe_keeps_the_verdict_of_validate() {
     let p = path.display().to_string();
     for args in [vec!["validate", "--arch", "v2", "-v", &p], vec!["validate", "--json", &p], vec!["validate", "--arch", "v2", &p]] {
         let o = reader_gone(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "tpb {args:?}: the reader left, the bundles are still invalid: {err}");
         assert!(err.is_empty(), "tpb {args:?}: {err}");
     }
@@ -113,7 +116,7 @@ fn a_broken_pipe_still_reads_every_file_and_reports_a_bad_one() {
     let (raw, neff, bad) = (raw.display().to_string(), neff.display().to_string(), bad.display().to_string());
     for args in [vec!["neff", &neff, &bad], vec!["neff", &bad, &neff], vec!["disasm", &raw, &bad], vec!["disasm", &bad, &raw]] {
         let o = reader_gone(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = stderr(&o);
         assert_eq!(o.status.code(), Some(IO_ERROR), "tpb {args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "tpb {args:?}: {err}");
         assert!(err.contains("short.neff"), "tpb {args:?}: {err}");
@@ -125,7 +128,7 @@ fn a_broken_pipe_exits_0_quietly_in_every_command() {
     let dir = tempfile::tempdir().expect("tempdir");
     for args in commands(dir.path()) {
         let o = reader_gone(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
+        let err = stderr(&o);
         assert_eq!(o.status.code(), Some(0), "tpb {args:?}: {err}");
         assert!(err.is_empty(), "tpb {args:?}: {err}");
     }

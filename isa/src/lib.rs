@@ -99,6 +99,7 @@ pub mod dtype;
 pub mod engine;
 pub mod enums;
 pub mod errata;
+pub mod fuzz;
 pub mod generation;
 pub mod layout;
 pub mod opcode;

@@ -3,11 +3,12 @@
 //! random inputs.
 
 use quickcheck::{QuickCheck, TestResult};
+use tpb_isa::fuzz::{self, Body};
 use tpb_isa::props::{self, seeded_bytes, Outcome};
 
 const SEEDS: u64 = 3000;
 
-fn smoke(name: &str, prop: fn(&[u8]) -> Outcome, len: usize) {
+fn smoke(name: &str, prop: fn(&[u8]) -> Result<(), String>, len: usize) {
     for seed in 0..SEEDS {
         let data = seeded_bytes(seed, len);
         if let Err(e) = prop(&data) {
@@ -41,29 +42,18 @@ qc!(quickcheck_validate, props::validate_any);
 qc!(quickcheck_mutation, props::mutation);
 qc!(quickcheck_text, props::text_roundtrip);
 
+/// Every fuzz target whose body is this crate's, as `tpb conform` runs it:
+/// the table's body on inputs of the table's smoke length.
 #[test]
-fn roundtrip_seeded() {
-    smoke("roundtrip", props::roundtrip, 256);
-}
-
-#[test]
-fn structured_seeded() {
-    smoke("structured", props::structured, 1024);
-}
-
-#[test]
-fn validate_seeded() {
-    smoke("validate", props::validate_any, 256);
-}
-
-#[test]
-fn mutation_seeded() {
-    smoke("mutation", props::mutation, 1024);
-}
-
-#[test]
-fn text_seeded() {
-    smoke("text", props::text_roundtrip, 256);
+fn every_target_of_this_crate_survives_a_seeded_smoke_run() {
+    let mut ran = Vec::new();
+    for t in fuzz::TARGETS {
+        if let Body::Props(run) = t.body {
+            smoke(t.name, run, t.smoke_len);
+            ran.push(t.name);
+        }
+    }
+    assert!(!ran.is_empty(), "no fuzz target runs a property of this crate");
 }
 
 /// Every check of the validator is hit by some mutation of the seeded corpus,

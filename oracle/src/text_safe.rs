@@ -1,14 +1,16 @@
 //! Strings that come from an input (tar member names, JSON values, zip entry
-//! names, file names, strings found in a library) reach text reports one
-//! line per item. A control character in such a string must not start a new
-//! line, move the cursor or recolour the terminal, so text renderers pass it
-//! through [`escape`] first. JSON output needs none of this: serde escapes.
+//! names, file names, strings found in a library, a worker's answers) reach
+//! text reports one line per item, and Markdown reports one table cell per
+//! item. Such a string must not start a new line, move the cursor, recolour
+//! the terminal, reorder the line around it or end its cell, so every text
+//! renderer of the workspace passes it through [`escape`], and every
+//! Markdown table through [`md_cell`]. This is the one place the rules are
+//! written; `isa` never prints an input, so `oracle` is the lowest crate that
+//! needs them. JSON output needs none of this: serde escapes.
 
-/// `s` with every control character (C0, DEL, C1) written as its Rust escape
-/// (`\n`, `\t`, `\u{1b}`), and the characters that reorder or break lines
-/// in a terminal or editor without being control characters (the Unicode
-/// bidirectional controls and U+2028/U+2029) as `\u{…}`. Everything else,
-/// backslashes included, is kept as is.
+/// `s` with every character [`needs_escape`] names written as its Rust escape
+/// (`\n`, `\t`, `\u{1b}`, `\u{202e}`). Everything else, backslashes included,
+/// is kept as is, so ordinary text (names, paths) passes byte for byte.
 pub fn escape(s: &str) -> String {
     if !s.chars().any(needs_escape) {
         return s.to_string();
@@ -24,28 +26,32 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// `s` with only its control characters (C0, DEL, C1) escaped as [`escape`]
-/// writes them: the lines `tpb` prints about files and their warnings have
-/// always been escaped so, and keep their bytes.
-pub fn escape_controls(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    s.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
-}
-
-/// A Markdown table cell: [`escape`]d, and `|` escaped so it cannot end the cell.
-pub fn markdown_cell(s: &str) -> String {
+/// A Markdown table cell: [`escape`]d (so no line ends inside it), and `|`
+/// written `\|` so it cannot end the cell. Backticks are kept: a code span
+/// cannot cross a cell's `|` (GitHub splits the row first), and the
+/// messages put in cells quote names between backticks on purpose.
+pub fn md_cell(s: &str) -> String {
     escape(s).replace('|', "\\|")
 }
 
-fn needs_escape(c: char) -> bool {
+/// Whether `c` is escaped in a line of text: every control character (C0,
+/// DEL, C1), and what reorders or breaks a line in a terminal or editor
+/// without being one: the Unicode bidirectional marks, embeddings,
+/// overrides and isolates (U+061C, U+200E, U+200F, U+202A–U+202E,
+/// U+2066–U+2069) and the line and paragraph separators (U+2028, U+2029).
+pub fn needs_escape(c: char) -> bool {
     c.is_control() || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What an input may hide in a name: every bidi control and both separators.
+    const REORDERING: &[char] = &[
+        '\u{061c}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}',
+        '\u{2069}', '\u{2028}', '\u{2029}',
+    ];
 
     #[test]
     fn control_characters_are_escaped_and_the_rest_kept() {
@@ -60,13 +66,33 @@ mod tests {
     }
 
     #[test]
-    fn escape_controls_leaves_what_only_reorders_a_line() {
-        assert_eq!(escape_controls("a\nb\u{1b}c\u{85}"), "a\\nb\\u{1b}c\\u{85}");
-        assert_eq!(escape_controls("abc\u{202e}fed"), "abc\u{202e}fed");
+    fn every_control_bidi_and_separator_character_is_escaped_by_both() {
+        let controls = (0..=0x9f_u32).filter_map(char::from_u32).filter(|c| c.is_control());
+        for c in controls.chain(REORDERING.iter().copied()) {
+            let s = format!("a{c}b");
+            let want = format!("a{}b", c.escape_default());
+            assert_eq!(escape(&s), want, "{:#x}", c as u32);
+            assert_eq!(md_cell(&s), want, "{:#x}", c as u32);
+            assert!(needs_escape(c), "{:#x}", c as u32);
+        }
+    }
+
+    #[test]
+    fn ordinary_text_passes_unchanged() {
+        for s in ["", "sg00/PE.bin", "corpus/neff/real/xla-2.14/MODULE_1.neff", "2.23.6484.0+3b612583", "naïve ü 中 \\n `x` [a](b) <br> ×3 — §2.1"]
+        {
+            assert_eq!(escape(s), s);
+            assert_eq!(md_cell(s), s);
+        }
+        // The characters next to the escaped ranges are ordinary.
+        for c in ['\u{a0}', '\u{200d}', '\u{2027}', '\u{202f}', '\u{2065}', '\u{206a}'] {
+            assert!(!needs_escape(c), "{:#x}", c as u32);
+        }
     }
 
     #[test]
     fn markdown_cells_escape_pipes_too() {
-        assert_eq!(markdown_cell("a|b\nc"), "a\\|b\\nc");
+        assert_eq!(md_cell("a|b\nc"), "a\\|b\\nc");
+        assert_eq!(escape("a|b"), "a|b");
     }
 }

@@ -5,6 +5,7 @@
 
 use super::machine::Machine;
 use std::fmt::Write as _;
+use tpb_oracle::text_safe::md_cell;
 
 /// Which way a ratio must lie.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -179,7 +180,7 @@ impl Report {
             let target = r.target.map_or("—".into(), Target::text);
             let cells =
                 [r.area.to_string(), r.name.clone(), r.measured.clone(), r.baseline.clone(), ratio, r.ratio_of.to_string(), target, r.verdict_text()];
-            let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
+            let cells: Vec<String> = cells.iter().map(|c| md_cell(c)).collect();
             let _ = writeln!(s, "| {} |", cells.join(" | "));
         }
         if !self.notes.is_empty() {
@@ -191,11 +192,6 @@ impl Report {
         s.push_str(&profiling_section());
         s
     }
-}
-
-/// A table cell: `|` would end the cell early.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
 }
 
 /// Where the hand-written profiling notes live (relative to the workspace):
@@ -259,7 +255,7 @@ mod tests {
             )),
             "{md}"
         );
-        assert_eq!(super::cell("gzip -dc | tar t"), "gzip -dc \\| tar t");
+        assert_eq!(super::md_cell("gzip -dc | tar t"), "gzip -dc \\| tar t");
         assert_eq!(r.missed(), 1);
     }
 

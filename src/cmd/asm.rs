@@ -93,7 +93,7 @@ fn bounded(message: &str) -> String {
     // Odd parts are the quoted ones; the message's own words (a list of valid names) are cut only by the whole's bound.
     let parts: Vec<String> =
         message.split('`').enumerate().map(|(i, part)| if i % 2 == 1 { cut(part, QUOTE_CHARS) } else { part.to_string() }).collect();
-    crate::out::escape(&cut(&parts.join("`"), MESSAGE_CHARS))
+    tpb_oracle::text_safe::escape(&cut(&parts.join("`"), MESSAGE_CHARS))
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use tpb_differ::inputs::{Input, Real, Source};
 use tpb_differ::request::{parse_hex, parse_line, Ask};
 use tpb_differ::worker::{Library, Worker};
 use tpb_isa::{Generation, Profile};
+use tpb_oracle::text_safe::escape;
 
 /// Exit bit: the worker disagrees with the description.
 pub const EXIT_DISAGREES: u8 = 4;
@@ -274,10 +275,6 @@ fn write_report(dir: &Path, o: &campaign::Outcome, reproduce: &Reproduce) -> Res
             .map_err(|e| format!("{}: cannot write: {e}", escape(&path.display().to_string())))?;
     }
     Ok(())
-}
-
-fn escape(s: &str) -> String {
-    tpb_oracle::text_safe::escape(s)
 }
 
 fn join(asks: &[Ask]) -> String {

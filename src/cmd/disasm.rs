@@ -52,7 +52,7 @@ pub fn run(a: Args) -> u8 {
                         code = super::fail(format!("{}: {e}", s.label()));
                         continue;
                     }
-                    let member = crate::out::escape(s.member);
+                    let member = tpb_oracle::text_safe::escape(s.member);
                     if let Err(c) = out.write(code, |w| writeln!(w, "# {}", s.label()).and_then(|()| write_bundles(w, &member, 0, s.bytes))) {
                         return c;
                     }

@@ -42,11 +42,16 @@ pub struct Args {
 /// encodes when it encodes some (Activation is 0x21 on v2/v3, 0x25 on v4).
 pub fn parse_op(s: &str, arch: Option<Generation>) -> Result<Vec<u8>, String> {
     if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        return u8::from_str_radix(hex, 16).map(|b| vec![b]).map_err(|_| format!("--op {}: not an opcode byte (0x00..0xFF)", crate::out::escape(s)));
+        return u8::from_str_radix(hex, 16)
+            .map(|b| vec![b])
+            .map_err(|_| format!("--op {}: not an opcode byte (0x00..0xFF)", tpb_oracle::text_safe::escape(s)));
     }
     let rows: Vec<&opcode::OpcodeInfo> = opcode::OPCODES.iter().filter(|o| o.name.eq_ignore_ascii_case(s)).collect();
     if rows.is_empty() {
-        return Err(format!("--op {}: no opcode of that name (give a byte such as 0xC1, or a name from `tpb facts`)", crate::out::escape(s)));
+        return Err(format!(
+            "--op {}: no opcode of that name (give a byte such as 0xC1, or a name from `tpb facts`)",
+            tpb_oracle::text_safe::escape(s)
+        ));
     }
     let available: Vec<u8> = rows.iter().filter(|o| arch.is_some_and(|g| o.available(g))).map(|o| o.byte).collect();
     Ok(if available.is_empty() { rows.iter().map(|o| o.byte).collect() } else { available })

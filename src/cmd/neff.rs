@@ -106,6 +106,6 @@ pub fn run(a: Args) -> u8 {
 /// Prints the notes of `file` as warnings, escaped.
 fn warn(file: &std::path::Path, notes: &[String]) {
     for n in notes {
-        eprintln!("tpb: warning: {}: {}", crate::out::escape(&file.display().to_string()), crate::out::escape(n));
+        eprintln!("tpb: warning: {}: {}", tpb_oracle::text_safe::escape(&file.display().to_string()), tpb_oracle::text_safe::escape(n));
     }
 }

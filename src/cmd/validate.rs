@@ -372,7 +372,7 @@ fn print_text(
     for x in f {
         write!(out, "  {}: {} [{} @ {:#04x}, §{}] {}", x.severity.as_str(), x.code, x.field, x.offset, x.section, x.message)?;
         match (x.erratum, build) {
-            (Some(e), Some(build)) => writeln!(out, " (erratum {e}; compiler {})", crate::out::escape(build))?,
+            (Some(e), Some(build)) => writeln!(out, " (erratum {e}; compiler {})", tpb_oracle::text_safe::escape(build))?,
             (Some(e), None) => writeln!(out, " (erratum {e})")?,
             (None, _) => writeln!(out)?,
         }

@@ -116,7 +116,7 @@ fn timed(name: &str, ok: &str, f: impl FnOnce() -> Result<u64, Vec<String>>) -> 
 fn dump_inputs(corpus: Option<&Path>, seed: u64) -> Result<Vec<Raw>, String> {
     let mut bytes = Vec::new();
     if let Some(root) = corpus {
-        for dir in [root.join(super::targets::C_LAYOUT), root.join("regressions").join(super::targets::C_LAYOUT)] {
+        for dir in [root.join(tpb_isa::fuzz::C_LAYOUT), root.join("regressions").join(tpb_isa::fuzz::C_LAYOUT)] {
             if !dir.is_dir() {
                 continue;
             }
@@ -253,7 +253,7 @@ mod tests {
         let bare = dump_inputs(None, 7).expect("inputs");
         assert_eq!(bare.len(), hand + SAMPLE as usize);
         let root = tempfile::tempdir().expect("temp dir");
-        let dir = root.path().join(super::super::targets::C_LAYOUT);
+        let dir = root.path().join(tpb_isa::fuzz::C_LAYOUT);
         std::fs::create_dir_all(&dir).expect("corpus dir");
         // 100 bytes: one bundle and a zero-padded second.
         std::fs::write(dir.join("one"), [0xA5u8; 100]).expect("writes");

@@ -134,7 +134,7 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     timed((s, fails.into_iter().map(|(path, f)| (path, f.bundle.clone())).collect()), t);
 
     let t = Instant::now();
-    let bar = progress.bar("corpus replay", targets::TARGETS.len() as u64);
+    let bar = progress.bar("corpus replay", targets::all().len() as u64);
     timed((replay::section(corpus.as_deref(), seed, &bar), Vec::new()), t);
     bar.finish_and_clear();
 

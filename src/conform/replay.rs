@@ -4,7 +4,7 @@
 
 use super::panics;
 use super::report::{Case, Section};
-use super::targets::{Target, TARGETS};
+use super::targets::{self, Target};
 use indicatif::ProgressBar;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -67,7 +67,8 @@ pub fn smoke(t: &Target, seed: u64) -> Result<u64, Vec<String>> {
 pub fn section(root: Option<&Path>, seed: u64, bar: &ProgressBar) -> Section {
     let mut s = Section::new("replay", "corpus replay");
     let _quiet = panics::Quiet::install();
-    for t in TARGETS {
+    let all = targets::all();
+    for t in &all {
         let start = Instant::now();
         let case = match smoke(t, seed) {
             Ok(n) => Case::pass(format!("smoke/{}", t.name), super::report::count(n, "seeded input")).with_checked(n),
@@ -79,7 +80,7 @@ pub fn section(root: Option<&Path>, seed: u64, bar: &ProgressBar) -> Section {
         s.cases.push(Case::skip("corpus", "no corpus/ folder here or in the source tree; give --corpus DIR"));
         return s;
     };
-    for t in TARGETS {
+    for t in &all {
         for (name, dir) in [(t.name.to_string(), root.join(t.name)), (format!("regressions/{}", t.name), root.join("regressions").join(t.name))] {
             bar.set_message(name.clone());
             let start = Instant::now();

@@ -17,8 +17,6 @@ use tpb_isa::{smith, Generation};
 pub const DEFAULT_SEED: u64 = 0x7462_7073_6565_6473;
 /// Generated bundles per family × generation in the checked-in corpus.
 pub const DEFAULT_COUNT: usize = 2;
-/// Targets whose input is a stream of 64-byte bundles.
-pub const BUNDLE_TARGETS: &[&str] = &["roundtrip", "validate", "text", "differential", super::targets::C_LAYOUT];
 /// Bytes behind one generator input.
 const GEN_INPUT: usize = 512;
 /// Upper bound on candidate inputs when searching for family coverage.
@@ -78,8 +76,9 @@ pub fn generate(count: usize, seed: u64, neffs: &[PathBuf]) -> Result<Vec<SeedFi
         }
     }
     let mut out = Vec::new();
-    for t in BUNDLE_TARGETS {
-        out.extend(streams.iter().map(|(name, bytes)| SeedFile { target: t, name: name.clone(), bytes: bytes.clone() }));
+    // Every target that reads a stream of bundles gets every bundle stream.
+    for t in tpb_isa::fuzz::bundle_targets() {
+        out.extend(streams.iter().map(|(name, bytes)| SeedFile { target: t.name, name: name.clone(), bytes: bytes.clone() }));
     }
     // Generator inputs reaching every family × generation as `props::structured` reads them.
     for (name, bytes) in generator_inputs(count, seed, structured_kinds)? {

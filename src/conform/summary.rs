@@ -2,6 +2,7 @@
 
 use super::report::{count, Report, Section, Status};
 use std::fmt::Write as _;
+use tpb_oracle::text_safe::md_cell;
 
 /// Lines of a failure's detail shown before "…".
 const DETAIL_LINES: usize = 12;
@@ -56,9 +57,10 @@ fn clip(s: &str, lines: usize) -> String {
     out
 }
 
-/// One-cell markdown text: pipes escaped, newlines folded.
+/// One-cell markdown text: each line a [`md_cell`], the lines joined by
+/// `<br>` (a detail of several lines stays readable in one cell).
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', "<br>")
+    s.split('\n').map(md_cell).collect::<Vec<_>>().join("<br>")
 }
 
 fn counts_row(s: &Section) -> String {
@@ -81,7 +83,7 @@ pub fn reproduce(r: &Report) -> String {
     let mut c = format!("tpb conform --seed {:#x} --time {}", r.seed, r.time_budget_secs);
     for (flag, v) in r.libs.iter().map(|l| ("--lib", l)).chain(r.neff_args.iter().map(|n| ("--neff", n))) {
         // Control characters escaped first, then quoted for a POSIX shell (a path with a space stays one word).
-        let word = crate::out::escape(v);
+        let word = tpb_oracle::text_safe::escape(v);
         let quoted = shlex::try_quote(&word).unwrap_or_else(|_| word.clone().into());
         let _ = write!(c, " {flag} {quoted}");
     }

@@ -1,12 +1,11 @@
-//! The fuzz targets' bodies by name. `fuzz/fuzz_targets/<name>.rs` calls the
-//! same library function; `tpb conform` and `cargo test` (tests/corpus.rs,
-//! which includes this file) replay `corpus/<name>/` and
-//! `corpus/regressions/<name>/` through it, so every target runs without
-//! libFuzzer too. Self-contained on purpose: no `crate::` paths. The targets
-//! themselves are `fuzz/Cargo.toml`'s `[[bin]]`s (`cargo fuzz list`):
-//! `tests/corpus.rs` fails when this list and those differ.
+//! The fuzz targets' bodies by name, read from the one table of targets
+//! (`tpb_isa::fuzz::TARGETS`), with the bodies of the crates above `tpb_isa`
+//! bound here. `tpb conform` and `cargo test` (tests/corpus.rs, which
+//! includes this file) replay `corpus/<name>/` and
+//! `corpus/regressions/<name>/` through them, so every target runs without
+//! libFuzzer too. Self-contained on purpose: no `crate::` paths.
 
-use tpb_isa::props;
+use tpb_isa::fuzz::{self, Body};
 
 /// A target's verdict on one input: `Err` is the failure as the report prints it.
 pub type Outcome = Result<(), String>;
@@ -20,45 +19,22 @@ pub struct Target {
     pub about: &'static str,
 }
 
-/// Every target whose body runs in-process (the `c_layout` target needs a
-/// compiled C shim; `tpb conform`'s C-header section replays its corpus).
-pub const TARGETS: &[Target] = &[
-    Target {
-        name: "roundtrip",
-        run: |data| props::roundtrip(data).map_err(|e| e.to_string()),
-        smoke_len: 256,
-        about: "raw bytes -> decode -> encode -> decode",
-    },
-    Target {
-        name: "structured",
-        run: |data| props::structured(data).map_err(|e| e.to_string()),
-        smoke_len: 1024,
-        about: "generated bundles round-trip and validate clean",
-    },
-    Target { name: "validate", run: validate, smoke_len: 1024, about: "validator on any bytes; single mutations name their check" },
-    Target {
-        name: "text",
-        run: |data| props::text_roundtrip(data).map_err(|e| e.to_string()),
-        smoke_len: 256,
-        about: "disassemble -> assemble is exact; a value name the assembler accepts reads back as a name",
-    },
-    Target { name: "elf", run: elf, smoke_len: 4096, about: "ELF oracle parser on arbitrary bytes" },
-    Target { name: "neff", run: neff, smoke_len: 4096, about: "NEFF container parser on arbitrary bytes" },
-    Target {
-        name: "differential",
-        run: tpb_differ::fuzz::differential,
-        smoke_len: 256,
-        about: "a worker (TPB_DIFFER_LIB / TPB_DIFFER_CMD; default the description itself) agrees with the description",
-    },
-];
+/// Every target whose body runs in-process, in the table's order (the
+/// `c_layout` target needs a compiled C shim; `tpb conform`'s C-header
+/// section replays its corpus).
+pub fn all() -> Vec<Target> {
+    fuzz::TARGETS.iter().filter_map(|t| Some(Target { name: t.name, run: run(t.body)?, smoke_len: t.smoke_len, about: t.about })).collect()
+}
 
-/// The `c_layout` target's corpus directory (replayed by the C-header section).
-pub const C_LAYOUT: &str = "c_layout";
-
-/// `validate`: any bytes through the validator, then the same bytes as
-/// generator + single-mutation input.
-pub fn validate(data: &[u8]) -> Outcome {
-    props::validate_any(data).and_then(|()| props::mutation(data)).map_err(|e| e.to_string())
+/// The in-process body of `body`, if it has one.
+fn run(body: Body) -> Option<fn(&[u8]) -> Outcome> {
+    match body {
+        Body::Props(f) => Some(f),
+        Body::OracleElf => Some(elf),
+        Body::OracleNeff => Some(neff),
+        Body::Differential => Some(tpb_differ::fuzz::differential),
+        Body::CShim | Body::Nothing => None,
+    }
 }
 
 /// `elf`: the library oracle's ELF reader must not panic on any bytes.

@@ -67,7 +67,7 @@ fn unchecked(n: &neff::Neff, bundles: usize, unread: Option<&neff::NeffError>) -
         return Some(format!("payload digest {}", n.integrity.describe()));
     }
     if bundles == 0 {
-        let why = unread.map_or_else(String::new, |e| format!(": {}", crate::out::escape(&e.message)));
+        let why = unread.map_or_else(String::new, |e| format!(": {}", tpb_oracle::text_safe::escape(&e.message)));
         return Some(format!("no bundles to check ({} engine streams): nothing was conformed{why}", n.streams.len()));
     }
     None
@@ -130,7 +130,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
                 let (failures, dis) = samples(&json);
                 let gens: Vec<String> = c.sources().iter().map(|s| format!("{} from {}", s.generation, s.generation_from.as_str())).collect();
                 let gens = match choice.warning().filter(|_| unread.is_none()) {
-                    Some(w) => vec![format!("{}: {}", gens.join(", "), crate::out::escape(&w))],
+                    Some(w) => vec![format!("{}: {}", gens.join(", "), tpb_oracle::text_safe::escape(&w))],
                     None => gens,
                 };
                 let summary = format!(

@@ -7,24 +7,13 @@ mod archive;
 mod programs;
 mod safety;
 
+pub(super) use crate::support::{root, stderr, stdout, tpb_os};
 pub(super) use serde_json::Value;
 pub(super) use std::path::{Path, PathBuf};
-pub(super) use std::process::{Command, Output};
+pub(super) use std::process::Output;
 pub(super) use tpb_oracle::neff::{self, build, pack};
 
 pub(super) type R<T = ()> = Result<T, Box<dyn std::error::Error>>;
-
-pub(super) fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-pub(super) fn tpb(args: &[&dyn AsRef<std::ffi::OsStr>]) -> R<Output> {
-    Ok(Command::new(env!("CARGO_BIN_EXE_tpb")).args(args.iter().map(|a| a.as_ref())).output()?)
-}
-
-pub(super) fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// `o` is a refusal (exit 2) whose message says `says`.
 pub(super) fn refused(o: &Output, says: &str, what: &str) {
@@ -89,7 +78,7 @@ pub(super) fn summary_modulo_payload(v: &Value) -> Value {
 }
 
 pub(super) fn neff_json(path: &Path) -> R<Value> {
-    let o = tpb(&[&"neff", &"--json", &path])?;
+    let o = tpb_os(&[&"neff", &"--json", &path]);
     ok(&o, "tpb neff --json");
     Ok(serde_json::from_slice(&o.stdout)?)
 }
@@ -116,7 +105,7 @@ pub(super) fn assert_same_program(orig: &[u8], packed: &[u8], a: &Value, b: &Val
 
 /// The disassembly lines of a container, by member and index (location comments dropped).
 pub(super) fn disasm(path: &Path) -> R<Vec<String>> {
-    let o = tpb(&[&"disasm", &path])?;
+    let o = tpb_os(&[&"disasm", &path]);
     ok(&o, "disasm");
     Ok(String::from_utf8(o.stdout)?.lines().filter(|l| !l.starts_with('#')).map(str::to_string).collect())
 }
@@ -139,7 +128,7 @@ pub(super) fn tree(dir: &Path) -> Vec<String> {
 }
 
 pub(super) fn validate_rows(path: &Path) -> R<Vec<Value>> {
-    let o = tpb(&[&"validate", &"--spec", &"--json", &path])?;
+    let o = tpb_os(&[&"validate", &"--spec", &"--json", &path]);
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
     Ok(String::from_utf8(o.stdout)?.lines().map(serde_json::from_str::<Value>).collect::<Result<Vec<_>, _>>()?)
 }
@@ -180,9 +169,9 @@ pub(super) fn assert_repacks_to_the_same_tar(container: &[u8]) -> R {
     let f = base.path().join("in.neff");
     std::fs::write(&f, container)?;
     let dir = base.path().join("out");
-    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    ok(&tpb_os(&[&"neff", &"unpack", &f, &dir]), "unpack");
     let out = base.path().join("packed.neff");
-    ok(&tpb(&[&"neff", &"pack", &dir, &"-o", &out])?, "pack");
+    ok(&tpb_os(&[&"neff", &"pack", &dir, &"-o", &out]), "pack");
     assert!(members(&std::fs::read(&out)?)? == members(container)?, "the repacked tar differs");
     Ok(())
 }
@@ -209,6 +198,6 @@ pub(super) fn unpacked(pkg_version: u64, tar: &[u8]) -> R<(tempfile::TempDir, Pa
     let f = base.path().join("in.neff");
     std::fs::write(&f, build::container_from_tar(pkg_version, tar)?)?;
     let dir = base.path().join("out");
-    ok(&tpb(&[&"neff", &"unpack", &f, &dir])?, "unpack");
+    ok(&tpb_os(&[&"neff", &"unpack", &f, &dir]), "unpack");
     Ok((base, f, dir))
 }

@@ -7,11 +7,11 @@ fn every_committed_real_program_round_trips_through_files_and_text() -> R {
     let dir = tempfile::tempdir()?;
     for (i, f) in real().iter().enumerate() {
         let (unpacked, out) = (dir.path().join(format!("u{i}")), dir.path().join(format!("p{i}.neff")));
-        ok(&tpb(&[&"neff", &"unpack", f, &unpacked])?, "unpack");
+        ok(&tpb_os(&[&"neff", &"unpack", f, &unpacked]), "unpack");
         assert!(unpacked.join("manifest.json").is_file() && unpacked.join("sg00/PE.tpb").is_file() && unpacked.join("sg00/PE.bin").is_file());
-        let o = tpb(&[&"neff", &"pack", &unpacked, &"-o", &out])?;
+        let o = tpb_os(&[&"neff", &"pack", &unpacked, &"-o", &out]);
         ok(&o, "pack");
-        assert!(String::from_utf8_lossy(&o.stdout).contains(", 0 changed"), "{}", String::from_utf8_lossy(&o.stdout));
+        assert!(stdout(&o).contains(", 0 changed"), "{}", stdout(&o));
         let (orig, packed, summary) = (std::fs::read(f)?, std::fs::read(&out)?, neff_json(f)?);
         assert_same_program(&orig, &packed, &summary, &neff_json(&out)?, &f.display().to_string())?;
         // The manifest names the form the input used.
@@ -79,10 +79,10 @@ fn either_file_of_a_stream_may_be_deleted_but_not_both_nor_the_manifest() -> R {
     let dir = tempfile::tempdir()?;
     let f = root().join("corpus/neff/real/xla-2.14/MODULE_10156376263833043450.neff");
     let u = dir.path().join("u");
-    ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
+    ok(&tpb_os(&[&"neff", &"unpack", &f, &u]), "unpack");
     let pack = |name: &str| -> R<(Output, PathBuf)> {
         let out = dir.path().join(name);
-        Ok((tpb(&[&"neff", &"pack", &u, &"-o", &out])?, out))
+        Ok((tpb_os(&[&"neff", &"pack", &u, &"-o", &out]), out))
     };
     let (o, whole) = pack("whole.neff")?;
     ok(&o, "pack");
@@ -109,7 +109,7 @@ fn an_edited_text_line_changes_that_bundle_and_nothing_else() -> R {
     let dir = tempfile::tempdir()?;
     let f = root().join("corpus/neff/real/xla-2.14/MODULE_10156376263833043450.neff");
     let u = dir.path().join("u");
-    ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
+    ok(&tpb_os(&[&"neff", &"unpack", &f, &u]), "unpack");
     let text_path = u.join("sg00/PE.tpb");
     let text = std::fs::read_to_string(&text_path)?;
     let lines: Vec<&str> = text.lines().collect();
@@ -118,9 +118,9 @@ fn an_edited_text_line_changes_that_bundle_and_nothing_else() -> R {
         lines.iter().enumerate().map(|(i, l)| if i == at { l.replace(" in_dtype=bf16 ", " in_dtype=f32 ") } else { l.to_string() }).collect();
     std::fs::write(&text_path, edited.join("\n") + "\n")?;
     let out = dir.path().join("edited.neff");
-    let o = tpb(&[&"neff", &"pack", &u, &"-o", &out])?;
+    let o = tpb_os(&[&"neff", &"pack", &u, &"-o", &out]);
     ok(&o, "pack");
-    assert!(String::from_utf8_lossy(&o.stdout).contains("changed: sg00/PE.bin (from sg00/PE.tpb)"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(stdout(&o).contains("changed: sg00/PE.bin (from sg00/PE.tpb)"), "{}", stdout(&o));
 
     // The bundle is the text line's (the first line is a comment).
     let index = at - 1;
@@ -144,7 +144,7 @@ fn an_edited_text_line_changes_that_bundle_and_nothing_else() -> R {
         }
     }
     // The validator reads the new bundle where the text put it.
-    let o = tpb(&[&"validate", &"--json", &out])?;
+    let o = tpb_os(&[&"validate", &"--json", &out]);
     let row = String::from_utf8(o.stdout)?
         .lines()
         .map(serde_json::from_str::<Value>)
@@ -161,7 +161,7 @@ fn a_bad_text_line_a_raw_edit_and_two_edits_are_told_apart() -> R {
     let dir = tempfile::tempdir()?;
     let f = root().join("corpus/neff/real/xla-2.14/MODULE_11790936170214357810.neff");
     let u = dir.path().join("u");
-    ok(&tpb(&[&"neff", &"unpack", &f, &u])?, "unpack");
+    ok(&tpb_os(&[&"neff", &"unpack", &f, &u]), "unpack");
     let (text_path, bin_path) = (u.join("sg00/PE.tpb"), u.join("sg00/PE.bin"));
     let text = std::fs::read_to_string(&text_path)?;
 
@@ -170,7 +170,7 @@ fn a_bad_text_line_a_raw_edit_and_two_edits_are_told_apart() -> R {
     let line = bad.lines().position(|l| l.contains("no_such_field")).ok_or("no edit")? + 1;
     std::fs::write(&text_path, &bad)?;
     let out = dir.path().join("out.neff");
-    let o = tpb(&[&"neff", &"pack", &u, &"-o", &out])?;
+    let o = tpb_os(&[&"neff", &"pack", &u, &"-o", &out]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(err.contains("sg00/PE.tpb") && err.contains(&format!("line {line}:")) && err.lines().count() == 1, "{err}");
@@ -181,16 +181,16 @@ fn a_bad_text_line_a_raw_edit_and_two_edits_are_told_apart() -> R {
     let mut bin = std::fs::read(&bin_path)?;
     bin[4] ^= 0x01;
     std::fs::write(&bin_path, &bin)?;
-    let o = tpb(&[&"neff", &"pack", &u, &"-o", &out])?;
+    let o = tpb_os(&[&"neff", &"pack", &u, &"-o", &out]);
     ok(&o, "pack raw edit");
-    assert!(String::from_utf8_lossy(&o.stdout).contains("changed: sg00/PE.bin (from sg00/PE.bin)"));
+    assert!(stdout(&o).contains("changed: sg00/PE.bin (from sg00/PE.bin)"));
     let (_, kept) = members(&std::fs::read(&out)?)?;
     assert_eq!(kept.iter().find(|(n, _)| n == "sg00/PE.bin").map(|(_, b)| b), Some(&bin));
 
     // Both edited, differently: refused.
     let edited = text.replacen("inst_word_len=0x10", "inst_word_len=0x11", 1);
     std::fs::write(&text_path, &edited)?;
-    let o = tpb(&[&"neff", &"pack", &u, &"-o", &out])?;
+    let o = tpb_os(&[&"neff", &"pack", &u, &"-o", &out]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("both edited"), "{}", stderr(&o));
     Ok(())
@@ -212,12 +212,12 @@ fn bare_tar_and_plain_md5_containers_round_trip_in_their_own_form() -> R {
         let f = dir.path().join(format!("in{i}.neff"));
         std::fs::write(&f, &bytes)?;
         let (u, out) = (dir.path().join(format!("u{i}")), dir.path().join(format!("out{i}.neff")));
-        let unpacked = tpb(&[&"neff", &"unpack", &f, &u])?;
+        let unpacked = tpb_os(&[&"neff", &"unpack", &f, &u]);
         ok(&unpacked, "unpack");
         assert!(!stderr(&unpacked).contains("payload integrity"), "{form}: {}", stderr(&unpacked));
         let m: Value = serde_json::from_slice(&std::fs::read(u.join("manifest.json"))?)?;
         assert_eq!(m["digest"], form);
-        ok(&tpb(&[&"neff", &"pack", &u, &"-o", &out])?, "pack");
+        ok(&tpb_os(&[&"neff", &"pack", &u, &"-o", &out]), "pack");
         let packed = std::fs::read(&out)?;
         assert_same_program(&bytes, &packed, &neff_json(&f)?, &neff_json(&out)?, form)?;
     }
@@ -231,7 +231,7 @@ fn mutate_is_deterministic_and_validate_reports_each_logged_check() -> R {
     let out = dir.path().join("m.neff");
     let log_path = dir.path().join("m.neff.mutations.json");
     let run = || -> R<(Vec<u8>, Vec<u8>)> {
-        ok(&tpb(&[&"neff", &"mutate", &f, &"-o", &out, &"--seed", &"0x5eed", &"--count", &"12"])?, "mutate");
+        ok(&tpb_os(&[&"neff", &"mutate", &f, &"-o", &out, &"--seed", &"0x5eed", &"--count", &"12"]), "mutate");
         Ok((std::fs::read(&out)?, std::fs::read(&log_path)?))
     };
     let first = run()?;
@@ -274,7 +274,7 @@ fn mutate_is_deterministic_and_validate_reports_each_logged_check() -> R {
     }
     // Another seed, other mutations; an explicit log path.
     let other = dir.path().join("other.json");
-    ok(&tpb(&[&"neff", &"mutate", &f, &"-o", &out, &"--seed", &"1", &"--count", &"12", &"--log", &other])?, "mutate");
+    ok(&tpb_os(&[&"neff", &"mutate", &f, &"-o", &out, &"--seed", &"1", &"--count", &"12", &"--log", &other]), "mutate");
     assert_ne!(std::fs::read(&other)?, first.1);
     Ok(())
 }

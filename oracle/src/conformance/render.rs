@@ -5,6 +5,7 @@
 
 use super::{GenerationFrom, NeffConformance, RoundTrips, TOP_VALUES};
 use crate::evidence::{CheckCount, FieldSpec, Hist};
+use crate::text_safe::md_cell;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -145,7 +146,7 @@ impl NeffConformance {
             let e = ev.erratum;
             let ops = e.amends.opcodes.opcodes_text();
             let gens: Vec<&str> = e.amends.generations.iter().map(|g| g.as_str()).collect();
-            let builds: Vec<String> = ev.builds.iter().map(|(k, s)| format!("{} x{} ({} files)", cell(k), s.bundles, s.files.len())).collect();
+            let builds: Vec<String> = ev.builds.iter().map(|(k, s)| format!("{} x{} ({} files)", md_cell(k), s.bundles, s.files.len())).collect();
             let _ = writeln!(
                 m,
                 "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -153,9 +154,9 @@ impl NeffConformance {
                 e.amends.check.code,
                 ops,
                 gens.join(", "),
-                cell(e.claim),
-                cell(e.observed),
-                cell(e.resolution),
+                md_cell(e.claim),
+                md_cell(e.observed),
+                md_cell(e.resolution),
                 e.confidence.as_str(),
                 if builds.is_empty() { "none here".to_string() } else { builds.join("; ") }
             );
@@ -269,7 +270,8 @@ impl NeffConformance {
                 let ops: Vec<String> = t.opcodes.iter().map(|(op, c)| format!("{op:#04x} x{c}")).collect();
                 let accepted: Vec<String> = t.accepted.iter().map(|(id, c)| format!("`{id}` x{c}")).collect();
                 let section = checks::by_code(code).map_or("?", |c| c.prov.section);
-                let _ = writeln!(m, "| {code} | {} | {} | {} | {} | {} |", cell(section), t.disagree, accepted.join(", "), t.refused, ops.join(", "));
+                let _ =
+                    writeln!(m, "| {code} | {} | {} | {} | {} | {} |", md_cell(section), t.disagree, accepted.join(", "), t.refused, ops.join(", "));
             }
         }
 
@@ -318,11 +320,11 @@ impl NeffConformance {
             let _ = writeln!(m, "|---|---|---|---|---|");
             for (f, h) in &g.fields {
                 let (top, other) = top_values(kind, f, h);
-                let mut vals: Vec<String> = top.iter().map(|(v, c)| format!("`{}` x{c}", cell(v))).collect();
+                let mut vals: Vec<String> = top.iter().map(|(v, c)| format!("`{}` x{c}", md_cell(v))).collect();
                 if other > 0 {
                     vals.push(format!("other x{other}"));
                 }
-                let prov = field_prov(kind, f).map_or_else(String::new, |p| cell(&p.to_string()));
+                let prov = field_prov(kind, f).map_or_else(String::new, |p| md_cell(&p.to_string()));
                 let _ = writeln!(m, "| `{}` | {:#04x} | {} | {} | {} |", f.path, f.offset, prov, distinct(h), vals.join(", "));
             }
             let _ = writeln!(m);
@@ -344,11 +346,11 @@ impl NeffConformance {
             let _ = writeln!(
                 m,
                 "| {} | {} | {} | {} ({from}) | {} | {} | {} |",
-                cell(&s.file),
-                cell(s.tool_version.as_deref().unwrap_or("unknown")),
-                cell(s.target.as_deref().unwrap_or("unknown")),
+                md_cell(&s.file),
+                md_cell(s.tool_version.as_deref().unwrap_or("unknown")),
+                md_cell(s.target.as_deref().unwrap_or("unknown")),
                 s.generation,
-                cell(&s.integrity),
+                md_cell(&s.integrity),
                 s.streams.len(),
                 s.bundles
             );
@@ -367,13 +369,13 @@ impl NeffConformance {
             let _ = writeln!(
                 m,
                 "| {} | {} | {} | {:#x} | {} | {} | {} |",
-                cell(&h.file),
-                cell(&h.member),
+                md_cell(&h.file),
+                md_cell(&h.member),
                 h.index,
                 h.offset,
                 h.opcode,
                 h.kind,
-                cell(&h.detail)
+                md_cell(&h.detail)
             );
         }
         if self.harness.count > self.harness.details.len() {
@@ -385,10 +387,4 @@ impl NeffConformance {
 fn engines_text<N: std::fmt::Display>(e: &BTreeMap<String, N>) -> String {
     let v: Vec<String> = e.iter().map(|(k, c)| format!("{k} x{c}")).collect();
     v.join(", ")
-}
-
-/// Escapes a markdown table cell: control characters and `|` (file and
-/// member names, compiler and target come from the input).
-fn cell(s: &str) -> String {
-    crate::text_safe::markdown_cell(s)
 }

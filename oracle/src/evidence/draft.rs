@@ -7,7 +7,8 @@
 //! several opcodes is scoped wrong in the spec, and the draft says to widen
 //! the scope (`Every`) rather than list what one build happened to write.
 
-use super::{render::escape, Evidence};
+use super::Evidence;
+use crate::text_safe::{escape, needs_escape};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use tpb_isa::checks;
@@ -92,7 +93,7 @@ fn lit(s: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() => {
+            c if needs_escape(c) => {
                 let _ = write!(out, "\\u{{{:x}}}", c as u32);
             }
             c => out.push(c),

@@ -133,7 +133,7 @@ pub fn markdown(folds: &[HeldOut]) -> String {
             let pct = if *n == 0 { 0.0 } else { 100.0 * *invalid as f64 / *n as f64 };
             let dropped =
                 if f.dropped.is_empty() { "none".to_string() } else { f.dropped.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>().join(", ") };
-            let _ = writeln!(m, "| {} | {g} | {n} | {invalid} | {pct:.3} | {all} | {dropped} |", super::render::escape(&f.build));
+            let _ = writeln!(m, "| {} | {g} | {n} | {invalid} | {pct:.3} | {all} | {dropped} |", crate::text_safe::md_cell(&f.build));
         }
     }
     m

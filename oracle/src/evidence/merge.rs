@@ -75,7 +75,7 @@ pub enum MergeError {
         shards: Shards,
     },
     /// A file is counted by both (a shard given twice).
-    #[error("file {} is counted on both sides (a shard given twice?)", super::render::escape(file))]
+    #[error("file {} is counted on both sides (a shard given twice?)", crate::text_safe::escape(file))]
     FileTwice {
         /// The file, as the evidence names it.
         file: String,
@@ -114,25 +114,25 @@ pub enum ReadProblem {
         expected: &'static str,
     },
     /// A string that names no generation.
-    #[error("not a generation: {}", super::render::escape(value))]
+    #[error("not a generation: {}", crate::text_safe::escape(value))]
     Generation {
         /// The string.
         value: String,
     },
     /// A check code this build does not know.
-    #[error("check {} is not one this tpb knows", super::render::escape(code))]
+    #[error("check {} is not one this tpb knows", crate::text_safe::escape(code))]
     Check {
         /// The code.
         code: String,
     },
     /// An erratum id this build does not know.
-    #[error("erratum {} is not one this tpb knows", super::render::escape(id))]
+    #[error("erratum {} is not one this tpb knows", crate::text_safe::escape(id))]
     Erratum {
         /// The id.
         id: String,
     },
     /// A histogram key that is not a value as evidence writes one (`0x…`, whole bytes).
-    #[error("{} is not a value", super::render::escape(key))]
+    #[error("{} is not a value", crate::text_safe::escape(key))]
     Value {
         /// The key.
         key: String,

@@ -329,7 +329,7 @@ impl std::fmt::Display for Contradiction {
             f,
             "{} {} {:#04x} {} {} {}: {}",
             self.generation,
-            render::escape(&self.build),
+            crate::text_safe::escape(&self.build),
             self.opcode,
             tpb_isa::opcode::name(self.opcode),
             self.check,

@@ -3,16 +3,11 @@
 
 use super::loc::Table;
 use super::{hex, Evidence, Group, Hist, Loc};
+use crate::text_safe::escape;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use tpb_isa::opcode;
-
-/// A string read from an input, made safe for a text line: control
-/// characters (a newline could forge a line of output) are escaped.
-pub fn escape(s: &str) -> String {
-    s.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
-}
 
 /// `0xaa ×79491, 0x7a ×23453, other ×3`.
 pub(super) fn values_text(values: &[(String, u64)], other: u64) -> String {

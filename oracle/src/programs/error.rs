@@ -6,7 +6,7 @@
 
 use super::shown;
 use crate::neff::{Integrity, NeffError};
-use crate::text_safe::escape_controls;
+use crate::text_safe::escape;
 use std::io;
 use std::path::PathBuf;
 use tpb_isa::bundle::BUNDLE_BYTES;
@@ -86,7 +86,7 @@ pub enum ProgramError {
         len: u64,
     },
     /// Neither reading holds: not whole bundles (`len` bytes), and not a NEFF (`why`).
-    #[error("{}: neither raw bundles nor a NEFF: {}; not a NEFF: {}", shown(file), partial(*len), escape_controls(why))]
+    #[error("{}: neither raw bundles nor a NEFF: {}; not a NEFF: {}", shown(file), partial(*len), escape(why))]
     Neither {
         /// The file, as given.
         file: PathBuf,
@@ -134,7 +134,7 @@ pub enum Warning {
         integrity: Integrity,
     },
     /// One of the container's notes ([`crate::neff::Neff::notes`]).
-    #[error("{}: {}", shown(file), escape_controls(note))]
+    #[error("{}: {}", shown(file), escape(note))]
     Note {
         /// The container, as given.
         file: PathBuf,

@@ -34,7 +34,7 @@ use std::path::Path;
 /// A path as text lines show it: control characters escaped, so a file name
 /// can never forge a line of output.
 pub fn shown(path: &Path) -> String {
-    crate::text_safe::escape_controls(&path.display().to_string())
+    crate::text_safe::escape(&path.display().to_string())
 }
 
 #[cfg(test)]

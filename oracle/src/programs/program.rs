@@ -3,7 +3,7 @@
 //! commands walk.
 
 use crate::neff::{choice, Choice, Engine, Neff};
-use crate::text_safe::escape_controls;
+use crate::text_safe::escape;
 use std::path::{Path, PathBuf};
 use tpb_isa::Generation;
 
@@ -82,7 +82,7 @@ impl Stream<'_> {
         if self.member.is_empty() {
             super::shown(self.file)
         } else {
-            format!("{}:{}", super::shown(self.file), escape_controls(self.member))
+            format!("{}:{}", super::shown(self.file), escape(self.member))
         }
     }
 

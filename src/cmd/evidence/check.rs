@@ -22,7 +22,7 @@ pub fn judge(ev: &Evidence, require_support: bool) -> Verdict {
     v.failures.extend(ev.claims_broken().into_iter().filter(|c| c.4 > 0).map(|(g, build, op, field, n)| {
         format!(
             "recovered claim broken: {g} {} {op:#04x} {} {field}: {n} bundle(s) hold what the claim excludes",
-            crate::out::escape(build),
+            tpb_oracle::text_safe::escape(build),
             tpb_isa::opcode::name(op)
         )
     }));

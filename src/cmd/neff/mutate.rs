@@ -70,7 +70,7 @@ pub fn run(a: Args) -> u8 {
     let g = choice.generation;
     let done = match mutate(&mut ex, g, a.seed, a.count as usize) {
         Ok(d) => d,
-        Err(e) => return fail(format!("{}: {e}", crate::out::escape(&name))),
+        Err(e) => return fail(format!("{}: {e}", tpb_oracle::text_safe::escape(&name))),
     };
     let out = match pack::build(&ex.manifest, &ex.data) {
         Ok(o) => o,
@@ -106,7 +106,7 @@ pub fn run(a: Args) -> u8 {
         "profile": Profile::Spec,
         "mutations": entries,
     });
-    let shown = |p: &std::path::Path| crate::out::escape(&p.display().to_string());
+    let shown = |p: &std::path::Path| tpb_oracle::text_safe::escape(&p.display().to_string());
     if let Err(e) = crate::out::write_atomic(&a.output, &out) {
         return fail(format!("{}: cannot write: {e}", shown(&a.output)));
     }
@@ -121,13 +121,13 @@ pub fn run(a: Args) -> u8 {
         let _ = writeln!(
             text,
             "  {} [{}] +{:#x} {:#04x} {}: {} ({})",
-            crate::out::escape(&members[d.member].name),
+            tpb_oracle::text_safe::escape(&members[d.member].name),
             d.index,
             d.index * BUNDLE_BYTES,
             d.original[0],
             tpb_isa::opcode::name(d.original[0]),
             d.expect,
-            crate::out::escape(&d.what)
+            tpb_oracle::text_safe::escape(&d.what)
         );
     }
     crate::out::print(&text, 0)

@@ -26,9 +26,9 @@ pub fn run(a: Args) -> u8 {
         Err(e) => return super::super::fail(e),
     };
     if let Err(e) = crate::out::write_atomic(&a.output, &p.bytes) {
-        return super::super::fail(format!("{}: cannot write: {e}", crate::out::escape(&a.output.display().to_string())));
+        return super::super::fail(format!("{}: cannot write: {e}", tpb_oracle::text_safe::escape(&a.output.display().to_string())));
     }
-    let esc = |s: &str| crate::out::escape(s);
+    let esc = |s: &str| tpb_oracle::text_safe::escape(s);
     let mut text = format!(
         "{}: {} members from {}, {} changed\n",
         esc(&a.output.display().to_string()),

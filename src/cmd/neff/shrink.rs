@@ -163,7 +163,7 @@ pub fn run(a: Args) -> u8 {
         Err(e) => return fail(format!("neff shrink: cannot create a temporary folder: {e}")),
     };
     let p = Predicate { cmd: a.predicate.clone(), file: dir.path().join("candidate.neff"), timeout: a.timeout };
-    let cmd = crate::out::escape(&a.predicate);
+    let cmd = tpb_oracle::text_safe::escape(&a.predicate);
     let started = Instant::now();
     let keep = match status_on_input(&p, &bytes) {
         Ok(s) => s,
@@ -179,7 +179,7 @@ pub fn run(a: Args) -> u8 {
         |c| p.run(c).map(|s| s == keep),
         |step| {
             if !a.quiet {
-                eprintln!("tpb: shrink: {}", crate::out::escape(&step.to_string()));
+                eprintln!("tpb: shrink: {}", tpb_oracle::text_safe::escape(&step.to_string()));
             }
         },
     );

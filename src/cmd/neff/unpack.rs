@@ -31,9 +31,9 @@ pub fn run(a: Args) -> u8 {
     super::warn(&a.file, &u.notes);
     let line = format!(
         "{}: {} members into {}: {} files, {} engine streams also as text (.tpb), {}\n",
-        crate::out::escape(&a.file.display().to_string()),
+        tpb_oracle::text_safe::escape(&a.file.display().to_string()),
         u.manifest.members.len(),
-        crate::out::escape(&a.dir.display().to_string()),
+        tpb_oracle::text_safe::escape(&a.dir.display().to_string()),
         u.files,
         u.texts,
         pack::MANIFEST

@@ -6,7 +6,7 @@
 
 use super::{Diff, Example, Found, Which};
 use crate::programs;
-use crate::text_safe::escape_controls;
+use crate::text_safe::escape;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tpb_isa::{Bundle, BUNDLE_BYTES};
@@ -38,11 +38,7 @@ pub fn disasm_line(raw: &[u8], member: &str, index: u64) -> Option<String> {
     let b = Bundle::decode_slice(raw)?;
     let line = tpb_isa::text::disasm(&b);
     let off = index.checked_mul(BUNDLE_BYTES as u64)?;
-    Some(if member.is_empty() {
-        format!("{line} # [{index}] +{off:#x}")
-    } else {
-        format!("{line} # {} [{index}] +{off:#x}", escape_controls(member))
-    })
+    Some(if member.is_empty() { format!("{line} # [{index}] +{off:#x}") } else { format!("{line} # {} [{index}] +{off:#x}", escape(member)) })
 }
 
 /// Why an example's bundle is not in the program found for it (the file
@@ -50,7 +46,7 @@ pub fn disasm_line(raw: &[u8], member: &str, index: u64) -> Option<String> {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 enum Unresolved {
     /// The program has no stream of that member name.
-    #[error("no member {}", escape_controls(member))]
+    #[error("no member {}", escape(member))]
     NoMember {
         /// The member the evidence names.
         member: String,
@@ -59,7 +55,7 @@ enum Unresolved {
     #[error("index out of range")]
     OutOfRange,
     /// The stream is shorter than the bundle's index.
-    #[error("no bundle {index} in {}", escape_controls(member))]
+    #[error("no bundle {index} in {}", escape(member))]
     NoBundle {
         /// The bundle's index in its stream.
         index: u64,
@@ -96,7 +92,7 @@ impl Diff {
                 Which::Old => old,
                 Which::New => new,
             };
-            let mut why = format!("{} not found", escape_controls(e.loc.file()));
+            let mut why = format!("{} not found", escape(e.loc.file()));
             for path in root.candidates(e.loc.file()) {
                 if !path.is_file() {
                     continue;
@@ -114,7 +110,7 @@ impl Diff {
                 };
                 match read(program, &e) {
                     Ok(line) => {
-                        found.insert(e.clone(), Found { path: escape_controls(&path.display().to_string()), line });
+                        found.insert(e.clone(), Found { path: escape(&path.display().to_string()), line });
                         break;
                     }
                     Err(w) => why = w.to_string(),
