@@ -11,6 +11,7 @@ mod bench;
 mod clock;
 mod cmd;
 mod conform;
+mod error;
 mod html;
 mod out;
 mod programs;

@@ -126,7 +126,7 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
         for (b, r) in best.iter_mut().zip(round) {
             match r {
                 Ok(d) => *b = (*b).min(d),
-                Err(e) => return skip(e),
+                Err(e) => return skip(e.to_string()),
             }
         }
     }
