@@ -33,6 +33,18 @@ pub enum Error {
     /// the surrounding message names).
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// A worker command that cannot be started, as `tpb_differ` says it.
+    #[error(transparent)]
+    Process(#[from] tpb_differ::worker::ProcessError),
+    /// A worker library that does not load, as `tpb_differ` says it.
+    #[error(transparent)]
+    Library(#[from] tpb_differ::worker::LibraryError),
+    /// A request line that does not read, as `tpb_differ` says it.
+    #[error(transparent)]
+    Request(#[from] tpb_differ::request::RequestError),
+    /// A text line that does not assemble, as `tpb_isa` says it.
+    #[error(transparent)]
+    Asm(#[from] tpb_isa::text::AsmError),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

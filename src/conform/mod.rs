@@ -166,7 +166,7 @@ pub fn run(o: &Options) -> crate::error::Result<Outcome> {
             }
             Err(e) => {
                 let mut s = report::Section::new(crate::html::WORKER_SECTION, "your worker");
-                s.cases.push(report::Case::fail("worker", e));
+                s.cases.push(report::Case::fail("worker", e.to_string()));
                 (s, Vec::new())
             }
         };
