@@ -27,6 +27,7 @@ pub struct Args {
     real: Option<PathBuf>,
 }
 
+// A String: clap prints it as is after "invalid value '…' for '--seed <SEED>'".
 pub fn parse_seed(s: &str) -> Result<u64, String> {
     match s.strip_prefix("0x") {
         Some(h) => u64::from_str_radix(h, 16),

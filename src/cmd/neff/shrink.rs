@@ -48,6 +48,7 @@ pub struct Args {
 /// The longest `--timeout`: a day.
 const MAX_TIMEOUT: f64 = 86_400.0;
 
+// A String: clap prints it as is after "invalid value '…' for '--timeout <SECS>'".
 fn parse_timeout(s: &str) -> Result<Duration, String> {
     let secs: f64 = s.parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     if !(secs > 0.0 && secs <= MAX_TIMEOUT) {
