@@ -11,6 +11,7 @@ mod bench;
 mod clock;
 mod cmd;
 mod conform;
+mod error;
 mod html;
 mod out;
 mod programs;
@@ -64,6 +65,7 @@ enum Command {
 
 /// Whether `args` (the first is the program name) is a command line `tpb`
 /// accepts, without running it: the docs' examples are held to it.
+// A String: clap's whole rendered usage text, which the docs' test prints.
 pub fn parses<I, T>(args: I) -> Result<(), String>
 where
     I: IntoIterator<Item = T>,

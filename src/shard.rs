@@ -17,9 +17,10 @@ pub struct Shard {
 }
 
 impl FromStr for Shard {
+    // A String: clap prints it as is after "invalid value '…' for '--shard'".
     type Err = String;
 
-    fn from_str(s: &str) -> Result<Shard, String> {
+    fn from_str(s: &str) -> Result<Shard, Self::Err> {
         let bad = || format!("{s:?}: expected K/N with 1 <= K <= N (shard K of N, counted from 1)");
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (k, n): (u32, u32) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);

@@ -3,6 +3,7 @@
 //! executable again, `differ --serve-lib`) or in-process; and the bundles of
 //! real programs fed to it, read as every command reads programs.
 
+use crate::error::{Context as _, Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tpb_differ::inputs::Real;
@@ -14,15 +15,15 @@ pub type Reproduce = Box<dyn Fn(&str) -> String>;
 
 /// A worker as a command (`cmd`) or a library (`lib`, in a child process
 /// unless `in_process`), and how one of its requests is reproduced by hand.
-pub fn open(cmd: Option<&str>, lib: Option<&Path>, in_process: bool, timeout: Duration) -> Result<(Box<dyn Worker>, Reproduce), String> {
+pub fn open(cmd: Option<&str>, lib: Option<&Path>, in_process: bool, timeout: Duration) -> Result<(Box<dyn Worker>, Reproduce)> {
     let by_hand = |argv: String| -> Reproduce { Box::new(move |line: &str| format!("printf '%s\\n' {} | {argv}", quote(line))) };
     if let Some(cmd) = cmd {
-        let p = Process::new(cmd, timeout).map_err(|e| e.to_string())?;
+        let p = Process::new(cmd, timeout)?;
         return Ok((Box::new(p), by_hand(cmd.to_string())));
     }
-    let Some(lib) = lib else { return Err("name a worker: --cmd COMMAND or --lib PATH".to_string()) };
+    let Some(lib) = lib else { return Err(Error::from("name a worker: --cmd COMMAND or --lib PATH")) };
     // Loaded here once either way: a library that does not load is a usage error, not a crash per request.
-    let loaded = Library::load(lib).map_err(|e| e.to_string())?;
+    let loaded = Library::load(lib)?;
     let mut serve = this_command()?;
     serve.extend(["differ".to_string(), "--serve-lib".to_string(), lib.display().to_string()]);
     let shown = shlex::try_join(serve.iter().map(String::as_str)).unwrap_or_else(|_| serve.join(" "));
@@ -34,11 +35,11 @@ pub fn open(cmd: Option<&str>, lib: Option<&Path>, in_process: bool, timeout: Du
 
 /// How to start `tpb` again: `$TPB_SELF` (the Python package sets it: there
 /// the executable is the interpreter), else this executable.
-fn this_command() -> Result<Vec<String>, String> {
+fn this_command() -> Result<Vec<String>> {
     if let Ok(cmd) = std::env::var("TPB_SELF") {
-        return shlex::split(&cmd).filter(|a| !a.is_empty()).ok_or_else(|| format!("TPB_SELF `{}` is not a command", escape(&cmd)));
+        return shlex::split(&cmd).filter(|a| !a.is_empty()).ok_or_else(|| Error::Message(format!("TPB_SELF `{}` is not a command", escape(&cmd))));
     }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the tpb executable to run the library in: {e}"))?;
+    let exe = std::env::current_exe().context_with(|| "cannot find the tpb executable to run the library in")?;
     Ok(vec![exe.display().to_string()])
 }
 

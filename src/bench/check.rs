@@ -6,6 +6,7 @@
 use super::external::{peak_rss_kib, timed, which, Scratch};
 use super::report::{Row, Target};
 use super::timing::{ms, ratio};
+use crate::error::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tpb_oracle::fixture::Fixture;
@@ -30,7 +31,7 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
         Some(p) => p.clone(),
         None => match fixture(&scratch.0) {
             Ok(p) => p,
-            Err(e) => return skip(e),
+            Err(e) => return skip(e.to_string()),
         },
     };
     let size = match std::fs::metadata(&elf) {
@@ -49,12 +50,12 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
         Some(_) => format!("check input: {file} ({size} bytes)"),
         None => format!("check input: the oracle's full-size synthetic libwalrus.so fixture ({size} bytes, `Fixture::known_full_size`)"),
     });
-    let check = |args: &[&str]| -> Result<Duration, String> { timed(&tpb, args, &CHECK_RAN) };
+    let check = |args: &[&str]| timed(&tpb, args, &CHECK_RAN);
     let mut rows = Vec::new();
     // One untimed pass of each puts the file in the page cache for all three alike.
     let warm = check(&["check", &file]).and(timed(&nm, &["-DC", &file], &[0])).and(timed(&strings, &[&file], &[0]));
     if let Err(e) = warm {
-        return skip(e);
+        return skip(e.to_string());
     }
     let (mut t_tpb, mut t_nm, mut t_str) = (Duration::MAX, Duration::MAX, Duration::MAX);
     for _ in 0..o.rounds.max(1) {
@@ -65,7 +66,7 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
                 t_nm = t_nm.min(b);
                 t_str = t_str.min(c);
             }
-            Err(e) => return skip(e),
+            Err(e) => return skip(e.to_string()),
         }
     }
     rows.push(time_row(name, t_tpb, t_nm, t_str));
@@ -88,7 +89,7 @@ fn time_row(name: &str, t_tpb: Duration, t_nm: Duration, t_str: Duration) -> Row
 }
 
 /// `tpb check`'s peak resident memory (KiB, or why it was not measured) against the file's size in bytes.
-fn rss_row(kib: Result<u64, String>, size: u64) -> Row {
+fn rss_row(kib: Result<u64>, size: u64) -> Row {
     let name = "tpb check peak RSS / file size";
     match kib {
         Ok(kib) => Row::measured(
@@ -100,15 +101,15 @@ fn rss_row(kib: Result<u64, String>, size: u64) -> Row {
             (kib * 1024) as f64 / size.max(1) as f64,
             None,
         ),
-        Err(e) => Row::skipped("check", name, None, e),
+        Err(e) => Row::skipped("check", name, None, e.to_string()),
     }
 }
 
 /// Writes the oracle's full-size fixture (the real library's size) into `dir`.
-fn fixture(dir: &Path) -> Result<PathBuf, String> {
-    let bytes = Fixture::known_full_size().and_then(|f| f.build()).map_err(|e| e.to_string())?;
+fn fixture(dir: &Path) -> Result<PathBuf> {
+    let bytes = Fixture::known_full_size().and_then(|f| f.build())?;
     let path = dir.join("libwalrus-fixture.so");
-    std::fs::write(&path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    std::fs::write(&path, bytes).context_with(|| format!("{}: cannot write", path.display()))?;
     Ok(path)
 }
 
@@ -127,17 +128,17 @@ mod tests {
         let r = rss_row(Ok(3 << 10), 3 << 19);
         assert_eq!((r.ratio, r.measured.as_str(), r.baseline.as_str()), (Some(2.0), "3.0 MiB", "file 1.5 MiB"));
         assert_eq!(rss_row(Ok(1), 0).ratio, Some(1024.0));
-        assert_eq!(rss_row(Err("no GNU time".into()), 1).verdict, Verdict::Skipped("no GNU time".into()));
+        assert_eq!(rss_row(Err(crate::error::Error::from("no GNU time")), 1).verdict, Verdict::Skipped("no GNU time".into()));
     }
 
     /// The stand-in library is the oracle's full-size fixture, as a file `tpb check` can read.
     #[test]
-    fn the_fixture_is_the_full_size_synthetic_library() -> Result<(), String> {
+    fn the_fixture_is_the_full_size_synthetic_library() -> Result<(), Box<dyn std::error::Error>> {
         let scratch = super::Scratch::new()?;
         let path = super::fixture(&scratch.0)?;
         assert_eq!(path, scratch.0.join("libwalrus-fixture.so"));
-        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
-        let want = super::Fixture::known_full_size().and_then(|f| f.build()).map_err(|e| e.to_string())?;
+        let bytes = std::fs::read(&path)?;
+        let want = super::Fixture::known_full_size().and_then(|f| f.build())?;
         assert!(bytes == want && bytes.starts_with(b"\x7fELF"));
         Ok(())
     }

@@ -8,6 +8,7 @@
 use super::external::Scratch;
 use super::report::{Row, Target};
 use super::timing::{best_pair, ratio};
+use crate::error::{Context as _, Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -33,7 +34,7 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
     let skip = |why: String| vec![Row::skipped(AREA, names[0], Some(IN_PROCESS), why.clone()), Row::skipped(AREA, names[1], Some(PROCESS), why)];
     let (lib, echo) = match build(&scratch.0) {
         Ok(b) => b,
-        Err(e) => return skip(e),
+        Err(e) => return skip(e.to_string()),
     };
     let cycle = opcode_cycle();
     let reqs: Vec<Request> =
@@ -81,23 +82,23 @@ fn row(name: &str, n: usize, baseline: Duration, kernel: Duration, target: Targe
 }
 
 /// The C worker library and the echo worker, compiled with the system C compiler.
-fn build(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+fn build(dir: &Path) -> Result<(PathBuf, PathBuf)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("differ/workers/c");
     if !src.is_dir() {
-        return Err(format!("{}: the C workers' sources are not here (run from the source tree)", src.display()));
+        return Err(Error::Message(format!("{}: the C workers' sources are not here (run from the source tree)", src.display())));
     }
-    std::fs::write(dir.join("neuron_isa_tpb.h"), tpb_isa::c_header::generate()).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("tpb_worker.h"), tpb_differ::abi::header()).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("neuron_isa_tpb.h"), tpb_isa::c_header::generate())?;
+    std::fs::write(dir.join("tpb_worker.h"), tpb_differ::abi::header())?;
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let lib = dir.join("libtpb_worker_c.so");
     let echo = dir.join("echo_opcode");
     let include = format!("-I{}", dir.display());
-    let compile = |args: &[&str]| -> Result<(), String> {
-        let out = Command::new(&cc).args(["-O2", "-std=c11", &include]).args(args).output().map_err(|e| format!("no C compiler `{cc}`: {e}"))?;
+    let compile = |args: &[&str]| -> Result<()> {
+        let out = Command::new(&cc).args(["-O2", "-std=c11", &include]).args(args).output().context_with(|| format!("no C compiler `{cc}`"))?;
         if out.status.success() {
             Ok(())
         } else {
-            Err(format!("{cc} failed: {}", String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("")))
+            Err(Error::Message(format!("{cc} failed: {}", String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""))))
         }
     };
     let s = |p: &Path| p.display().to_string();
@@ -122,7 +123,7 @@ mod tests {
     }
 
     #[test]
-    fn both_rows_are_measured_where_a_c_compiler_is() -> Result<(), String> {
+    fn both_rows_are_measured_where_a_c_compiler_is() -> Result<(), Box<dyn std::error::Error>> {
         let scratch = Scratch::new()?;
         let mut notes = Vec::new();
         let rows = run(1, &scratch, &mut notes);

@@ -8,6 +8,7 @@
 use super::external::{timed, timed_env, which, Scratch, FORCED_PORTABLE};
 use super::report::{Row, Target};
 use super::timing::{ms, ratio};
+use crate::error::{Context as _, Error, Result};
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
@@ -23,28 +24,28 @@ pub const ENV_MIB: &str = "TPB_BENCH_E2E_MIB";
 const AREA: &str = "validate";
 
 /// Writes `mib` MiB of the v2 engine streams of `files`, repeated, to `out`; the bundles written.
-fn real_file(files: &[std::path::PathBuf], mib: usize, out: &Path) -> Result<usize, String> {
+fn real_file(files: &[std::path::PathBuf], mib: usize, out: &Path) -> Result<usize> {
     let mut streams = Vec::new();
     for f in files {
-        let n = neff::read_file(f).map_err(|e| e.to_string())?;
+        let n = neff::read_file(f)?;
         if n.generation() == Some(Generation::V2) {
             streams.extend(n.streams.into_iter().map(|s| s.bytes).filter(|b| tpb_isa::bundle::stream(b).is_ok()));
         }
     }
     let pool: Vec<u8> = streams.concat();
     if pool.is_empty() {
-        return Err("no v2 engine stream in the folder".into());
+        return Err(Error::from("no v2 engine stream in the folder"));
     }
     let len = mib << 20;
-    let file = std::fs::File::create(out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
+    let file = std::fs::File::create(out).context_with(|| format!("{}: cannot create", out.display()))?;
     let mut w = std::io::BufWriter::new(file);
     let mut left = len;
     while left > 0 {
         let take = left.min(pool.len());
-        w.write_all(&pool[..take]).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+        w.write_all(&pool[..take]).context_with(|| format!("{}: cannot write", out.display()))?;
         left -= take;
     }
-    w.flush().map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+    w.flush().context_with(|| format!("{}: cannot write", out.display()))?;
     Ok(len / tpb_isa::BUNDLE_BYTES)
 }
 
@@ -62,7 +63,7 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
     let path = scratch.0.join("real-v2.bin");
     let bundles = match real_file(&files, mib, &path) {
         Ok(n) => n,
-        Err(e) => return skip(e),
+        Err(e) => return skip(e.to_string()),
     };
     let file = path.display().to_string();
     // Best of each, interleaved round by round; the first `cat` also warms the page cache.
@@ -78,7 +79,7 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
         for (b, r) in best.iter_mut().zip(round) {
             match r {
                 Ok(d) => *b = (*b).min(d),
-                Err(e) => return skip(e),
+                Err(e) => return skip(e.to_string()),
             }
         }
     }
@@ -117,18 +118,17 @@ mod tests {
 
     /// Only v2 programs' streams are taken: a v3 program (cayman) gives none.
     #[test]
-    fn a_folder_without_v2_programs_gives_no_file() -> Result<(), String> {
+    fn a_folder_without_v2_programs_gives_no_file() -> Result<(), Box<dyn std::error::Error>> {
         let scratch = Scratch::new()?;
         let kelf: &[u8] = br#"{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "version": "0.5", "target": "cayman"}"#;
         let def: &[u8] = br#"{"pe_instr": "sg00/PE.bin"}"#;
         let stream = tpb_isa::bundle::header_only_stream(&[0xA4, 0xA4]);
-        let bytes =
-            neff::build::container(2, &[("kelf-0.json", kelf), ("sg00/def.json", def), ("sg00/PE.bin", &stream)]).map_err(|e| e.to_string())?;
+        let bytes = neff::build::container(2, &[("kelf-0.json", kelf), ("sg00/def.json", def), ("sg00/PE.bin", &stream)])?;
         let v3 = scratch.0.join("v3.neff");
-        std::fs::write(&v3, bytes).map_err(|e| e.to_string())?;
-        let n = neff::read_file(&v3).map_err(|e| e.to_string())?;
+        std::fs::write(&v3, bytes)?;
+        let n = neff::read_file(&v3)?;
         assert_eq!((n.generation(), n.bundles()), (Some(Generation::V3), 2));
-        assert_eq!(real_file(&[v3], 1, &scratch.0.join("out.bin")), Err("no v2 engine stream in the folder".into()));
+        assert_eq!(real_file(&[v3], 1, &scratch.0.join("out.bin")).map_err(|e| e.to_string()), Err("no v2 engine stream in the folder".into()));
         Ok(())
     }
 
@@ -143,12 +143,12 @@ mod tests {
     }
 
     #[test]
-    fn the_real_file_is_whole_v2_bundles_of_the_size_asked() -> Result<(), String> {
+    fn the_real_file_is_whole_v2_bundles_of_the_size_asked() -> Result<(), Box<dyn std::error::Error>> {
         let Some((_, files)) = super::super::folder::folder() else { return Err("no NEFF programs, not even corpus/neff/real".into()) };
         let scratch = super::Scratch::new()?;
         let out = scratch.0.join("real.bin");
         let bundles = super::real_file(&files, 1, &out)?;
-        let bytes = std::fs::read(&out).map_err(|e| e.to_string())?;
+        let bytes = std::fs::read(&out)?;
         assert_eq!((bytes.len(), bundles), (1 << 20, (1 << 20) / 64));
         assert!(tpb_isa::bundle::stream(&bytes).is_ok());
         // Real v2 programs are valid by default.

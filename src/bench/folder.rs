@@ -11,6 +11,7 @@ use super::codec::scaling_target;
 use super::external::{timed, timed_env, which, Scratch, FORCED_PORTABLE};
 use super::report::{Row, Target};
 use super::timing::{ms, ratio};
+use crate::error::{Context as _, Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tpb_oracle::neff::{self, NeffHeader};
@@ -46,21 +47,21 @@ pub fn folder() -> Option<(PathBuf, Vec<PathBuf>)> {
 }
 
 /// Writes each container's payload to `dir`; the payload paths and the bundles they hold.
-fn payloads(files: &[PathBuf], dir: &Path) -> Result<(Vec<String>, usize), String> {
+fn payloads(files: &[PathBuf], dir: &Path) -> Result<(Vec<String>, usize)> {
     let mut out = Vec::new();
     let mut bundles = 0;
     for (i, f) in files.iter().enumerate() {
-        let bytes = std::fs::read(f).map_err(|e| format!("{}: cannot read: {e}", f.display()))?;
-        let h = NeffHeader::read(&bytes).ok_or_else(|| format!("{}: shorter than a NEFF header", f.display()))?;
+        let bytes = std::fs::read(f).context_with(|| format!("{}: cannot read", f.display()))?;
+        let h = NeffHeader::read(&bytes).ok_or_else(|| Error::Message(format!("{}: shorter than a NEFF header", f.display())))?;
         let (start, len) = (usize::try_from(h.header_size.get()), usize::try_from(h.data_size.get()));
         let payload = start.ok().zip(len.ok()).and_then(|(s, l)| bytes.get(s..s.checked_add(l)?));
-        let payload = payload.ok_or_else(|| format!("{}: payload runs past the file", f.display()))?;
+        let payload = payload.ok_or_else(|| Error::Message(format!("{}: payload runs past the file", f.display())))?;
         if neff::payload::sniff(payload) != Some(neff::payload::Compression::Gzip) {
-            return Err(format!("{}: payload is not gzip: the baseline needs gzip payloads", f.display()));
+            return Err(Error::Message(format!("{}: payload is not gzip: the baseline needs gzip payloads", f.display())));
         }
-        bundles += neff::read_file(f).map_err(|e| format!("{}: {e}", f.display()))?.bundles();
+        bundles += neff::read_file(f).context_with(|| f.display())?.bundles();
         let p = dir.join(format!("payload-{i:04}.gz"));
-        std::fs::write(&p, payload).map_err(|e| format!("{}: cannot write: {e}", p.display()))?;
+        std::fs::write(&p, payload).context_with(|| format!("{}: cannot write", p.display()))?;
         out.push(p.display().to_string());
     }
     Ok((out, bundles))
@@ -99,7 +100,7 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
     };
     let (gz, bundles) = match payloads(&files, &scratch.0) {
         Ok(x) => x,
-        Err(e) => return skip(e),
+        Err(e) => return skip(e.to_string()),
     };
     let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let mut args = vec!["validate", "-q"];
@@ -126,7 +127,7 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
         for (b, r) in best.iter_mut().zip(round) {
             match r {
                 Ok(d) => *b = (*b).min(d),
-                Err(e) => return skip(e),
+                Err(e) => return skip(e.to_string()),
             }
         }
     }
@@ -261,7 +262,7 @@ mod tests {
         plain[start] ^= 0xFF;
         let bad = d.path().join("bad.neff");
         std::fs::write(&bad, &plain)?;
-        let e = payloads(&[bad], d.path()).err().ok_or("a non-gzip payload was taken")?;
+        let e = payloads(&[bad], d.path()).err().ok_or("a non-gzip payload was taken")?.to_string();
         assert!(e.contains("payload is not gzip"), "{e}");
         Ok(())
     }

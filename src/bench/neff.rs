@@ -7,6 +7,7 @@ use super::external::{timed, which, Scratch};
 use super::report::{Row, Target};
 use super::timing::{ms, ratio};
 use super::workload;
+use crate::error::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tpb_isa::{validate, Bundle};
@@ -24,8 +25,8 @@ pub struct Options {
 
 /// The whole ingest of one container; the number of bundles read. This is
 /// what the child process (`tpb bench --ingest FILE`) runs.
-pub fn ingest(path: &Path) -> Result<usize, String> {
-    let n = neff::read_file(path).map_err(|e| e.to_string())?;
+pub fn ingest(path: &Path) -> Result<usize> {
+    let n = neff::read_file(path)?;
     let mut findings = Vec::new();
     let mut bundles = 0;
     // The generation `tpb validate` judges it under (a guess by fit when its target names none).
@@ -48,7 +49,7 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
             Some((p, dir)) => (p, format!("the largest real NEFF in {}", dir.display())),
             None => match generated(&scratch.0) {
                 Ok(p) => (p, "generated (no real NEFF found in ../shared/neff or corpus/neff/real)".to_string()),
-                Err(e) => return skip(e),
+                Err(e) => return skip(e.to_string()),
             },
         },
     };
@@ -58,7 +59,7 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
     };
     let bundles = match ingest(&path) {
         Ok(n) => n,
-        Err(e) => return skip(e),
+        Err(e) => return skip(e.to_string()),
     };
     // The baseline reads the payload: the bytes the header points at.
     let Some(h) = NeffHeader::read(&bytes) else { return skip(format!("{}: shorter than a NEFF header", path.display())) };
@@ -96,7 +97,7 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
                 t_ours = t_ours.min(a);
                 t_base = t_base.min(b);
             }
-            Err(e) => return skip(e),
+            Err(e) => return skip(e.to_string()),
         }
     }
     vec![Row::measured(
@@ -117,16 +118,16 @@ fn largest(files: &[PathBuf]) -> Option<PathBuf> {
 }
 
 /// A gzip container holding 8 MiB of generated bundles as one subgraph's engine streams.
-fn generated(dir: &Path) -> Result<PathBuf, String> {
+fn generated(dir: &Path) -> Result<PathBuf> {
     let stream = workload::generate(8 << 20);
     let quarter = stream.len() / 4 / 64 * 64;
     let (a, rest) = stream.split_at(quarter);
     let (b, rest) = rest.split_at(quarter);
     let (c, d) = rest.split_at(quarter);
     let members: [(&str, &[u8]); 4] = [("sg00/PE.bin", a), ("sg00/Activation.bin", b), ("sg00/DVE.bin", c), ("sg00/Pool.bin", d)];
-    let bytes = neff::build::container(2, &members).map_err(|e| format!("cannot build a NEFF: {e}"))?;
+    let bytes = neff::build::container(2, &members).context_with(|| "cannot build a NEFF")?;
     let path = dir.join("generated.neff");
-    std::fs::write(&path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    std::fs::write(&path, bytes).context_with(|| format!("{}: cannot write", path.display()))?;
     Ok(path)
 }
 
@@ -137,24 +138,24 @@ mod tests {
     /// The generated container holds the whole 8 MiB stream in four engine
     /// streams of whole bundles, and ingest reads and counts every one.
     #[test]
-    fn the_generated_container_is_read_whole_by_ingest() -> Result<(), String> {
+    fn the_generated_container_is_read_whole_by_ingest() -> Result<(), Box<dyn std::error::Error>> {
         let scratch = Scratch::new()?;
         let path = generated(&scratch.0)?;
-        let n = neff::read_file(&path).map_err(|e| e.to_string())?;
+        let n = neff::read_file(&path)?;
         let sizes: Vec<usize> = n.streams.iter().map(|s| s.bytes.len()).collect();
         assert_eq!(sizes, [2 << 20; 4]);
         assert_eq!(ingest(&path)?, (8 << 20) / 64);
-        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        let bytes = std::fs::read(&path)?;
         assert!(NeffHeader::read(&bytes).is_some());
         Ok(())
     }
 
     #[test]
-    fn the_largest_file_is_chosen_and_the_first_of_equals() -> Result<(), String> {
+    fn the_largest_file_is_chosen_and_the_first_of_equals() -> Result<(), Box<dyn std::error::Error>> {
         let scratch = Scratch::new()?;
         let files: Vec<PathBuf> = (0..4).map(|i| scratch.0.join(format!("{i}.neff"))).collect();
         for (f, n) in files.iter().zip([3usize, 9, 9, 1]) {
-            std::fs::write(f, vec![0u8; n]).map_err(|e| e.to_string())?;
+            std::fs::write(f, vec![0u8; n])?;
         }
         assert_eq!(largest(&files).as_deref(), Some(files[1].as_path()));
         assert_eq!(largest(&[scratch.0.join("missing.neff")]), None);

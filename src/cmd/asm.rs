@@ -2,6 +2,7 @@
 //! (written atomically). The input is read under a size cap, binary input is
 //! refused at once, and errors quote the input only cut short and escaped.
 
+use crate::error::Error;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -48,18 +49,20 @@ pub fn run(a: Args) -> u8 {
 /// Reads `path` as text of at most `cap` bytes (pipes and devices included,
 /// never holding more than `cap + 1` bytes). Input with a NUL byte in its
 /// first 64 KiB, or that is not UTF-8, is refused as soon as that is seen.
-fn read_text(path: &Path, cap: u64) -> Result<String, String> {
+fn read_text(path: &Path, cap: u64) -> crate::error::Result<String> {
     let name = path.display();
-    let unreadable = |e: std::io::Error| format!("{name}: cannot read: {e}");
-    let too_large = || format!("{name}: offset {cap:#x}: more than the cap of {cap} bytes");
+    let unreadable = |e: std::io::Error| Error::context(format!("{name}: cannot read"), e);
+    let too_large = || Error::Message(format!("{name}: offset {cap:#x}: more than the cap of {cap} bytes"));
     let binary = |off: usize, what: &str| {
-        format!("{name}: offset {off:#x}: {what}: this looks like binary bundles, not text (turn them into text with `tpb disasm` first)")
+        Error::Message(format!(
+            "{name}: offset {off:#x}: {what}: this looks like binary bundles, not text (turn them into text with `tpb disasm` first)"
+        ))
     };
     let file = std::fs::File::open(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     let len = meta.len();
     if len > cap {
-        return Err(format!("{name}: offset {cap:#x}: {len} bytes is over the cap of {cap} bytes"));
+        return Err(Error::Message(format!("{name}: offset {cap:#x}: {len} bytes is over the cap of {cap} bytes")));
     }
     let mut reader = tpb_oracle::programs::Reader::new(file, cap);
     // The head first: binary input (`/dev/zero`, a bundle file) is refused before more is read.

@@ -7,6 +7,7 @@
 //! refused before anything is measured.
 
 use crate::bench::{check, codec, external::Scratch, fuzz, machine::Machine, neff, report::Report, workload};
+use crate::error::{Context as _, Error};
 use std::path::PathBuf;
 
 /// The sections `--only` picks from, in the order a run measures them.
@@ -152,7 +153,7 @@ fn exit_code(strict: bool, missed: usize) -> u8 {
 /// starts with the ELF magic, the NEFF reads as a container); unless
 /// `--no-write`, the report's folder exists (created if need be) and takes
 /// files, and `--out` is not a folder. Only defaults may be skipped later.
-fn check_paths(a: &Args) -> Result<(), String> {
+fn check_paths(a: &Args) -> crate::error::Result<()> {
     for p in a.elf.iter().chain(&a.neff) {
         super::paths::readable_file(p)?;
     }
@@ -164,22 +165,22 @@ fn check_paths(a: &Args) -> Result<(), String> {
         let mut magic = [0u8; 4];
         let read = std::fs::File::open(p).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
         if read.is_err() || &magic != tpb_oracle::walrus::ELF_MAGIC {
-            return Err(format!("{}: not an ELF file (the benchmark compares `tpb check` with nm and strings on one)", p.display()));
+            return Err(Error::Message(format!("{}: not an ELF file (the benchmark compares `tpb check` with nm and strings on one)", p.display())));
         }
     }
     if a.no_write {
         return Ok(());
     }
     if a.out.is_dir() {
-        return Err(format!("{}: is a directory; --out names the report file", a.out.display()));
+        return Err(Error::Message(format!("{}: is a directory; --out names the report file", a.out.display())));
     }
     let dir = a.out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     if !dir.exists() {
         // Only the default's folder is made (an installed tpb may run where no target/ exists yet).
         if a.out != std::path::Path::new(DEFAULT_OUT) {
-            return Err(format!("{}: folder does not exist (create it, or choose another --out)", dir.display()));
+            return Err(Error::Message(format!("{}: folder does not exist (create it, or choose another --out)", dir.display())));
         }
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).context_with(|| format!("{}: cannot create", dir.display()))?;
     }
     super::paths::writable_dir(dir)
 }

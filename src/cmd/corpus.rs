@@ -5,6 +5,7 @@
 //! Exit 0 on success, 2 on an I/O error.
 
 use crate::conform::seeds::{self, DEFAULT_COUNT, DEFAULT_SEED};
+use crate::error::Context as _;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -26,6 +27,7 @@ pub struct Args {
     real: Option<PathBuf>,
 }
 
+// A String: clap prints it as is after "invalid value '…' for '--seed <SEED>'".
 pub fn parse_seed(s: &str) -> Result<u64, String> {
     match s.strip_prefix("0x") {
         Some(h) => u64::from_str_radix(h, 16),
@@ -72,7 +74,7 @@ struct Stats {
 }
 
 /// Writes changed files atomically and removes `.bin` files the generator no longer makes.
-fn write(out: &Path, files: &[seeds::SeedFile]) -> Result<Stats, String> {
+fn write(out: &Path, files: &[seeds::SeedFile]) -> crate::error::Result<Stats> {
     let mut by_target: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for f in files {
         by_target.entry(f.target).or_default().insert(&f.name);
@@ -80,12 +82,12 @@ fn write(out: &Path, files: &[seeds::SeedFile]) -> Result<Stats, String> {
     let (mut written, mut removed) = (0, 0);
     for (target, names) in &by_target {
         let dir = out.join(target);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
-        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: cannot list: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).context_with(|| format!("{}: cannot create", dir.display()))?;
+        let entries = std::fs::read_dir(&dir).context_with(|| format!("{}: cannot list", dir.display()))?;
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.ends_with(".bin") && !names.contains(name.as_str()) {
-                std::fs::remove_file(entry.path()).map_err(|e| format!("{}: cannot remove: {e}", entry.path().display()))?;
+                std::fs::remove_file(entry.path()).context_with(|| format!("{}: cannot remove", entry.path().display()))?;
                 removed += 1;
             }
         }
@@ -95,7 +97,7 @@ fn write(out: &Path, files: &[seeds::SeedFile]) -> Result<Stats, String> {
         if std::fs::read(&path).is_ok_and(|old| old == f.bytes) {
             continue;
         }
-        crate::out::write_atomic(&path, &f.bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        crate::out::write_atomic(&path, &f.bytes).context_with(|| format!("{}: cannot write", path.display()))?;
         written += 1;
     }
     Ok(Stats { targets: by_target.len(), written, removed })

@@ -7,6 +7,7 @@
 //! under `--out`. Exit bits: 4 disagreements, 8 the worker crashed or hung;
 //! 0 none; 2 usage or I/O.
 
+use crate::error::{Context as _, Error};
 use crate::worker::Reproduce;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -173,7 +174,7 @@ fn exit_code(disagrees: bool, failed: bool) -> u8 {
 }
 
 /// The worker a `--cmd` or `--lib` names, and how one of its requests is reproduced by hand.
-fn open_worker(a: &Args, timeout: Duration) -> Result<(Box<dyn Worker>, Reproduce), String> {
+fn open_worker(a: &Args, timeout: Duration) -> crate::error::Result<(Box<dyn Worker>, Reproduce)> {
     crate::worker::open(a.cmd.as_deref(), a.lib.as_deref(), a.in_process, timeout)
 }
 
@@ -223,7 +224,7 @@ fn replay(worker: &mut dyn Worker, files: &[PathBuf], asks: &[Ask], profile: Pro
                     given.push((ask, Input { source: Source::Given, generation: g, raw, origin }));
                 }
                 Ok(_) => {}
-                Err(e) => return super::fail(format_args!("{}: line {}: {}", escape(&f.display().to_string()), i + 1, escape(&e))),
+                Err(e) => return super::fail(format_args!("{}: line {}: {}", escape(&f.display().to_string()), i + 1, escape(&e.to_string()))),
             }
         }
     }
@@ -242,10 +243,10 @@ fn replay(worker: &mut dyn Worker, files: &[PathBuf], asks: &[Ask], profile: Pro
 }
 
 /// A request line's kind, generation and bundle (an encode line's fields assembled).
-fn request_input(line: &str) -> Result<(Ask, Generation, tpb_isa::Raw), String> {
-    let (ask, g, rest) = parse_line(line).map_err(|e| e.to_string())?;
+fn request_input(line: &str) -> crate::error::Result<(Ask, Generation, tpb_isa::Raw)> {
+    let (ask, g, rest) = parse_line(line)?;
     let raw = match ask {
-        Ask::Decode | Ask::Validate => parse_hex(&rest).map_err(|e| e.to_string())?,
+        Ask::Decode | Ask::Validate => parse_hex(&rest)?,
         Ask::Encode => {
             let op = rest
                 .split_whitespace()
@@ -255,24 +256,24 @@ fn request_input(line: &str) -> Result<(Ask, Generation, tpb_isa::Raw), String> 
                 .and_then(|v| u8::try_from(v).ok());
             let op = op.ok_or("an encode line starts with opcode=0xNN")?;
             let fields = rest.split_once(' ').map_or("", |r| r.1);
-            tpb_isa::text::asm_line(&format!("{} {fields}", tpb_isa::text::mnemonic(op))).map_err(|e| e.to_string())?.ok_or("no fields")?
+            tpb_isa::text::asm_line(&format!("{} {fields}", tpb_isa::text::mnemonic(op)))?.ok_or("no fields")?
         }
     };
     Ok((ask, g, raw))
 }
 
 /// report.json and `repros/NNN-….txt` under `dir` (each written atomically).
-fn write_report(dir: &Path, o: &campaign::Outcome, reproduce: &Reproduce) -> Result<(), String> {
+fn write_report(dir: &Path, o: &campaign::Outcome, reproduce: &Reproduce) -> crate::error::Result<()> {
     let repros = dir.join("repros");
-    std::fs::create_dir_all(&repros).map_err(|e| format!("{}: cannot create: {e}", escape(&repros.display().to_string())))?;
-    let json = serde_json::to_string_pretty(&tpb_differ::report::json(o)).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&repros).context_with(|| format!("{}: cannot create", escape(&repros.display().to_string())))?;
+    let json = serde_json::to_string_pretty(&tpb_differ::report::json(o)).map_err(|e| Error::Message(e.to_string()))?;
     let path = dir.join("report.json");
     crate::out::write_atomic(&path, format!("{json}\n").as_bytes())
-        .map_err(|e| format!("{}: cannot write: {e}", escape(&path.display().to_string())))?;
+        .context_with(|| format!("{}: cannot write", escape(&path.display().to_string())))?;
     for (i, g) in o.groups.by_signature.values().enumerate() {
         let path = repros.join(tpb_differ::report::repro_name(i + 1, g));
         crate::out::write_atomic(&path, tpb_differ::report::repro_file(g, reproduce).as_bytes())
-            .map_err(|e| format!("{}: cannot write: {e}", escape(&path.display().to_string())))?;
+            .context_with(|| format!("{}: cannot write", escape(&path.display().to_string())))?;
     }
     Ok(())
 }
@@ -298,8 +299,8 @@ mod tests {
         let raw = tpb_differ::reference::generated(Generation::V3, 0x46, 3);
         for ask in Ask::ALL {
             let line = tpb_differ::Request::new(ask, Generation::V3, raw).line();
-            assert_eq!(request_input(&line), Ok((ask, Generation::V3, raw)), "{line}");
+            assert_eq!(request_input(&line).ok(), Some((ask, Generation::V3, raw)), "{line}");
         }
-        assert!(request_input("encode v2 src.addr=1").is_err_and(|e| e.contains("opcode=")));
+        assert!(request_input("encode v2 src.addr=1").is_err_and(|e| e.to_string().contains("opcode=")));
     }
 }

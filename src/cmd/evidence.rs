@@ -17,6 +17,7 @@ mod diff;
 mod gather;
 mod merge;
 
+use crate::error::Error;
 use crate::programs;
 use crate::shard::Shard;
 use std::path::{Path, PathBuf};
@@ -136,13 +137,13 @@ pub fn run(a: Args) -> u8 {
         let mut joined = (ev.bundles() > 0 || ev.shards().is_some()).then_some(ev);
         for p in &json {
             let read = merge::load(p, a.max_bytes).and_then(|e| match e.harness().mismatch(&here) {
-                Some(why) => Err(format!("{}: evidence of another harness than this run's: {why}", crate::programs::shown(p))),
+                Some(why) => Err(Error::Message(format!("{}: evidence of another harness than this run's: {why}", crate::programs::shown(p)))),
                 None => Ok(e),
             });
             match read.and_then(|e| merge::join(joined.take(), e, p)) {
                 Ok(e) => joined = Some(e),
                 Err(e) => {
-                    code = super::fail(format!("evidence: {e}"));
+                    code = super::fail(e.within("evidence"));
                     break;
                 }
             }

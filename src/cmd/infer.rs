@@ -37,21 +37,25 @@ pub struct Args {
     paths: Vec<PathBuf>,
 }
 
+/// An `--op` argument that names no opcode (the argument as given; escaped when shown).
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum BadOp {
+    #[error("--op {}: not an opcode byte (0x00..0xFF)", tpb_oracle::text_safe::escape(.0))]
+    NotAByte(String),
+    #[error("--op {}: no opcode of that name (give a byte such as 0xC1, or a name from `tpb facts`)", tpb_oracle::text_safe::escape(.0))]
+    NoSuchName(String),
+}
+
 /// The opcode bytes an `--op` argument names: `0xNN`, or every row of the
 /// opcode table with that name (case-insensitive), narrowed to those `arch`
 /// encodes when it encodes some (Activation is 0x21 on v2/v3, 0x25 on v4).
-pub fn parse_op(s: &str, arch: Option<Generation>) -> Result<Vec<u8>, String> {
+pub fn parse_op(s: &str, arch: Option<Generation>) -> Result<Vec<u8>, BadOp> {
     if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        return u8::from_str_radix(hex, 16)
-            .map(|b| vec![b])
-            .map_err(|_| format!("--op {}: not an opcode byte (0x00..0xFF)", tpb_oracle::text_safe::escape(s)));
+        return u8::from_str_radix(hex, 16).map(|b| vec![b]).map_err(|_| BadOp::NotAByte(s.to_string()));
     }
     let rows: Vec<&opcode::OpcodeInfo> = opcode::OPCODES.iter().filter(|o| o.name.eq_ignore_ascii_case(s)).collect();
     if rows.is_empty() {
-        return Err(format!(
-            "--op {}: no opcode of that name (give a byte such as 0xC1, or a name from `tpb facts`)",
-            tpb_oracle::text_safe::escape(s)
-        ));
+        return Err(BadOp::NoSuchName(s.to_string()));
     }
     let available: Vec<u8> = rows.iter().filter(|o| arch.is_some_and(|g| o.available(g))).map(|o| o.byte).collect();
     Ok(if available.is_empty() { rows.iter().map(|o| o.byte).collect() } else { available })

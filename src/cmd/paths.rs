@@ -2,43 +2,44 @@
 //! one-line usage/I-O error naming the path and saying what is wrong with
 //! it (the system's own words), before any work starts.
 
+use crate::error::{Context as _, Error, Result};
 use std::fs::{File, OpenOptions};
 use std::path::Path;
 
 /// `path` is a regular file this process can open for reading.
-pub fn readable_file(path: &Path) -> Result<(), String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn readable_file(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).context_with(|| path.display())?;
     if meta.is_dir() {
-        return Err(format!("{}: is a directory, not a file", path.display()));
+        return Err(Error::Message(format!("{}: is a directory, not a file", path.display())));
     }
     if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
+        return Err(Error::Message(format!("{}: not a regular file", path.display())));
     }
-    File::open(path).map(drop).map_err(|e| format!("{}: cannot open: {e}", path.display()))
+    File::open(path).map(drop).context_with(|| format!("{}: cannot open", path.display()))
 }
 
 /// `dir` is an existing folder; else one line saying it is missing (or not a
 /// folder) and what `what` is meant to be there.
-pub fn existing_dir(dir: &Path, what: &str) -> Result<(), String> {
+pub fn existing_dir(dir: &Path, what: &str) -> Result<()> {
     let name = crate::programs::shown(dir);
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(format!("{name}: not a folder ({what})")),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!("{name}: no such folder ({what})")),
-        Err(e) => Err(format!("{name}: cannot read folder: {e}")),
+        Ok(_) => Err(Error::Message(format!("{name}: not a folder ({what})"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Message(format!("{name}: no such folder ({what})"))),
+        Err(e) => Err(Error::context(format!("{name}: cannot read folder"), e)),
     }
 }
 
 /// `dir` is a directory this process can create files in (tried with a
 /// probe file, removed at once).
-pub fn writable_dir(dir: &Path) -> Result<(), String> {
-    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn writable_dir(dir: &Path) -> Result<()> {
+    let meta = std::fs::metadata(dir).context_with(|| dir.display())?;
     if !meta.is_dir() {
-        return Err(format!("{}: not a directory", dir.display()));
+        return Err(Error::Message(format!("{}: not a directory", dir.display())));
     }
     let probe = dir.join(format!(".tpb-probe-{}", std::process::id()));
-    OpenOptions::new().write(true).create_new(true).open(&probe).map_err(|e| format!("{}: not writable: {e}", dir.display()))?;
-    std::fs::remove_file(&probe).map_err(|e| format!("{}: cannot remove: {e}", probe.display()))
+    OpenOptions::new().write(true).create_new(true).open(&probe).context_with(|| format!("{}: not writable", dir.display()))?;
+    std::fs::remove_file(&probe).context_with(|| format!("{}: cannot remove", probe.display()))
 }
 
 #[cfg(test)]
@@ -52,11 +53,11 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let f = dir.path().join("a.bin");
         std::fs::write(&f, b"x")?;
-        assert_eq!(readable_file(&f), Ok(()));
-        let e = readable_file(dir.path()).err().ok_or("a directory")?;
+        readable_file(&f)?;
+        let e = readable_file(dir.path()).err().ok_or("a directory")?.to_string();
         assert!(e.contains("is a directory") && e.contains(&dir.path().display().to_string()), "{e}");
         let missing = dir.path().join("missing.bin");
-        let e = readable_file(&missing).err().ok_or("missing")?;
+        let e = readable_file(&missing).err().ok_or("missing")?.to_string();
         assert!(e.contains("missing.bin") && e.contains("No such file"), "{e}");
         Ok(())
     }
@@ -64,15 +65,15 @@ mod tests {
     #[test]
     fn an_existing_dir_passes_and_a_missing_one_is_named() -> R<()> {
         let dir = tempfile::tempdir()?;
-        assert_eq!(existing_dir(dir.path(), "x"), Ok(()));
+        existing_dir(dir.path(), "x")?;
         let missing = dir.path().join("gone");
-        let e = existing_dir(&missing, "a folder tpb neff unpack wrote").err().ok_or("missing")?;
+        let e = existing_dir(&missing, "a folder tpb neff unpack wrote").err().ok_or("missing")?.to_string();
         assert!(e.contains("gone: no such folder (a folder tpb neff unpack wrote)"), "{e}");
         let f = dir.path().join("f");
         std::fs::write(&f, b"x")?;
-        assert!(existing_dir(&f, "x").err().ok_or("a file")?.contains("f: not a folder"));
+        assert!(existing_dir(&f, "x").err().ok_or("a file")?.to_string().contains("f: not a folder"));
         // A path through a file is not missing: it cannot be read, and the system says why.
-        let e = existing_dir(&f.join("sub"), "x").err().ok_or("a path through a file")?;
+        let e = existing_dir(&f.join("sub"), "x").err().ok_or("a path through a file")?.to_string();
         assert!(e.ends_with("f/sub: cannot read folder: Not a directory (os error 20)"), "{e}");
         Ok(())
     }
@@ -80,11 +81,11 @@ mod tests {
     #[test]
     fn a_writable_dir_passes_and_leaves_nothing() -> R<()> {
         let dir = tempfile::tempdir()?;
-        assert_eq!(writable_dir(dir.path()), Ok(()));
+        writable_dir(dir.path())?;
         assert_eq!(std::fs::read_dir(dir.path())?.count(), 0);
         let f = dir.path().join("f");
         std::fs::write(&f, b"x")?;
-        assert!(writable_dir(&f).err().ok_or("a file")?.contains("not a directory"));
+        assert!(writable_dir(&f).err().ok_or("a file")?.to_string().contains("not a directory"));
         assert!(writable_dir(&dir.path().join("nope")).is_err());
         Ok(())
     }

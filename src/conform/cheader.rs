@@ -7,6 +7,7 @@
 
 use super::report::{Case, Section};
 use super::{hand, replay};
+use crate::error::{Context as _, Error, Result};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -28,25 +29,25 @@ struct Compiler {
     line: String,
 }
 
-fn compiler(var: &str, default: &str) -> Result<Compiler, String> {
+fn compiler(var: &str, default: &str) -> Result<Compiler> {
     compiler_from(var, std::env::var(var).ok(), default)
 }
 
 /// [`compiler`] given the variable's value: an empty one is as good as none.
-fn compiler_from(var: &str, value: Option<String>, default: &str) -> Result<Compiler, String> {
+fn compiler_from(var: &str, value: Option<String>, default: &str) -> Result<Compiler> {
     let line = value.filter(|v| !v.trim().is_empty()).unwrap_or_else(|| default.to_string());
     let mut words = line.split_whitespace().map(str::to_string);
     let program = words.next().unwrap_or_default();
     let args: Vec<String> = words.collect();
     match Command::new(&program).args(&args).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status() {
         Ok(s) if s.success() => Ok(Compiler { program, args, line }),
-        Ok(s) => Err(format!("`{line}` --version exited with {s} (set {var} to a working compiler)")),
-        Err(e) => Err(format!("no compiler: `{line}` cannot be started ({e}); set {var} or install one (apt-get install gcc g++)")),
+        Ok(s) => Err(Error::Message(format!("`{line}` --version exited with {s} (set {var} to a working compiler)"))),
+        Err(e) => Err(Error::Message(format!("no compiler: `{line}` cannot be started ({e}); set {var} or install one (apt-get install gcc g++)"))),
     }
 }
 
 /// Runs the compiler in `dir`; any diagnostic counts as a failure.
-fn compile(c: &Compiler, dir: &Path, flags: &[&str], sources: &[&str], out: Option<&str>) -> Result<(), String> {
+fn compile(c: &Compiler, dir: &Path, flags: &[&str], sources: &[&str], out: Option<&str>) -> Result<()> {
     let mut cmd = Command::new(&c.program);
     cmd.args(&c.args).args(flags).arg("-I").arg(dir).current_dir(dir);
     match out {
@@ -54,34 +55,30 @@ fn compile(c: &Compiler, dir: &Path, flags: &[&str], sources: &[&str], out: Opti
         None => cmd.arg("-fsyntax-only"),
     };
     cmd.args(sources);
-    let res = cmd.output().map_err(|e| format!("cannot run `{}`: {e}", c.line))?;
+    let res = cmd.output().context_with(|| format!("cannot run `{}`", c.line))?;
     let diag = String::from_utf8_lossy(&res.stderr);
     if !res.status.success() || !diag.trim().is_empty() {
-        return Err(format!("`{} {} {}` ({}):\n{diag}", c.line, flags.join(" "), sources.join(" "), res.status));
+        return Err(Error::Message(format!("`{} {} {}` ({}):\n{diag}", c.line, flags.join(" "), sources.join(" "), res.status)));
     }
     Ok(())
 }
 
-fn run_exe(exe: &Path, stdin: Vec<u8>) -> Result<String, String> {
-    let mut child = Command::new(exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", exe.display()))?;
+fn run_exe(exe: &Path, stdin: Vec<u8>) -> Result<String> {
+    let mut child = Command::new(exe).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().context_with(|| exe.display())?;
     let mut input = child.stdin.take().ok_or("no stdin pipe")?;
     let feeder = std::thread::spawn(move || input.write_all(&stdin));
-    let res = child.wait_with_output().map_err(|e| format!("{}: {e}", exe.display()))?;
-    let fed = feeder.join().map_err(|_| "stdin feeder panicked".to_string())?;
+    let res = child.wait_with_output().context_with(|| exe.display())?;
+    let fed = feeder.join().map_err(|_| Error::from("stdin feeder panicked"))?;
     if !res.status.success() {
-        return Err(format!("{} exited with {}: {}", exe.display(), res.status, String::from_utf8_lossy(&res.stderr)));
+        return Err(Error::Message(format!("{} exited with {}: {}", exe.display(), res.status, String::from_utf8_lossy(&res.stderr))));
     }
-    fed.map_err(|e| format!("writing stdin: {e}"))?;
-    String::from_utf8(res.stdout).map_err(|e| format!("{} printed non-UTF-8: {e}", exe.display()))
+    fed.context_with(|| "writing stdin")?;
+    String::from_utf8(res.stdout).context_with(|| format!("{} printed non-UTF-8", exe.display()))
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> Result<(), String> {
-    std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))
+fn write(dir: &Path, name: &str, text: &str) -> Result<()> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).context_with(|| path.display())
 }
 
 /// A scratch folder removed on drop.
@@ -95,9 +92,9 @@ impl Drop for Scratch {
 
 /// Inside the run's own staging folder: removed when done, and swept with that
 /// folder by the next run if this one is killed (no predictable name in /tmp).
-fn scratch(report_dir: &Path) -> Result<Scratch, String> {
+fn scratch(report_dir: &Path) -> Result<Scratch> {
     let dir = report_dir.join(".c-scratch");
-    std::fs::create_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir(&dir).context_with(|| dir.display())?;
     write(&dir, c_header::FILE_NAME, &c_header::generate())?;
     Ok(Scratch(dir))
 }
@@ -113,15 +110,15 @@ fn timed(name: &str, ok: &str, f: impl FnOnce() -> Result<u64, Vec<String>>) -> 
 
 /// The bundles compared field by field: the c_layout corpus and regressions,
 /// the hand files, and a seeded sample.
-fn dump_inputs(corpus: Option<&Path>, seed: u64) -> Result<Vec<Raw>, String> {
+fn dump_inputs(corpus: Option<&Path>, seed: u64) -> Result<Vec<Raw>> {
     let mut bytes = Vec::new();
     if let Some(root) = corpus {
         for dir in [root.join(tpb_isa::fuzz::C_LAYOUT), root.join("regressions").join(tpb_isa::fuzz::C_LAYOUT)] {
             if !dir.is_dir() {
                 continue;
             }
-            for f in replay::inputs(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-                let mut data = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+            for f in replay::inputs(&dir).context_with(|| dir.display())? {
+                let mut data = std::fs::read(&f).context_with(|| f.display())?;
                 // The target reads a zero-padded last bundle.
                 data.resize(data.len().next_multiple_of(BUNDLE_BYTES), 0);
                 bytes.extend(data);
@@ -136,11 +133,11 @@ fn dump_inputs(corpus: Option<&Path>, seed: u64) -> Result<Vec<Raw>, String> {
 }
 
 fn field_dump(cc: &Compiler, dir: &Path, inputs: &[Raw]) -> Result<u64, Vec<String>> {
-    write(dir, "tpb_dump.c", &shim::field_dump_source()).map_err(|e| vec![e])?;
-    write(dir, "tpb_dump_main.c", &shim::field_dump_main_source()).map_err(|e| vec![e])?;
-    compile(cc, dir, C_FLAGS, &["tpb_dump.c", "tpb_dump_main.c"], Some("tpb_dump")).map_err(|e| vec![e])?;
+    write(dir, "tpb_dump.c", &shim::field_dump_source()).map_err(|e| vec![e.to_string()])?;
+    write(dir, "tpb_dump_main.c", &shim::field_dump_main_source()).map_err(|e| vec![e.to_string()])?;
+    compile(cc, dir, C_FLAGS, &["tpb_dump.c", "tpb_dump_main.c"], Some("tpb_dump")).map_err(|e| vec![e.to_string()])?;
     let stdin: Vec<u8> = inputs.iter().flatten().copied().collect();
-    let out = run_exe(&dir.join("tpb_dump"), stdin).map_err(|e| vec![e])?;
+    let out = run_exe(&dir.join("tpb_dump"), stdin).map_err(|e| vec![e.to_string()])?;
     let dumps: Vec<&str> = out.split("\n\n").filter(|d| !d.is_empty()).collect();
     if dumps.len() != inputs.len() {
         return Err(vec![format!("the C dump printed {} bundles for {} inputs", dumps.len(), inputs.len())]);
@@ -168,7 +165,7 @@ pub fn section(report_dir: &Path, corpus: Option<&Path>, seed: u64) -> Section {
         Ok(c) => c,
         Err(e) => {
             for name in ["C11 syntax", "C layout = Rust layout", "C field reads = Rust decoder"] {
-                s.cases.push(Case::skip(name, e.clone()));
+                s.cases.push(Case::skip(name, e.to_string()));
             }
             return s;
         }
@@ -183,18 +180,18 @@ pub fn section(report_dir: &Path, corpus: Option<&Path>, seed: u64) -> Section {
     let d = dir.0.as_path();
     let flags = C_FLAGS.iter().chain(["-x", "c"].iter()).copied().collect::<Vec<_>>();
     s.cases.push(timed("C11 syntax", &format!("`{} {} -fsyntax-only` is silent", cc.line, C_FLAGS.join(" ")), || {
-        compile(&cc, d, &flags, &[c_header::FILE_NAME], None).map(|()| 1).map_err(|e| vec![e])
+        compile(&cc, d, &flags, &[c_header::FILE_NAME], None).map(|()| 1).map_err(|e| vec![e.to_string()])
     }));
     match compiler("CXX", "c++") {
         Ok(cxx) => s.cases.push(timed("C++11 syntax", &format!("`{} {}` is silent", cxx.line, CXX_FLAGS.join(" ")), || {
-            compile(&cxx, d, CXX_FLAGS, &[c_header::FILE_NAME], None).map(|()| 1).map_err(|e| vec![e])
+            compile(&cxx, d, CXX_FLAGS, &[c_header::FILE_NAME], None).map(|()| 1).map_err(|e| vec![e.to_string()])
         })),
-        Err(e) => s.cases.push(Case::skip("C++11 syntax", e)),
+        Err(e) => s.cases.push(Case::skip("C++11 syntax", e.to_string())),
     }
     s.cases.push(timed("C layout = Rust layout", "every struct size and member offset agrees", || {
-        write(d, "probe.c", &shim::layout_probe_source()).map_err(|e| vec![e])?;
-        compile(&cc, d, C_FLAGS, &["probe.c"], Some("probe")).map_err(|e| vec![e])?;
-        let out = run_exe(&d.join("probe"), Vec::new()).map_err(|e| vec![e])?;
+        write(d, "probe.c", &shim::layout_probe_source()).map_err(|e| vec![e.to_string()])?;
+        compile(&cc, d, C_FLAGS, &["probe.c"], Some("probe")).map_err(|e| vec![e.to_string()])?;
+        let out = run_exe(&d.join("probe"), Vec::new()).map_err(|e| vec![e.to_string()])?;
         let problems = shim::compare_layout(&out);
         if problems.is_empty() {
             Ok(out.lines().count() as u64)
@@ -203,7 +200,7 @@ pub fn section(report_dir: &Path, corpus: Option<&Path>, seed: u64) -> Section {
         }
     }));
     s.cases.push(timed("C field reads = Rust decoder", "corpus/c_layout, regressions, hand files and a seeded sample", || {
-        let inputs = dump_inputs(corpus, seed).map_err(|e| vec![e])?;
+        let inputs = dump_inputs(corpus, seed).map_err(|e| vec![e.to_string()])?;
         field_dump(&cc, d, &inputs)
     }));
     s
@@ -231,8 +228,10 @@ mod tests {
         }
         // GNU false exits 1 even for --version.
         let Err(e) = compiler_from("CC", Some("false".into()), "cc") else { panic!("false is no compiler") };
+        let e = e.to_string();
         assert!(e.starts_with("`false` --version exited with ") && e.contains("set CC"), "{e}");
         let Err(e) = compiler_from("CXX", Some("/nonexistent/tpb-cc".into()), "c++") else { panic!("a missing program") };
+        let e = e.to_string();
         assert!(e.starts_with("no compiler: `/nonexistent/tpb-cc` cannot be started") && e.contains("set CXX"), "{e}");
     }
 
@@ -240,10 +239,10 @@ mod tests {
     fn any_diagnostic_or_a_failing_status_fails_a_compile() {
         let dir = tempfile::tempdir().expect("temp dir");
         let d = dir.path();
-        assert_eq!(compile(&fake(d, "silent.sh", "", 0), d, C_FLAGS, &["x.c"], None), Ok(()));
-        let e = compile(&fake(d, "warns.sh", "x.c:1: warning: unused", 0), d, C_FLAGS, &["x.c"], None).expect_err("a warning fails");
+        assert!(compile(&fake(d, "silent.sh", "", 0), d, C_FLAGS, &["x.c"], None).is_ok());
+        let e = compile(&fake(d, "warns.sh", "x.c:1: warning: unused", 0), d, C_FLAGS, &["x.c"], None).expect_err("a warning fails").to_string();
         assert!(e.contains("x.c:1: warning: unused") && e.contains("-Werror x.c"), "{e}");
-        let e = compile(&fake(d, "fails.sh", "", 1), d, C_FLAGS, &["x.c"], Some("x")).expect_err("a status fails");
+        let e = compile(&fake(d, "fails.sh", "", 1), d, C_FLAGS, &["x.c"], Some("x")).expect_err("a status fails").to_string();
         assert!(e.contains("exit status: 1"), "{e}");
     }
 

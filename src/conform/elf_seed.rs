@@ -12,6 +12,7 @@
 //! refuse without panicking. The facts sit where no profile pins them
 //! ([`Fixture::moved`]): the pinned placement is tens of MiB.
 
+use crate::error::{Context as _, Error, Result};
 use tpb_isa::Generation;
 use tpb_oracle::fixture::elf::{elf32_header, EHDR, PHDR};
 use tpb_oracle::fixture::{Fixture, Tables};
@@ -39,10 +40,10 @@ fn libraries() -> Vec<(&'static str, Fixture)> {
 }
 
 /// The ELF seeds by file name.
-pub fn seeds() -> Result<Vec<(String, Vec<u8>)>, String> {
+pub fn seeds() -> Result<Vec<(String, Vec<u8>)>> {
     let mut out = vec![("elf-elf32-header.bin".to_string(), elf32_header())];
     for (name, fixture) in libraries() {
-        let bytes = fixture.build().map_err(|e| format!("elf seed {name}: {e}"))?;
+        let bytes = fixture.build().context_with(|| format!("elf seed {name}"))?;
         if matches!(name, "dynamic" | "dynsym-sections" | "symtab") {
             for (cut, at) in cuts(&bytes)? {
                 out.push((format!("elf-{name}-cut-{cut}.bin"), bytes[..at].to_vec()));
@@ -55,18 +56,18 @@ pub fn seeds() -> Result<Vec<(String, Vec<u8>)>, String> {
 
 /// Where a little-endian ELF64 file is cut: after the file header, after
 /// the program headers, halfway, before the section headers, one byte short.
-fn cuts(bytes: &[u8]) -> Result<Vec<(&'static str, usize)>, String> {
+fn cuts(bytes: &[u8]) -> Result<Vec<(&'static str, usize)>> {
     let u16_at = |at: usize| bytes.get(at..at + 2).and_then(|b| b.try_into().ok()).map(u16::from_le_bytes);
     let u64_at = |at: usize| bytes.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
     // e_phnum at 56, e_shoff at 40 (the gABI's ELF64 header).
-    let phnum = u16_at(56).ok_or("elf seed: no e_phnum")?;
-    let shoff = u64_at(40).and_then(|o| usize::try_from(o).ok()).ok_or("elf seed: no e_shoff")?;
+    let phnum = u16_at(56).ok_or(Error::from("elf seed: no e_phnum"))?;
+    let shoff = u64_at(40).and_then(|o| usize::try_from(o).ok()).ok_or(Error::from("elf seed: no e_shoff"))?;
     let ehdr = EHDR as usize;
     let phdrs = ehdr + usize::from(phnum) * PHDR as usize;
     let cuts =
         vec![("header", ehdr), ("program-headers", phdrs), ("half", bytes.len() / 2), ("section-headers", shoff), ("last-byte", bytes.len() - 1)];
     match cuts.iter().find(|(_, at)| *at == 0 || *at >= bytes.len()) {
-        Some((cut, at)) => Err(format!("elf seed: cut {cut} at {at} is outside the {}-byte file", bytes.len())),
+        Some((cut, at)) => Err(Error::Message(format!("elf seed: cut {cut} at {at} is outside the {}-byte file", bytes.len()))),
         None => Ok(cuts),
     }
 }
@@ -86,12 +87,12 @@ mod tests {
         };
         let (e, p) = (EHDR as usize, PHDR as usize);
         assert_eq!(
-            cuts(&file(300)),
+            cuts(&file(300)).map_err(|e| e.to_string()),
             Ok(vec![("header", e), ("program-headers", e + 2 * p), ("half", 200), ("section-headers", 300), ("last-byte", 399)])
         );
-        assert_eq!(cuts(&file(0)), Err("elf seed: cut section-headers at 0 is outside the 400-byte file".to_string()));
-        assert_eq!(cuts(&file(400)), Err("elf seed: cut section-headers at 400 is outside the 400-byte file".to_string()));
-        assert_eq!(cuts(&file(300)[..50]), Err("elf seed: no e_phnum".to_string()));
+        assert_eq!(cuts(&file(0)).map_err(|e| e.to_string()), Err("elf seed: cut section-headers at 0 is outside the 400-byte file".to_string()));
+        assert_eq!(cuts(&file(400)).map_err(|e| e.to_string()), Err("elf seed: cut section-headers at 400 is outside the 400-byte file".to_string()));
+        assert_eq!(cuts(&file(300)[..50]).map_err(|e| e.to_string()), Err("elf seed: no e_phnum".to_string()));
     }
 
     #[test]

@@ -74,6 +74,7 @@ pub fn all() -> Result<Vec<HandBundle>, String> {
 
 /// The validator gives exactly the annotated findings, and the line's bytes
 /// survive disassembly and reassembly.
+// A String: a report's failure line, in a file tests/corpus.rs includes (so no crate:: error).
 pub fn check(b: &HandBundle) -> Result<(), String> {
     let bundle = Bundle::decode(&b.raw);
     let mut got: Vec<String> = validate::validate(&bundle, b.generation).iter().map(|f| f.code.to_string()).collect();

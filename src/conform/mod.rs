@@ -26,6 +26,7 @@ pub mod targets;
 pub mod vendor_lib;
 pub mod vendor_neff;
 
+use crate::error::Context as _;
 use crate::out::write_atomic;
 use report::Report;
 use std::path::{Path, PathBuf};
@@ -89,17 +90,17 @@ pub fn real_neffs(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn write(folder: &Path, rel: &str, bytes: &[u8]) -> Result<(), String> {
+fn write(folder: &Path, rel: &str, bytes: &[u8]) -> crate::error::Result<()> {
     let path = folder.join(rel);
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).context_with(|| format!("{}: cannot create", dir.display()))?;
     }
-    write_atomic(&path, bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    write_atomic(&path, bytes).context_with(|| format!("{}: cannot write", path.display()))
 }
 
 /// Runs every section and writes the report folder. `Err` only for I/O on the
 /// report folder itself; everything else is a check in the report.
-pub fn run(o: &Options) -> Result<Outcome, String> {
+pub fn run(o: &Options) -> crate::error::Result<Outcome> {
     let started = Instant::now();
     let now = crate::clock::Utc::now();
     // Removed on any early return; swapped in over an earlier run's folder when complete.
@@ -165,7 +166,7 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
             }
             Err(e) => {
                 let mut s = report::Section::new(crate::html::WORKER_SECTION, "your worker");
-                s.cases.push(report::Case::fail("worker", e));
+                s.cases.push(report::Case::fail("worker", e.to_string()));
                 (s, Vec::new())
             }
         };
@@ -188,7 +189,7 @@ pub fn run(o: &Options) -> Result<Outcome, String> {
     for (rel, bytes) in &artifacts {
         write(&folder, rel, bytes)?;
     }
-    let json = serde_json::to_vec_pretty(&report).map_err(|e| format!("cannot encode summary.json: {e}"))?;
+    let json = serde_json::to_vec_pretty(&report).context_with(|| "cannot encode summary.json")?;
     write(&folder, "summary.json", &json)?;
     write(&folder, "junit.xml", junit::render(&report).as_bytes())?;
     write(&folder, "summary.md", summary::markdown(&report).as_bytes())?;

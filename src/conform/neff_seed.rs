@@ -5,6 +5,7 @@
 //! `tpb_oracle::neff`, the digest from its integrity module.
 
 use super::hand;
+use crate::error::{Context as _, Error, Result};
 use std::io::Write as _;
 use tpb_isa::bundle::{Raw, BUNDLE_BYTES, INST_WORD_LEN};
 use tpb_isa::opcode;
@@ -22,7 +23,7 @@ const STREAM_PROLOGUE: [u8; 2] = [0xB1, 0xCC];
 /// target's generation, an unknown target, no definition, a definition
 /// naming a missing stream, a stream ending in a partial bundle, no kelf,
 /// streams of their prologue only).
-pub fn seeds() -> Result<Vec<(&'static str, Vec<u8>)>, String> {
+pub fn seeds() -> Result<Vec<(&'static str, Vec<u8>)>> {
     let tar = tar_payload(&Variant::default())?;
     let gz = gzip(&tar)?;
     let md5 = |payload: &[u8]| container(integrity::PKG_VERSION_MD5, payload, Algorithm::Md5, Form::WordReversed);
@@ -30,13 +31,13 @@ pub fn seeds() -> Result<Vec<(&'static str, Vec<u8>)>, String> {
     let gzip_md5 = md5(&gz)?;
     let tar_sha = sha(&tar)?;
     let cut = |b: &[u8], at: usize| b[..at.min(b.len())].to_vec();
-    let wrong_digest = |b: &[u8]| -> Result<Vec<u8>, String> {
-        let (off, size) = NeffHeader::LAYOUT.resolve("hash").ok_or("NEFF header has no field `hash`")?;
+    let wrong_digest = |b: &[u8]| -> Result<Vec<u8>> {
+        let (off, size) = NeffHeader::LAYOUT.resolve("hash").ok_or(Error::from("NEFF header has no field `hash`"))?;
         let mut b = b.to_vec();
         b[off..off + size].iter_mut().for_each(|x| *x ^= 0x5A);
         Ok(b)
     };
-    let variant = |v: Variant| -> Result<Vec<u8>, String> { md5(&gzip(&tar_payload(&v)?)?) };
+    let variant = |v: Variant| -> Result<Vec<u8>> { md5(&gzip(&tar_payload(&v)?)?) };
     let mut out = vec![
         ("neff-gzip-md5-cut-header.bin", cut(&gzip_md5, HEADER_BYTES)),
         ("neff-gzip-md5-cut-half.bin", cut(&gzip_md5, (HEADER_BYTES + gzip_md5.len()) / 2)),
@@ -102,7 +103,7 @@ fn engine_of(op: u8) -> Engine {
     usual.filter(|e| Engine::ALL.contains(e)).unwrap_or(Engine::Isa(tpb_isa::Engine::SP))
 }
 
-fn tar_payload(v: &Variant) -> Result<Vec<u8>, String> {
+fn tar_payload(v: &Variant) -> Result<Vec<u8>> {
     let mut streams: Vec<(Engine, Vec<u8>)> =
         Engine::ALL.iter().map(|e| (e.clone(), STREAM_PROLOGUE.iter().flat_map(|o| header_bundle(*o)).collect())).collect();
     for b in hand::all()?.iter().filter(|b| v.hand && b.generation == Generation::V3 && b.expect.is_empty()) {
@@ -131,23 +132,23 @@ fn tar_payload(v: &Variant) -> Result<Vec<u8>, String> {
         h.set_mode(0o644);
         h.set_mtime(0);
         h.set_cksum();
-        b.append_data(&mut h, name, data.as_slice()).map_err(|e| format!("tar {name}: {e}"))?;
+        b.append_data(&mut h, name, data.as_slice()).context_with(|| format!("tar {name}"))?;
     }
-    b.into_inner().map_err(|e| format!("tar: {e}"))
+    b.into_inner().context_with(|| "tar")
 }
 
-fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+fn gzip(bytes: &[u8]) -> Result<Vec<u8>> {
     // mtime 0 keeps the output deterministic.
     let mut e = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::best());
-    e.write_all(bytes).map_err(|e| format!("gzip: {e}"))?;
-    e.finish().map_err(|e| format!("gzip: {e}"))
+    e.write_all(bytes).context_with(|| "gzip")?;
+    e.finish().context_with(|| "gzip")
 }
 
 /// Header + payload, every field placed by its offset in the description.
-fn container(pkg_version: u64, payload: &[u8], alg: Algorithm, form: Form) -> Result<Vec<u8>, String> {
+fn container(pkg_version: u64, payload: &[u8], alg: Algorithm, form: Form) -> Result<Vec<u8>> {
     let mut out = vec![0u8; HEADER_BYTES];
-    let mut put = |field: &str, bytes: &[u8]| -> Result<(), String> {
-        let (off, size) = NeffHeader::LAYOUT.resolve(field).ok_or_else(|| format!("NEFF header has no field `{field}`"))?;
+    let mut put = |field: &str, bytes: &[u8]| -> Result<()> {
+        let (off, size) = NeffHeader::LAYOUT.resolve(field).ok_or_else(|| Error::Message(format!("NEFF header has no field `{field}`")))?;
         let n = bytes.len().min(size);
         out[off..off + n].copy_from_slice(&bytes[..n]);
         Ok(())

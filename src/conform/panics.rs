@@ -46,6 +46,7 @@ impl Drop for Quiet {
 }
 
 /// Runs `f`; a panic becomes `Err(message)`.
+// A String: the panic's message is all there is, and it is a report's failure text.
 pub fn catching<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     let outer = CATCHING.with(|c| c.replace(true));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
@@ -68,7 +69,7 @@ mod tests {
     #[test]
     fn a_panic_becomes_its_message_with_location() {
         let _q = Quiet::install();
-        let r: Result<(), String> = catching(|| panic!("boom {}", 7));
+        let r = catching::<()>(|| panic!("boom {}", 7));
         let e = r.expect_err("panic caught");
         assert!(e.starts_with("panic: ") && e.contains("boom 7") && e.contains("panics.rs"), "{e}");
         assert_eq!(catching(|| 5), Ok(5));
@@ -86,8 +87,8 @@ mod tests {
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"outside"));
         // Nested: the inner catch records, the outer still catches afterwards.
         let _q = Quiet::install();
-        let r: Result<(), String> = catching(|| {
-            let inner: Result<(), String> = catching(|| panic!("inner"));
+        let r = catching::<()>(|| {
+            let inner = catching::<()>(|| panic!("inner"));
             assert!(inner.is_err_and(|e| e.contains("inner")));
             panic!("outer")
         });

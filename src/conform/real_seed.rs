@@ -10,11 +10,11 @@ use tpb_isa::bundle::Raw;
 
 /// `real-<gen>-<opcode>.bin` → one bundle, for every generation × opcode in `neffs`.
 /// A stream without a known generation is filed under `any`.
-pub fn seeds(neffs: &[PathBuf]) -> Result<Vec<(String, Vec<u8>)>, String> {
+pub fn seeds(neffs: &[PathBuf]) -> crate::error::Result<Vec<(String, Vec<u8>)>> {
     let mut first: BTreeMap<String, Raw> = BTreeMap::new();
     for path in neffs {
         // The fuzz caps are for hostile inputs; these are the project's own committed files.
-        let neff = tpb_oracle::neff::read_file(path).map_err(|e| format!("{e}"))?;
+        let neff = tpb_oracle::neff::read_file(path)?;
         for s in &neff.streams {
             let g = s.generation.map_or_else(|| "any".to_string(), |g| g.to_string());
             for (_, _, raw) in s.bundles() {

@@ -5,6 +5,7 @@
 
 use super::hand;
 use super::{elf_seed, neff_seed, real_seed};
+use crate::error::{Context as _, Error, Result};
 use arbitrary::Unstructured;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -47,7 +48,7 @@ fn ops(k: BodyKind, g: Generation) -> Vec<&'static OpcodeInfo> {
 
 /// The whole seed corpus for `seed`, `count` generated inputs per family ×
 /// generation, plus one real bundle per generation × opcode of `neffs`.
-pub fn generate(count: usize, seed: u64, neffs: &[PathBuf]) -> Result<Vec<SeedFile>, String> {
+pub fn generate(count: usize, seed: u64, neffs: &[PathBuf]) -> Result<Vec<SeedFile>> {
     let mut streams: Vec<(String, Vec<u8>)> = Vec::new();
     // Hand bundles, grouped by generation and family.
     let mut by_group: BTreeMap<String, Vec<u8>> = BTreeMap::new();
@@ -69,7 +70,7 @@ pub fn generate(count: usize, seed: u64, neffs: &[PathBuf]) -> Result<Vec<SeedFi
                 n = n.wrapping_add(1);
                 let data = seeded_bytes(n, GEN_INPUT);
                 let mut u = Unstructured::new(&data);
-                let b = u.choose(&ops).and_then(|op| smith::bundle_for(&mut u, g, op)).map_err(|e| format!("generator: {e}"))?;
+                let b = u.choose(&ops).and_then(|op| smith::bundle_for(&mut u, g, op)).context_with(|| "generator")?;
                 bytes.extend_from_slice(&b.encode());
             }
             streams.push((format!("gen-{g}-{}.bin", family_name(k)), bytes));
@@ -109,7 +110,7 @@ fn chain_kinds(data: &[u8]) -> Vec<(BodyKind, Generation)> {
 
 /// Searches seeded inputs until each available family × generation is
 /// among the bundles `read` says an input generates `count` times.
-fn generator_inputs(count: usize, seed: u64, read: fn(&[u8]) -> Vec<(BodyKind, Generation)>) -> Result<Vec<(String, Vec<u8>)>, String> {
+fn generator_inputs(count: usize, seed: u64, read: fn(&[u8]) -> Vec<(BodyKind, Generation)>) -> Result<Vec<(String, Vec<u8>)>> {
     let mut need: BTreeMap<(usize, Generation), usize> = BTreeMap::new();
     for g in Generation::ALL {
         for (i, &k) in BodyKind::ALL.iter().enumerate() {
@@ -122,7 +123,7 @@ fn generator_inputs(count: usize, seed: u64, read: fn(&[u8]) -> Vec<(BodyKind, G
     let mut t = 0u64;
     while !need.is_empty() {
         if t == SEARCH_LIMIT {
-            return Err(format!("no generator input reaches {:?} within {SEARCH_LIMIT} tries", need.keys().collect::<Vec<_>>()));
+            return Err(Error::Message(format!("no generator input reaches {:?} within {SEARCH_LIMIT} tries", need.keys().collect::<Vec<_>>())));
         }
         let data = seeded_bytes(seed.wrapping_add(t).rotate_left(17), GEN_INPUT);
         let mut useful = false;
@@ -150,7 +151,7 @@ mod tests {
 
     #[test]
     fn the_generator_search_stops_once_each_family_is_reached_count_times() {
-        assert_eq!(generator_inputs(0, 1, chain_kinds), Ok(vec![]));
+        assert_eq!(generator_inputs(0, 1, chain_kinds).ok(), Some(vec![]));
         let inputs = generator_inputs(1, 1, chain_kinds).expect("every family is reached");
         let reached: Vec<(BodyKind, Generation)> = inputs.iter().flat_map(|(_, data)| chain_kinds(data)).collect();
         let mut wanted = 0;

@@ -9,6 +9,7 @@
 //! run is removed by the next run once its process is gone, unless the kill
 //! came between the two renames: then the finished report is moved into place.
 
+use crate::error::{Context as _, Result};
 use std::path::{Path, PathBuf};
 
 /// A report folder under construction.
@@ -22,15 +23,15 @@ pub struct Staging {
 
 impl Staging {
     /// An empty temporary folder for the report `<out>/<name>`.
-    pub fn new(out: &Path, name: &str) -> Result<Staging, String> {
-        std::fs::create_dir_all(out).map_err(|e| format!("{}: cannot create the reports root: {e}", out.display()))?;
+    pub fn new(out: &Path, name: &str) -> Result<Staging> {
+        std::fs::create_dir_all(out).context_with(|| format!("{}: cannot create the reports root", out.display()))?;
         sweep_stale(out);
         let tmp = out.join(format!(".{name}.tmp-{}", std::process::id()));
         // Left by an earlier process with our pid that was killed mid-run.
         if tmp.exists() {
-            std::fs::remove_dir_all(&tmp).map_err(|e| format!("{}: cannot remove a stale temporary folder: {e}", tmp.display()))?;
+            std::fs::remove_dir_all(&tmp).context_with(|| format!("{}: cannot remove a stale temporary folder", tmp.display()))?;
         }
-        std::fs::create_dir(&tmp).map_err(|e| format!("{}: cannot create the report folder: {e}", tmp.display()))?;
+        std::fs::create_dir(&tmp).context_with(|| format!("{}: cannot create the report folder", tmp.display()))?;
         Ok(Staging { tmp, dest: out.join(name), committed: false })
     }
 
@@ -40,21 +41,21 @@ impl Staging {
     }
 
     /// Swaps the finished folder into place; the final path.
-    pub fn commit(mut self) -> Result<PathBuf, String> {
+    pub fn commit(mut self) -> Result<PathBuf> {
         let name = self.dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let backup = self.dest.with_file_name(format!(".{name}.old-{}", std::process::id()));
         let had_old = std::fs::symlink_metadata(&self.dest).is_ok();
         if had_old {
             if backup.exists() {
-                remove_any(&backup).map_err(|e| format!("{}: cannot remove a stale backup: {e}", backup.display()))?;
+                remove_any(&backup).context_with(|| format!("{}: cannot remove a stale backup", backup.display()))?;
             }
-            std::fs::rename(&self.dest, &backup).map_err(|e| format!("{}: cannot move the previous report aside: {e}", self.dest.display()))?;
+            std::fs::rename(&self.dest, &backup).context_with(|| format!("{}: cannot move the previous report aside", self.dest.display()))?;
         }
         if let Err(e) = std::fs::rename(&self.tmp, &self.dest) {
             if had_old {
                 let _ = std::fs::rename(&backup, &self.dest);
             }
-            return Err(format!("{}: cannot move the new report into place: {e}", self.dest.display()));
+            return Err(crate::error::Error::context(format!("{}: cannot move the new report into place", self.dest.display()), e));
         }
         self.committed = true;
         // The new report is in place; a backup that will not go is only worth a warning.

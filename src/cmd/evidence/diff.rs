@@ -14,6 +14,7 @@
 //! (a new contradiction, a check NEW refuses where OLD refused nothing, a
 //! recovered claim NEW breaks).
 
+use crate::error::{Context as _, Error, Result};
 use crate::programs;
 use std::path::{Path, PathBuf};
 use tpb_isa::Generation;
@@ -74,13 +75,13 @@ fn is_json(path: &Path) -> bool {
 
 /// One side's summary, or the error that stops the comparison (one line;
 /// the programs' own errors are printed as they are met).
-fn load(side: &str, path: &Path, arch: Option<Generation>, max_bytes: u64) -> Result<Summary, String> {
+fn load(side: &str, path: &Path, arch: Option<Generation>, max_bytes: u64) -> Result<Summary> {
     let shown = programs::shown(path);
     if is_json(path) {
-        let bytes = tpb_oracle::programs::read_file(path, max_bytes).map_err(|e| format!("{side} {shown}: cannot read: {e}"))?;
-        let s = Summary::from_json(&bytes).map_err(|e| format!("{side} {shown}: not evidence written by `tpb evidence --json`: {e}"))?;
+        let bytes = tpb_oracle::programs::read_file(path, max_bytes).context_with(|| format!("{side} {shown}: cannot read"))?;
+        let s = Summary::from_json(&bytes).context_with(|| format!("{side} {shown}: not evidence written by `tpb evidence --json`"))?;
         if s.bundles == 0 {
-            return Err(format!("{side} {shown}: evidence of no bundles"));
+            return Err(Error::Message(format!("{side} {shown}: evidence of no bundles")));
         }
         return Ok(s);
     }
@@ -93,10 +94,10 @@ fn load(side: &str, path: &Path, arch: Option<Generation>, max_bytes: u64) -> Re
     });
     // A program left out would make its opcodes look vanished: compare all or nothing.
     if code != 0 {
-        return Err(format!("{side} {shown}: not every program could be read (above); nothing compared"));
+        return Err(Error::Message(format!("{side} {shown}: not every program could be read (above); nothing compared")));
     }
     if ev.bundles() == 0 {
-        return Err(format!("{side} {shown}: no bundles"));
+        return Err(Error::Message(format!("{side} {shown}: no bundles")));
     }
     Ok(Summary::of(&ev))
 }

@@ -5,6 +5,7 @@
 //! of different splits or one twice, a shard with a whole run, a file on
 //! two sides, an input that is the output.
 
+use crate::error::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use tpb_oracle::evidence::Evidence;
 
@@ -22,17 +23,17 @@ pub struct Args {
 }
 
 /// One evidence JSON file, read back.
-pub fn load(path: &Path, max_bytes: u64) -> Result<Evidence, String> {
+pub fn load(path: &Path, max_bytes: u64) -> Result<Evidence> {
     let shown = crate::programs::shown(path);
-    let bytes = tpb_oracle::programs::read_file(path, max_bytes).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("{shown}: not JSON: {e}"))?;
-    Evidence::from_json(&v).map_err(|e| format!("{shown}: not evidence written by `tpb evidence --json`: {e}"))
+    let bytes = tpb_oracle::programs::read_file(path, max_bytes).context_with(|| format!("{shown}: cannot read"))?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).context_with(|| format!("{shown}: not JSON"))?;
+    Evidence::from_json(&v).context_with(|| format!("{shown}: not evidence written by `tpb evidence --json`"))
 }
 
 /// `into` joined with `more` (read from `path`), or why not.
-pub fn join(into: Option<Evidence>, more: Evidence, path: &Path) -> Result<Evidence, String> {
+pub fn join(into: Option<Evidence>, more: Evidence, path: &Path) -> Result<Evidence> {
     let Some(mut ev) = into else { return Ok(more) };
-    ev.merge_checked(more).map_err(|e| format!("{}: cannot merge: {e}", crate::programs::shown(path)))?;
+    ev.merge_checked(more).context_with(|| format!("{}: cannot merge", crate::programs::shown(path)))?;
     Ok(ev)
 }
 
@@ -53,7 +54,7 @@ pub fn run(a: Args) -> u8 {
     for p in &a.inputs {
         match load(p, a.max_bytes).and_then(|ev| join(all.take(), ev, p)) {
             Ok(ev) => all = Some(ev),
-            Err(e) => return super::super::fail(format!("evidence merge: {e}")),
+            Err(e) => return super::super::fail(e.within("evidence merge")),
         }
     }
     let Some(ev) = all else { return super::super::fail("evidence merge: no inputs") };

@@ -133,10 +133,23 @@ pub fn run(a: Args) -> u8 {
     crate::out::print(&text, 0)
 }
 
+/// Fewer mutations than asked could be made in a container.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "only {made} of {count} mutations made: {valid} bundles are valid on {generation} under the spec alone, and no mutation the spec catches applies to the others"
+)]
+struct TooFew {
+    made: usize,
+    count: usize,
+    /// The bundles the spec alone finds valid, the only ones mutated.
+    valid: usize,
+    generation: Generation,
+}
+
 /// Makes `count` mutations in `ex.data`, each on its own bundle chosen by
 /// the seed among the engine streams' bundles the spec alone finds valid;
 /// a mutation is kept only when the spec reports its check and did not before.
-fn mutate(ex: &mut pack::Exploded, g: Generation, seed: u64, count: usize) -> Result<Vec<Done>, String> {
+fn mutate(ex: &mut pack::Exploded, g: Generation, seed: u64, count: usize) -> Result<Vec<Done>, TooFew> {
     let mut rng = XorShift::new(seed);
     let mut candidates: Vec<(usize, usize)> = Vec::new();
     let mut findings = Vec::new();
@@ -159,10 +172,7 @@ fn mutate(ex: &mut pack::Exploded, g: Generation, seed: u64, count: usize) -> Re
     let mut done = Vec::with_capacity(count);
     while done.len() < count {
         if candidates.is_empty() {
-            return Err(format!(
-                "only {} of {count} mutations made: {valid} bundles are valid on {g} under the spec alone, and no mutation the spec catches applies to the others",
-                done.len()
-            ));
+            return Err(TooFew { made: done.len(), count, valid, generation: g });
         }
         let (i, k) = candidates.swap_remove((rng.next() % candidates.len() as u64) as usize);
         let at = k * BUNDLE_BYTES..(k + 1) * BUNDLE_BYTES;

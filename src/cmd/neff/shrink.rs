@@ -48,6 +48,7 @@ pub struct Args {
 /// The longest `--timeout`: a day.
 const MAX_TIMEOUT: f64 = 86_400.0;
 
+// A String: clap prints it as is after "invalid value '…' for '--timeout <SECS>'".
 fn parse_timeout(s: &str) -> Result<Duration, String> {
     let secs: f64 = s.parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     if !(secs > 0.0 && secs <= MAX_TIMEOUT) {
@@ -223,19 +224,31 @@ fn size(n: &neff::Neff, bytes: usize) -> shrink::Size {
     shrink::Size { bytes, members: n.members.len(), bundles: n.bundles() }
 }
 
+/// Why the predicate's status on IN cannot lead a reduction.
+#[derive(Debug, thiserror::Error)]
+enum Unusable {
+    #[error("cannot run: {0}")]
+    CannotRun(#[source] std::io::Error),
+    #[error("timed out after {} s (--timeout)", .0.as_secs_f64())]
+    TimedOut(Duration),
+    /// What `sh` exits with when it cannot run the command (126, 127).
+    #[error("exit {code}: sh could not run it ({why})", code = .0, why = if *.0 == 127 { "command not found" } else { "not executable" })]
+    NotRun(i32),
+    #[error("not reproducible: {0}, then {1} on the same bytes; a reduction needs a predicate that answers the same way")]
+    NotReproducible(Status, Status),
+}
+
 /// The status to keep: the predicate's on IN, the same twice, and one that says it ran.
-fn status_on_input(p: &Predicate, bytes: &[u8]) -> Result<Status, String> {
-    let first = p.run(bytes).map_err(|e| format!("cannot run: {e}"))?;
+fn status_on_input(p: &Predicate, bytes: &[u8]) -> Result<Status, Unusable> {
+    let first = p.run(bytes).map_err(Unusable::CannotRun)?;
     match first {
-        Status::TimedOut => return Err(format!("timed out after {} s (--timeout)", p.timeout.as_secs_f64())),
-        Status::Exit(c @ (126 | 127)) => {
-            return Err(format!("exit {c}: sh could not run it ({})", if c == 127 { "command not found" } else { "not executable" }))
-        }
+        Status::TimedOut => return Err(Unusable::TimedOut(p.timeout)),
+        Status::Exit(c @ (126 | 127)) => return Err(Unusable::NotRun(c)),
         _ => {}
     }
-    let second = p.run(bytes).map_err(|e| format!("cannot run: {e}"))?;
+    let second = p.run(bytes).map_err(Unusable::CannotRun)?;
     if second != first {
-        return Err(format!("not reproducible: {first}, then {second} on the same bytes; a reduction needs a predicate that answers the same way"));
+        return Err(Unusable::NotReproducible(first, second));
     }
     Ok(first)
 }
