@@ -5,11 +5,22 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
+
+mod fuzz_report;
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "The repository's workshop (docs/ci.md)")]
-struct Cli {}
+#[command(name = "cargo xtask", bin_name = "cargo xtask", about = "The repository's workshop (docs/ci.md)")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Write reports/fuzz.md: every fuzz target's throughput and coverage (docs/fuzzing.md).
+    FuzzReport(fuzz_report::FuzzReport),
+}
 
 /// The repository root: every command works from it, as the scripts did
 /// (`cd "$(dirname "$0")/.."`), wherever `cargo xtask` was started.
@@ -19,10 +30,18 @@ fn root() -> PathBuf {
 }
 
 fn main() -> ExitCode {
-    let _cli = Cli::parse();
+    let cli = Cli::parse();
     if let Err(e) = std::env::set_current_dir(root()) {
         eprintln!("cargo xtask: cannot enter {}: {e}", root().display());
         return ExitCode::from(2);
     }
-    ExitCode::SUCCESS
+    match cli.cmd {
+        Cmd::FuzzReport(args) => match fuzz_report::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("cargo xtask fuzz-report: {e}");
+                ExitCode::from(2)
+            }
+        },
+    }
 }
