@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod fuzz_report;
+mod mutants;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask", about = "The repository's workshop (docs/ci.md)")]
@@ -20,6 +21,13 @@ struct Cli {
 enum Cmd {
     /// Write reports/fuzz.md: every fuzz target's throughput and coverage (docs/fuzzing.md).
     FuzzReport(fuzz_report::FuzzReport),
+    /// cargo-mutants with the pinned tools and the repository's settings, or `summary` of its runs
+    /// (docs/mutation-testing.md). Every argument, `--help` too, goes to `cargo mutants`.
+    #[command(disable_help_flag = true)]
+    Mutants {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 /// The repository root: every command works from it, as the scripts did
@@ -43,5 +51,6 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Cmd::Mutants { args } => mutants::run(args),
     }
 }
