@@ -2,7 +2,7 @@
 # Measures built fuzzers: each TARGET in BIN_DIR runs SECONDS on one core
 # (one libFuzzer job, `-seed=1`), seeded from corpus/<target> +
 # corpus/regressions/<target> (what `cargo fuzz run <target>` and
-# ci/fuzz.sh start from), with its fuzz/options/<target>.options. Prints one
+# `cargo xtask fuzz` start from), with its fuzz/options/<target>.options. Prints one
 # markdown row per target: `| target | build | seconds | exec/s | cov | ft |
 # corp | load |`: libFuzzer's average exec/s, its last status line, and the
 # 1-minute load average when the run ended (the machine may be shared). BUILD is

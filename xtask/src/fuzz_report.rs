@@ -1,12 +1,12 @@
 //! `cargo xtask fuzz-report`: writes reports/fuzz.md. Every fuzz target
 //! (`cargo fuzz list`, but `empty`) runs on one core (one libFuzzer job,
 //! `-seed=1`) from its committed seeds (corpus/<target> +
-//! corpus/regressions/<target>, as `cargo fuzz run` and ci/fuzz.sh start)
+//! corpus/regressions/<target>, as `cargo fuzz run` and `cargo xtask fuzz` start)
 //! with its options file (fuzz/options/): libFuzzer's average exec/s, the
 //! final cov/ft, the corpus it ended with, the seeds, and the load average
 //! (ci/fuzz-measure.sh). Twice where nightly Rust is installed: the stable
 //! build without a sanitizer (`-s none`, the throughput baseline) and the
-//! AddressSanitizer build ci/fuzz.sh uses; once (`-s none`) where it is not.
+//! AddressSanitizer build `cargo xtask fuzz` uses; once (`-s none`) where it is not.
 //!
 //! Coverage (ASan build only: it needs the sanitizer's symbolizer): each
 //! target's seeds plus what its run found, replayed by ci/fuzz-coverage.sh,
@@ -91,12 +91,6 @@ fn cores() -> u64 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
 }
 
-/// The build the ASan runs use where nightly Rust is installed (ci/fuzz-sanitizer.sh's test).
-fn nightly_asan() -> bool {
-    std::env::var("FUZZ_SANITIZER").as_deref() != Ok("none")
-        && Command::new("cargo").args(["+nightly", "--version"]).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
-}
-
 /// A command's standard output, or why it failed.
 fn output(cmd: &mut Command) -> Result<String> {
     let out = cmd.stderr(Stdio::inherit()).output().map_err(|e| format!("{cmd:?}: {e}"))?;
@@ -127,7 +121,8 @@ fn measure(args: &FuzzReport, long: u64) -> Result<()> {
         .find_map(|l| l.strip_prefix("host: "))
         .map(str::to_owned)
         .ok_or("rustc -vV names no host")?;
-    let asan = nightly_asan();
+    // The ASan build where `cargo xtask fuzz` would use it.
+    let asan = crate::fuzz::Build::choose().label == "ASan";
     let builds: &[&str] = if asan { &["ASan", "none"] } else { &["none"] };
     let runs = Path::new(RUNS);
     if runs.exists() {
@@ -410,9 +405,9 @@ pub fn render(i: &Inputs) -> String {
     for l in [
         "`fuzz/options/<target>.options` (max_len, dictionary), from its committed seeds",
         "(`corpus/<target>` + `corpus/regressions/<target>`, what `cargo fuzz run <target>` and",
-        "`ci/fuzz.sh` start from), once per build: `none` is stable Rust without a sanitizer",
+        "`cargo xtask fuzz` start from), once per build: `none` is stable Rust without a sanitizer",
         "(`-s none`), `ASan` nightly Rust with AddressSanitizer (`cargo +nightly fuzz`, what",
-        "`ci/fuzz.sh` uses where nightly is installed). exec/s is libFuzzer's average; cov/ft and",
+        "`cargo xtask fuzz` uses where nightly is installed). exec/s is libFuzzer's average; cov/ft and",
         "corp (inputs/bytes) its last status line (cov counts a binary's own edges: compare it",
         "within a row's build only); load the 1-minute load average when the run ended (the machine",
         "is shared: a load of 4 on 2 cores halves exec/s). Seeds: files / size on disk. funcs:",

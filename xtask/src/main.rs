@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod fuzz;
 mod fuzz_report;
 mod mutants;
 
@@ -19,6 +20,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Run every fuzz target for a fixed time on every core; keep findings as regressions (docs/fuzzing.md).
+    Fuzz(fuzz::Fuzz),
     /// Write reports/fuzz.md: every fuzz target's throughput and coverage (docs/fuzzing.md).
     FuzzReport(fuzz_report::FuzzReport),
     /// cargo-mutants with the pinned tools and the repository's settings, or `summary` of its runs
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     match cli.cmd {
+        Cmd::Fuzz(args) => fuzz::run(args),
         Cmd::FuzzReport(args) => match fuzz_report::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
