@@ -58,3 +58,35 @@ fn main() -> ExitCode {
         Cmd::Mutants { args } => mutants::run(args),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `cargo xtask` line of the docs' code blocks parses as written
+    /// (tests/doc_commands.rs checks the other cargo lines).
+    #[test]
+    fn the_docs_command_lines_parse() {
+        let docs = root().join("docs");
+        let mut pages: Vec<PathBuf> = std::fs::read_dir(&docs)
+            .unwrap_or_else(|e| panic!("{}: {e}", docs.display()))
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .collect();
+        pages.push(root().join("fuzz/README.md"));
+        let mut seen = 0;
+        for page in pages {
+            let text = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+            for line in text.lines().map(str::trim).filter(|l| l.starts_with("cargo xtask ")) {
+                let command = line.split(" #").next().unwrap_or(line);
+                let words = std::iter::once("cargo xtask").chain(command.split_whitespace().skip(2));
+                if let Err(e) = Cli::try_parse_from(words) {
+                    panic!("{}: `{command}` does not parse: {e}", page.display());
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen >= 3, "only {seen} `cargo xtask` lines found in the docs");
+    }
+}
