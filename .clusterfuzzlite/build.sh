@@ -9,7 +9,7 @@
 # In the base-builder-rust image ($SANITIZER set, nightly Rust) it runs
 # `cargo fuzz build -O`, which the image's cargo wrapper gives the sanitizer
 # and coverage flags. Anywhere else (no $SANITIZER) it makes the build
-# ci/fuzz.sh makes (ci/fuzz-sanitizer.sh): AddressSanitizer where a nightly
+# `cargo xtask fuzz` makes (ci/fuzz-sanitizer.sh): AddressSanitizer where a nightly
 # toolchain is installed (`cargo +nightly fuzz build`), else stable with no
 # sanitizer (`-s none`), and says which; so it can be tested without Docker:
 #   SRC=/tmp/s OUT=/tmp/o WORK=/tmp/w .clusterfuzzlite/build.sh
@@ -33,7 +33,7 @@ cd "$proj"
 if [ -n "${SANITIZER:-}" ] && rustc --version 2>/dev/null | grep -q nightly; then
   cargo fuzz build -O
 else
-  # Outside the image: the build ci/fuzz.sh makes, into the same fuzz/target.
+  # Outside the image: the build `cargo xtask fuzz` makes, into the same fuzz/target.
   source ci/fuzz-sanitizer.sh
   echo "build.sh: no \$SANITIZER: $FUZZ_BUILD_NOTE" >&2
   "${fuzz[@]}" build "${san[@]}"

@@ -2,13 +2,13 @@
 # Measures built fuzzers: each TARGET in BIN_DIR runs SECONDS on one core
 # (one libFuzzer job, `-seed=1`), seeded from corpus/<target> +
 # corpus/regressions/<target> (what `cargo fuzz run <target>` and
-# ci/fuzz.sh start from), with its fuzz/options/<target>.options. Prints one
+# `cargo xtask fuzz` start from), with its fuzz/options/<target>.options. Prints one
 # markdown row per target: `| target | build | seconds | exec/s | cov | ft |
 # corp | load |`: libFuzzer's average exec/s, its last status line, and the
 # 1-minute load average when the run ended (the machine may be shared). BUILD is
 # only a label for the row (e.g. `none`, `ASan`). The binaries are whatever
 # BIN_DIR holds, so a build from an older commit can be measured against a
-# new one (ci/fuzz-report.sh measures the current build through this too).
+# new one (`cargo xtask fuzz-report` measures the current build through this too).
 # FUZZ_MEASURE_KEEP=DIR keeps each run's new inputs in DIR/<target> (emptied
 # first), for ci/fuzz-coverage.sh to replay with the seeds.
 #   usage: ci/fuzz-measure.sh BIN_DIR BUILD SECONDS TARGET...

@@ -1,4 +1,4 @@
-# Sourced by ci/fuzz.sh and ci/fuzz-report.sh: one reading of a target's
+# Sourced by ci/fuzz-measure.sh (`cargo xtask fuzz` reads the files the same way): one reading of a target's
 # options file (fuzz/options/<target>.options, `[libfuzzer]` key = value)
 # as libFuzzer flags, one per line; `dict` names a file under fuzz/dict.
 options() {

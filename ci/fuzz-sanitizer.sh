@@ -1,5 +1,5 @@
-# Sourced by ci/fuzz.sh, ci/fuzz-report.sh and .clusterfuzzlite/build.sh (outside
-# Docker): which build the cargo-fuzz commands use. With a nightly toolchain
+# Sourced by .clusterfuzzlite/build.sh (outside Docker; `cargo xtask fuzz` and
+# `cargo xtask fuzz-report` make the same test): which build the cargo-fuzz commands use. With a nightly toolchain
 # (`cargo +nightly` runs), AddressSanitizer: `cargo +nightly fuzz <cmd>`, whose
 # default sanitizer is ASan. Without one (stable only), no sanitizer:
 # `cargo fuzz <cmd> -s none`. FUZZ_SANITIZER=none asks for the stable build

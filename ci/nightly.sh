@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The nightly runs, on a fresh clone: `tpb conform` (report in
 # reports/<date>/; .github/workflows/nightly.yml), then every cargo-fuzz
-# target for a fixed time on stable Rust (ci/fuzz.sh; on GitHub,
+# target for a fixed time on stable Rust (`cargo xtask fuzz`; on GitHub,
 # ClusterFuzzLite's batch job fuzzes instead). Exit 0 only when both are clean.
 #   usage: ci/nightly.sh [CAMPAIGN_SECONDS] [FUZZ_SECONDS_PER_TARGET]
 #   env:   TPB_LIBS / TPB_NEFFS: space-separated vendor inputs for conform
@@ -25,5 +25,5 @@ fi
 
 status=0
 cargo run --release --locked -- conform --quiet --time "$campaign" "${args[@]}" || status=$?
-ci/fuzz.sh "$fuzz_secs" || status=$((status == 0 ? $? : status))
+cargo xtask fuzz "$fuzz_secs" || status=$((status == 0 ? $? : status))
 exit "$status"

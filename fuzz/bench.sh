@@ -5,7 +5,7 @@
 #   usage: fuzz/bench.sh [SECONDS_PER_RUN]   (default 5; each target runs twice)
 # Prints "roundtrip exec/s: N", "empty exec/s: N", "ratio: R"; exit 0 when
 # measured (whatever the ratio), 2 when the targets cannot be built or run.
-# Stable Rust, no sanitizer (`-s none`), the same build flags as ci/fuzz.sh.
+# Stable Rust, no sanitizer (`-s none`), the same build flags as cargo xtask fuzz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

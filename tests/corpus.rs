@@ -306,36 +306,8 @@ fn the_fuzz_targets_are_the_bins_of_fuzz_cargo_toml() {
     assert_eq!(named, reading, "fuzz/README.md's row of dict/bundle.dict (left) and the targets that read bundles (right)");
 }
 
-/// `ci/fuzz-report.sh` compares the chain's coverage with its parts' and
-/// leaves the parts' entry functions out of the union: its `parts=(…)` are
-/// fuzz targets, and its `entries="…"` are exactly the `tpb_isa::props`
-/// functions their `fuzz/fuzz_targets/<part>.rs` call (a renamed function
-/// or target would silently skew the report).
-#[test]
-fn the_fuzz_report_names_the_parts_and_their_entry_functions_as_the_targets_do() {
-    let root = root();
-    let script = std::fs::read_to_string(root.join("ci/fuzz-report.sh")).expect("ci/fuzz-report.sh");
-    let value = |key: &str| -> String {
-        let line = script.lines().map(str::trim).find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("ci/fuzz-report.sh sets no {key}"));
-        line[key.len()..].trim_matches(|c| c == '(' || c == ')' || c == '"').to_owned()
-    };
-    let parts = value("parts=");
-    let mut entries: Vec<String> = value("entries=").split_whitespace().map(str::to_owned).collect();
-    entries.sort();
-    let mut called = Vec::new();
-    for part in parts.split_whitespace() {
-        assert!(fuzz::TARGETS.iter().any(|t| t.name == part), "ci/fuzz-report.sh's part `{part}` is no fuzz target");
-        let body = std::fs::read_to_string(root.join("fuzz/fuzz_targets").join(format!("{part}.rs"))).expect("a part's fuzz target");
-        for (i, _) in body.match_indices("tpb_isa::props::") {
-            let name: String = body[i..].chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
-            called.push(name);
-        }
-    }
-    called.sort();
-    called.dedup();
-    assert!(!called.is_empty(), "the parts call no tpb_isa::props function");
-    assert_eq!(entries, called, "ci/fuzz-report.sh's entries (left) and the functions the parts' fuzz targets call (right)");
-}
+// `cargo xtask fuzz-report`'s parts and their entry functions are checked against the fuzz
+// targets in xtask/src/fuzz_report/tests.rs.
 
 /// Which paths git keeps, by the checkout's `.gitignore` alone (checked in a
 /// scratch repository, so this runs in a tarball too): the committed reports
@@ -375,7 +347,7 @@ fn gitignore_keeps_the_records_and_leaves_out_the_outputs() {
     // The scripts that pack or count seeds skip libFuzzer's finds by the same
     // hex name, never by length alone.
     let any_forty = "?".repeat(40);
-    for script in [".clusterfuzzlite/build.sh", "ci/fuzz-report.sh", "ci/cflite-build-test.sh", "ci/fuzz.sh"] {
+    for script in [".clusterfuzzlite/build.sh", "xtask/src/fuzz_report.rs", "ci/cflite-build-test.sh", "xtask/src/fuzz.rs"] {
         let text = std::fs::read_to_string(crate::support::root().join(script)).unwrap_or_else(|e| panic!("{script}: {e}"));
         assert!(!text.contains(&any_forty), "{script} skips any 40-character name as a libFuzzer find: match [0-9a-f] only, as .gitignore does");
     }
