@@ -45,6 +45,20 @@ fn replay(t: &Target, dir: &Path) -> usize {
     inputs.len()
 }
 
+/// The replayed targets are exactly the table's in-process ones, in its order
+/// (an empty or shortened list would make every replay below pass vacuously).
+#[test]
+fn the_replayed_targets_are_the_tables_in_process_targets() {
+    let replayed: Vec<&str> = targets::all().iter().map(|t| t.name).collect();
+    let in_process: Vec<&str> = tpb_isa::fuzz::TARGETS
+        .iter()
+        .filter(|t| !matches!(t.body, tpb_isa::fuzz::Body::CShim | tpb_isa::fuzz::Body::Nothing))
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(replayed, in_process);
+    assert!(replayed.len() >= 6, "{replayed:?}");
+}
+
 #[test]
 fn every_seed_passes_its_target() {
     for t in &targets::all() {

@@ -100,7 +100,8 @@ fn cargo_problem(words: &[String], fuzz_targets: &[String]) -> Option<String> {
     }
     let sub = *w.first()?;
     // `xtask`: the alias in .cargo/config.toml; its arguments are unit-tested in xtask/.
-    const KNOWN: [&str; 14] = ["build", "test", "run", "install", "fuzz", "clippy", "fmt", "doc", "bench", "mutants", "nextest", "check", "tree", "xtask"];
+    const KNOWN: [&str; 14] =
+        ["build", "test", "run", "install", "fuzz", "clippy", "fmt", "doc", "bench", "mutants", "nextest", "check", "tree", "xtask"];
     if !KNOWN.contains(&sub) {
         return Some(format!("`cargo {sub}` is not a cargo command this project uses"));
     }

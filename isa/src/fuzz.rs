@@ -206,6 +206,14 @@ mod tests {
     }
 
     #[test]
+    fn a_comment_line_fills_to_eighty_characters_and_no_further() {
+        let word = "x".repeat(78);
+        assert_eq!(comment(&word), format!("# {word}\n"));
+        assert_eq!(comment(&format!("{word} y")), format!("# {word}\n# y\n"));
+        assert_eq!(comment(""), "#\n");
+    }
+
+    #[test]
     fn the_bundle_dictionary_has_every_opcode_s_header_bytes() {
         let dict = bundle_dictionary();
         for op in OPCODES {
