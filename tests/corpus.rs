@@ -38,7 +38,7 @@ fn replay(t: &Target, dir: &Path) -> usize {
     let inputs = files(dir);
     for f in &inputs {
         let data = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        if let Err(e) = (t.run)(&data) {
+        if let Err(e) = t.run(&data) {
             panic!("{} through `{}`: {e}", f.display(), t.name);
         }
     }
@@ -99,7 +99,7 @@ fn every_target_survives_a_seeded_smoke_run() {
     for t in &targets::all() {
         for seed in 0..300u64 {
             let data = seeded_bytes(seed, t.smoke_len);
-            if let Err(e) = (t.run)(&data) {
+            if let Err(e) = t.run(&data) {
                 panic!("{} failed on seed {seed}: {e}", t.name);
             }
         }

@@ -56,8 +56,8 @@ impl Input {
 /// `cargo test` run on seeds, regressions and seeded smoke inputs.
 #[derive(Clone, Copy, Debug)]
 pub enum Body {
-    /// Properties of this crate ([`props`]); `Err` is the violation as text.
-    Props(fn(&[u8]) -> Result<(), String>),
+    /// Properties of this crate ([`props`]); `Err` is the violation.
+    Props(fn(&[u8]) -> props::Outcome),
     /// `tpb_oracle::walrus::fuzz_elf`: the library oracle never panics.
     OracleElf,
     /// `tpb_oracle::conformance::fuzz_neff`: the NEFF reader never panics.
@@ -97,14 +97,14 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "roundtrip",
         input: Input::Bundles,
-        body: Body::Props(|data| props::roundtrip(data).map_err(|e| e.to_string())),
+        body: Body::Props(props::roundtrip),
         smoke_len: 256,
         about: "raw bytes -> decode -> encode -> decode",
     },
     Target {
         name: "structured",
         input: Input::Choices,
-        body: Body::Props(|data| props::structured(data).map_err(|e| e.to_string())),
+        body: Body::Props(props::structured),
         smoke_len: 1024,
         about: "generated bundles round-trip and validate clean",
     },
@@ -112,14 +112,14 @@ pub const TARGETS: &[Target] = &[
         name: "validate",
         input: Input::Bundles,
         // The same bytes twice: as bundles, then as generator + single-mutation input.
-        body: Body::Props(|data| props::validate_any(data).and_then(|()| props::mutation(data)).map_err(|e| e.to_string())),
+        body: Body::Props(|data| props::validate_any(data).and_then(|()| props::mutation(data))),
         smoke_len: 1024,
         about: "validator on any bytes; single mutations name their check",
     },
     Target {
         name: "text",
         input: Input::Bundles,
-        body: Body::Props(|data| props::text_roundtrip(data).map_err(|e| e.to_string())),
+        body: Body::Props(props::text_roundtrip),
         smoke_len: 256,
         about: "disassemble -> assemble is exact; a value name the assembler accepts reads back as a name",
     },

@@ -8,7 +8,7 @@ use tpb_isa::props::{self, seeded_bytes, Outcome};
 
 const SEEDS: u64 = 3000;
 
-fn smoke(name: &str, prop: fn(&[u8]) -> Result<(), String>, len: usize) {
+fn smoke(name: &str, prop: fn(&[u8]) -> Outcome, len: usize) {
     for seed in 0..SEEDS {
         let data = seeded_bytes(seed, len);
         if let Err(e) = prop(&data) {

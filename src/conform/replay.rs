@@ -28,7 +28,7 @@ pub fn replay_dir(t: &Target, dir: &Path) -> Result<usize, Vec<String>> {
     let mut failures = Vec::new();
     for f in &files {
         let outcome = match std::fs::read(f) {
-            Ok(data) => panics::catching(|| (t.run)(&data)).and_then(|r| r),
+            Ok(data) => panics::catching(|| t.run(&data)).and_then(|r| r),
             Err(e) => Err(format!("cannot read: {e}")),
         };
         if let Err(e) = outcome {
@@ -51,7 +51,7 @@ pub fn smoke(t: &Target, seed: u64) -> Result<u64, Vec<String>> {
     for i in 0..SMOKE_INPUTS {
         let s = seed.wrapping_add(i);
         let data = tpb_isa::props::seeded_bytes(s, t.smoke_len);
-        if let Err(e) = panics::catching(|| (t.run)(&data)).and_then(|r| r) {
+        if let Err(e) = panics::catching(|| t.run(&data)).and_then(|r| r) {
             failures.push(format!("seeded input {s:#x} ({} bytes): {e}", t.smoke_len));
         }
     }
@@ -105,7 +105,7 @@ pub fn section(root: Option<&Path>, seed: u64, bar: &ProgressBar) -> Section {
 
 #[cfg(test)]
 mod tests {
-    use super::super::targets::Outcome;
+    use super::super::targets::{Outcome, Run};
     use super::*;
 
     /// A target that refuses the input `!`, panics on `?`, and passes only 3 or 7 bytes.
@@ -117,7 +117,7 @@ mod tests {
             _ => Err(format!("{} bytes", data.len())),
         }
     }
-    const PICKY: Target = Target { name: "picky", run: picky, smoke_len: 7, about: "" };
+    const PICKY: Target = Target { name: "picky", body: Run::Text(picky), smoke_len: 7, about: "" };
 
     #[test]
     fn a_corpus_folder_replays_its_inputs_in_order_and_names_each_that_fails() {
