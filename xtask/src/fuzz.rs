@@ -1,8 +1,8 @@
 //! `cargo xtask fuzz [--jobs N] [SECONDS] [TARGET...]`: runs each cargo-fuzz
 //! target (`cargo fuzz list`, but `empty`) for a fixed time (default 60 s) on
-//! every core (libFuzzer's -fork), seeded from corpus/<target>/ and
-//! corpus/regressions/<target>/, with the target's options file
-//! (fuzz/options/<target>.options: max_len, dict from fuzz/dict/), the same
+//! every core (libFuzzer's -fork), seeded from `corpus/<target>/` and
+//! `corpus/regressions/<target>/`, with the target's options file
+//! (`fuzz/options/<target>.options`: max_len, dict from fuzz/dict/), the same
 //! files ClusterFuzzLite ships (.clusterfuzzlite/build.sh).
 //!
 //! With a nightly toolchain installed (`cargo +nightly`), the targets are
@@ -10,10 +10,10 @@
 //! with no sanitizer (`-s none`), and the command says so. FUZZ_SANITIZER=none
 //! chooses the stable build even where nightly exists.
 //!
-//! New inputs are kept in fuzz/grown/<target>/ (git-ignored), which the next
+//! New inputs are kept in `fuzz/grown/<target>/` (git-ignored), which the next
 //! run starts from too; after each run `cargo fuzz cmin` minimises it. A
-//! finding (fuzz/artifacts/<target>/) is minimised with `cargo fuzz tmin` and
-//! copied to corpus/regressions/<target>/, which `cargo test` replays; the
+//! finding (`fuzz/artifacts/<target>/`) is minimised with `cargo fuzz tmin` and
+//! copied to `corpus/regressions/<target>/`, which `cargo test` replays; the
 //! command then exits 1 (after all targets ran). Exit: 0 clean, 1 findings, 2
 //! build or usage error.
 

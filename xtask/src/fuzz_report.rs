@@ -1,7 +1,7 @@
 //! `cargo xtask fuzz-report`: writes reports/fuzz.md. Every fuzz target
 //! (`cargo fuzz list`, but `empty`) runs on one core (one libFuzzer job,
-//! `-seed=1`) from its committed seeds (corpus/<target> +
-//! corpus/regressions/<target>, as `cargo fuzz run` and `cargo xtask fuzz` start)
+//! `-seed=1`) from its committed seeds (`corpus/<target>` +
+//! `corpus/regressions/<target>`, as `cargo fuzz run` and `cargo xtask fuzz` start)
 //! with its options file (fuzz/options/): libFuzzer's average exec/s, the
 //! final cov/ft, the corpus it ended with, the seeds, and the load average
 //! (ci/fuzz-measure.sh). Twice where nightly Rust is installed: the stable
@@ -36,7 +36,7 @@ const RUNS: &str = "fuzz/report-runs";
 /// The chain, compared with the union of the parts it chains.
 pub const CHAIN: &str = "roundtrip";
 pub const PARTS: [&str; 3] = ["structured", "text", "validate"];
-/// The parts' entry functions (fuzz/fuzz_targets/<part>.rs calls them), left
+/// The parts' entry functions (`fuzz/fuzz_targets/<part>.rs` calls them), left
 /// out of the union: only their own targets call them.
 pub const ENTRIES: [&str; 4] =
     ["tpb_isa::props::structured", "tpb_isa::props::text_roundtrip", "tpb_isa::props::validate_any", "tpb_isa::props::mutation"];
@@ -307,7 +307,7 @@ pub struct Inputs {
     pub date: String,
     pub cpuinfo: String,
     pub cores: u64,
-    /// fuzz/report-runs/cov/<tag>.tsv by tag.
+    /// `fuzz/report-runs/cov/<tag>.tsv` by tag.
     pub cov: BTreeMap<String, String>,
     pub notes: Option<String>,
 }
