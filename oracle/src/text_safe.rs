@@ -34,6 +34,16 @@ pub fn md_cell(s: &str) -> String {
     escape(s).replace('|', "\\|")
 }
 
+/// A Markdown code block holding `text` as it is, each line [`escape`]d:
+/// the fence is a run of backticks longer than any in the text (at least
+/// three, as CommonMark counts), so no line of the text can close it.
+pub fn md_code_block(info: &str, text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let body: Vec<String> = text.split('\n').map(escape).collect();
+    format!("{fence}{}\n{}\n{fence}", escape(info), body.join("\n"))
+}
+
 /// Whether `c` is escaped in a line of text: every control character (C0,
 /// DEL, C1), and what reorders or breaks a line in a terminal or editor
 /// without being one: the Unicode bidirectional marks, embeddings,
@@ -52,6 +62,13 @@ mod tests {
         '\u{061c}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}',
         '\u{2069}', '\u{2028}', '\u{2029}',
     ];
+
+    #[test]
+    fn a_code_block_outlasts_every_backtick_run_of_its_text() {
+        assert_eq!(md_code_block("text", "a\nb"), "```text\na\nb\n```");
+        assert_eq!(md_code_block("text", "x ``` y\n````"), "`````text\nx ``` y\n````\n`````");
+        assert_eq!(md_code_block("", "\u{1b}[2J\u{202e}"), "```\n\\u{1b}[2J\\u{202e}\n```");
+    }
 
     #[test]
     fn control_characters_are_escaped_and_the_rest_kept() {

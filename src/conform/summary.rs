@@ -2,7 +2,7 @@
 
 use super::report::{count, Report, Section, Status};
 use std::fmt::Write as _;
-use tpb_oracle::text_safe::md_cell;
+use tpb_oracle::text_safe::{md_cell, md_code_block};
 
 /// Lines of a failure's detail shown before "…".
 const DETAIL_LINES: usize = 12;
@@ -118,7 +118,7 @@ pub fn markdown(r: &Report) -> String {
         m.push_str("None.\n");
     }
     for (s, c) in &failed {
-        let _ = writeln!(m, "### FAIL: {} / {}\n\n```text\n{}\n```\n", s.title, cell(&c.name), clip(&c.detail, DETAIL_LINES * 4));
+        let _ = writeln!(m, "### FAIL: {} / {}\n\n{}\n", s.title, cell(&c.name), md_code_block("text", &clip(&c.detail, DETAIL_LINES * 4)));
     }
     for s in &r.sections {
         if let Some((title, md)) = &s.appendix {
@@ -319,6 +319,14 @@ mod tests {
         assert_eq!(clip("a\nb\nc", 2), "a\nb\n… (1 more lines)");
         assert_eq!(clip("a\nb", 2), "a\nb");
         assert_eq!(cell("x|y\nz"), "x\\|y<br>z");
+    }
+
+    #[test]
+    fn a_failure_cannot_close_its_code_block_or_move_the_cursor() {
+        let mut s = Section::new("hand", "Hand checks");
+        s.cases = vec![Case::fail("case x".to_string(), "```\n# not a heading\u{1b}[2J".to_string())];
+        let m = markdown(&report(vec![s]));
+        assert!(m.contains("### FAIL: Hand checks / case x\n\n````text\n```\n# not a heading\\u{1b}[2J\n````\n"), "{m}");
     }
 
     #[test]

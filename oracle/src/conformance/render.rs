@@ -385,6 +385,18 @@ impl NeffConformance {
 }
 
 fn engines_text<N: std::fmt::Display>(e: &BTreeMap<String, N>) -> String {
-    let v: Vec<String> = e.iter().map(|(k, c)| format!("{k} x{c}")).collect();
+    let v: Vec<String> = e.iter().map(|(k, c)| format!("{} x{c}", md_cell(k))).collect();
     v.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::engines_text;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn an_engine_name_stays_in_its_cell() {
+        let by: BTreeMap<String, usize> = [("pe|x\n".to_string(), 2), ("act".to_string(), 1)].into();
+        assert_eq!(engines_text(&by), "act x1, pe\\|x\\n x2");
+    }
 }
