@@ -4,7 +4,7 @@
 //! tar t` on the same file, interleaved with `tpb`), so the ratios hold on
 //! a noisy machine where absolute times do not.
 //!
-//! `workload` is shared with the criterion bench `isa/benches/codec.rs`.
+//! `workload` is tpb-isa's (its `bench` feature), shared with the criterion bench `isa/benches/codec.rs`.
 
 pub mod check;
 pub mod codec;
@@ -17,4 +17,4 @@ pub mod machine;
 pub mod neff;
 pub mod report;
 pub mod timing;
-pub mod workload;
+pub use tpb_isa::workload;
