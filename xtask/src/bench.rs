@@ -46,7 +46,7 @@ const DEFAULT_OUT: &str = "target/bench.md";
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exit codes: 0 measured (targets missed or not); 1 with --strict, a target missed; 2 usage or I/O error (checked before anything is measured)."
+    after_help = "Builds tpb and xtask with cargo build --release and times them, unless TPB_BENCH_TPB names the tpb to time (then this process measures).\n\nExit codes: 0 measured (targets missed or not); 1 with --strict, a target missed; 2 usage, I/O or build error (paths are checked before anything is built or measured)."
 )]
 pub struct Args {
     /// A quick look: 16 MiB stream, 3 rounds, 2 s fuzz runs (ratios are noisier).
