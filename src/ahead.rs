@@ -27,7 +27,7 @@ fn threads_from(var: Option<&str>, cores: impl FnOnce() -> usize) -> usize {
     var.and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0).unwrap_or_else(cores)
 }
 
-/// Sets how many threads [`threads`] gives (e.g. 1 to compare).
+/// Sets how many threads `threads` gives (e.g. 1 to compare).
 pub const ENV_THREADS: &str = "TPB_THREADS";
 
 /// Calls `consume(index, load(item))` for every item in order, loading up

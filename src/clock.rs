@@ -1,6 +1,5 @@
 //! A run's start in UTC: conform's report folder is `reports/<YYYY-MM-DD>/`,
-//! JUnit wants an RFC 3339 timestamp, and a bench report says the minute it
-//! ran. humantime does the calendar.
+//! JUnit wants an RFC 3339 timestamp, humantime does the calendar.
 
 use std::time::SystemTime;
 
@@ -26,12 +25,6 @@ impl Utc {
     pub fn rfc3339(&self) -> &str {
         &self.0
     }
-
-    /// `2026-05-01 03:04`: the date and the time to the minute.
-    pub fn minutes(&self) -> String {
-        let (date, time) = self.0.split_once('T').unwrap_or((&self.0, ""));
-        format!("{date} {}", time.get(..5).unwrap_or(time))
-    }
 }
 
 #[cfg(test)]
@@ -50,8 +43,6 @@ mod tests {
         assert_eq!(at(951_827_696).rfc3339(), "2000-02-29T12:34:56Z");
         assert_eq!(at(1_767_225_599).rfc3339(), "2025-12-31T23:59:59Z");
         assert_eq!(at(1_767_225_600).date(), "2026-01-01");
-        assert_eq!(at(951_827_696).minutes(), "2000-02-29 12:34");
-        assert_eq!(at(1_767_323_096).minutes(), "2026-01-02 03:04");
         // Fractions of a second are dropped, not rounded.
         assert_eq!(Utc::at(UNIX_EPOCH + Duration::from_millis(1_767_225_599_999)).rfc3339(), "2025-12-31T23:59:59Z");
     }

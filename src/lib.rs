@@ -7,7 +7,6 @@
 #![forbid(unsafe_code)]
 
 mod ahead;
-mod bench;
 mod clock;
 mod cmd;
 mod conform;
@@ -17,6 +16,11 @@ mod out;
 mod programs;
 pub mod shard;
 mod worker;
+
+/// The environment variable that sets how many threads load inputs ahead
+/// (`tpb validate`, `tpb evidence`: files decompressed on every core by
+/// default); a positive number. `cargo xtask bench` sets it to time one core.
+pub use ahead::ENV_THREADS;
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -53,8 +57,6 @@ enum Command {
     Diff(cmd::diff::Args),
     /// List the expected facts with provenance (isa constants + library oracle facts).
     Facts(cmd::facts::Args),
-    /// Measure each path against its physical limit (ratios) and write a report (target/bench.md, or --out).
-    Bench(cmd::bench::Args),
     /// Gather evidence from real programs: per generation × build × opcode × field, values, engines, and every check's agreement; errata with their support.
     Evidence(cmd::evidence::Args),
     /// Differential fuzzing of your own decoder, encoder or validator (--cmd or --lib) against the description: grouped disagreements, each reduced to a repro.
@@ -105,7 +107,6 @@ where
         Command::Check(a) => cmd::check::run(a),
         Command::Diff(a) => cmd::diff::run(a),
         Command::Facts(a) => cmd::facts::run(a),
-        Command::Bench(a) => cmd::bench::run(a),
         Command::Evidence(a) => cmd::evidence::run(a),
         Command::Infer(a) => cmd::infer::run(a),
         Command::Differ(a) => cmd::differ::run(a),

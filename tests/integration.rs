@@ -1,8 +1,8 @@
 //! The package's integration tests as one test binary: one link per build
 //! instead of one per file (a mutant of the library relinks every test
 //! binary: docs/mutation-testing.md). Each file stays a module of its own.
-//! `bounded`, `bench` and `stdout` (slow: nextest's `mutants` profile runs
-//! them last) stay binaries of their own.
+//! `bounded` and `stdout` (slow: nextest's `mutants` profile runs them
+//! last) stay binaries of their own.
 
 mod cli;
 mod conform;

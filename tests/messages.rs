@@ -30,7 +30,6 @@ fn every_command_with_exit_codes_documents_them_in_its_help() {
         &["check"],
         &["diff"],
         &["facts"],
-        &["bench"],
         &["evidence"],
         &["evidence", "diff"],
         &["infer"],

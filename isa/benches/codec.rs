@@ -4,15 +4,13 @@
 //!
 //! `cargo bench -p tpb-isa --bench codec` (64 MiB stream);
 //! `TPB_BENCH_MIB=8 cargo bench -p tpb-isa --bench codec -- --quick` for a quick look.
-//! `tpb bench` runs the same kernels and writes the ratios to `reports/bench.md`.
+//! `cargo xtask bench` runs the same kernels and writes the ratios to `reports/bench.md`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
 use tpb_isa::validate::Kernel;
-
-// The kernels and the stream live with `tpb bench`; both front ends time the same code.
-#[path = "../../src/bench/workload.rs"]
-mod workload;
+// The kernels and the stream, shared with `cargo xtask bench`: both front ends time the same code.
+use tpb_isa::workload;
 
 fn codec(c: &mut Criterion) {
     let stream = workload::generate(workload::stream_bytes(workload::DEFAULT_MIB));

@@ -111,6 +111,10 @@ pub mod smith;
 pub mod test_skip;
 pub mod text;
 pub mod validate;
+// Benchmark support (`cargo xtask bench`, `benches/codec.rs`), not API.
+#[cfg(feature = "bench")]
+#[doc(hidden)]
+pub mod workload;
 
 pub use addr4::Addr4;
 pub use bundle::{BodyKind, Bundle, Raw, BUNDLE_BYTES};

@@ -1,7 +1,6 @@
 //! One module per subcommand.
 
 pub mod asm;
-pub mod bench;
 pub mod check;
 pub mod conform;
 pub mod corpus;

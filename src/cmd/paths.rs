@@ -3,7 +3,7 @@
 //! it (the system's own words), before any work starts.
 
 use crate::error::{Context as _, Error, Result};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::Path;
 
 /// `path` is a regular file this process can open for reading.
@@ -28,18 +28,6 @@ pub fn existing_dir(dir: &Path, what: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::Message(format!("{name}: no such folder ({what})"))),
         Err(e) => Err(Error::context(format!("{name}: cannot read folder"), e)),
     }
-}
-
-/// `dir` is a directory this process can create files in (tried with a
-/// probe file, removed at once).
-pub fn writable_dir(dir: &Path) -> Result<()> {
-    let meta = std::fs::metadata(dir).context_with(|| dir.display())?;
-    if !meta.is_dir() {
-        return Err(Error::Message(format!("{}: not a directory", dir.display())));
-    }
-    let probe = dir.join(format!(".tpb-probe-{}", std::process::id()));
-    OpenOptions::new().write(true).create_new(true).open(&probe).context_with(|| format!("{}: not writable", dir.display()))?;
-    std::fs::remove_file(&probe).context_with(|| format!("{}: cannot remove", probe.display()))
 }
 
 #[cfg(test)]
@@ -75,18 +63,6 @@ mod tests {
         // A path through a file is not missing: it cannot be read, and the system says why.
         let e = existing_dir(&f.join("sub"), "x").err().ok_or("a path through a file")?.to_string();
         assert!(e.ends_with("f/sub: cannot read folder: Not a directory (os error 20)"), "{e}");
-        Ok(())
-    }
-
-    #[test]
-    fn a_writable_dir_passes_and_leaves_nothing() -> R<()> {
-        let dir = tempfile::tempdir()?;
-        writable_dir(dir.path())?;
-        assert_eq!(std::fs::read_dir(dir.path())?.count(), 0);
-        let f = dir.path().join("f");
-        std::fs::write(&f, b"x")?;
-        assert!(writable_dir(&f).err().ok_or("a file")?.to_string().contains("not a directory"));
-        assert!(writable_dir(&dir.path().join("nope")).is_err());
         Ok(())
     }
 }

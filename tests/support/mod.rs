@@ -1,7 +1,7 @@
 //! What the package's test files share: running the built `tpb` and reading
 //! what a process said. One copy, so how the binary is run changes in one place.
 //! `integration.rs` declares it once for its modules (`crate::support`); the
-//! test binaries of their own (`bounded`, `bench`, `stdout`) declare it too.
+//! test binaries of their own (`bounded`, `stdout`) declare it too.
 
 // Each test binary uses a part of it.
 #![allow(dead_code)]

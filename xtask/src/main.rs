@@ -1,12 +1,14 @@
 //! The repository's workshop, run as `cargo xtask <command>` (the alias is in
 //! `.cargo/config.toml`): what used to be shell under `ci/` moves here, one
-//! module per command, so it is parsed by clap and tested like the rest.
+//! module per command, so it is parsed by clap and tested like the rest; so
+//! does the benchmark suite that used to be `tpb bench` (it needs the source tree).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod fuzz;
 mod fuzz_report;
 mod mutants;
@@ -20,6 +22,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Measure each path against its physical limit (ratios) and write a report (target/bench.md, or --out);
+    /// builds and times the release binaries (docs/benchmarks.md).
+    Bench(bench::Args),
     /// Run every fuzz target for a fixed time on every core; keep findings as regressions (docs/fuzzing.md).
     Fuzz(fuzz::Fuzz),
     /// Write reports/fuzz.md: every fuzz target's throughput and coverage (docs/fuzzing.md).
@@ -47,6 +52,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     match cli.cmd {
+        Cmd::Bench(args) => ExitCode::from(bench::run(args)),
         Cmd::Fuzz(args) => fuzz::run(args),
         Cmd::FuzzReport(args) => match fuzz_report::run(args) {
             Ok(()) => ExitCode::SUCCESS,

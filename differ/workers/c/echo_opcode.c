@@ -1,7 +1,7 @@
 /* echo_opcode.c: the smallest tpb differ worker, as a process. It decodes
  * one field, the opcode (the first byte: hex digits 1-2 of the bundle), and
  * answers every other request kind `unsupported`. The benchmark uses it to
- * measure the process transport itself (tpb bench, "differ" rows); it is
+ * measure the process transport itself (cargo xtask bench, "differ" rows); it is
  * also the shortest correct answer to the protocol (docs/differential.md).
  *
  * Requests are read in whatever batches the pipe gives and answered in one

@@ -3,10 +3,10 @@
 
 use super::report::{Row, Target};
 use super::timing::{best_pair, gib_per_s, ms, ratio};
-use super::workload;
 use std::hint::black_box;
 use std::time::Duration;
 use tpb_isa::validate::Kernel;
+use tpb_isa::workload;
 
 /// decode+validate on the kernel `auto` picks must reach half of memcpy's bandwidth.
 pub const VALIDATE_TARGET: Target = Target::AtLeast(0.5);

@@ -1,7 +1,7 @@
 //! Running baselines and `tpb` itself as child processes: wall time with
 //! output discarded, and peak resident memory through GNU time.
 
-use crate::error::{Context as _, Error, Result};
+use super::error::{Context as _, Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;

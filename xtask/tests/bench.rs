@@ -1,10 +1,40 @@
-//! `tpb bench` end to end on small inputs: it runs, writes a report with
-//! every row, the machine and the date. No timing is asserted (speed is
+//! `cargo xtask bench` end to end on small inputs: it runs, writes a report
+//! with every row, the machine and the date. No timing is asserted (speed is
 //! measured by the benchmark itself, never judged in `cargo test`).
+//!
+//! The built `xtask` runs in this build's profile, timing the `tpb` built
+//! beside it (`TPB_BENCH_TPB`): no release build from inside `cargo test`.
 
-mod support;
+use std::path::PathBuf;
+use std::process::{Command, Output};
 
-use support::{command, run, stderr, stdout};
+/// The `tpb` of this build, beside `xtask` (`cargo test --workspace` builds it for its own tests).
+fn tpb() -> PathBuf {
+    let xtask = PathBuf::from(env!("CARGO_BIN_EXE_xtask"));
+    let tpb = xtask.with_file_name(format!("tpb{}", std::env::consts::EXE_SUFFIX));
+    assert!(tpb.is_file(), "{}: not built; the bench tests time it (cargo build -p tpb, or cargo test --workspace)", tpb.display());
+    tpb
+}
+
+/// The built `xtask`, timing [`tpb`].
+fn command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    c.env("TPB_BENCH_TPB", tpb());
+    c
+}
+
+/// Runs `c` to its end; a program that cannot start fails the test.
+fn run(c: &mut Command) -> Output {
+    c.output().unwrap_or_else(|e| panic!("cannot run {:?}: {e}", c.get_program()))
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
 
 #[test]
 fn bench_writes_a_report_with_every_row() {

@@ -3,15 +3,15 @@
 //! decode+encode, decode+validate, stream validation, disassemble, parallel
 //! validate).
 //!
-//! This file depends only on `std`, `tpb_isa` and `rayon`, because the
-//! criterion bench of `tpb-isa` (`isa/benches/codec.rs`) includes it by path:
-//! `cargo bench` and `tpb bench` then time literally the same code on the
-//! same bytes.
+//! Not API: benchmark support, behind the `bench` feature and hidden from
+//! the docs. The criterion bench of this crate (`benches/codec.rs`) and
+//! `cargo xtask bench` (`xtask/src/bench/`) both call it, so they time
+//! literally the same code on the same bytes.
 
+use crate::validate::{self, Finding};
+use crate::{props, smith, text, Bundle, Generation, BUNDLE_BYTES};
 use rayon::prelude::*;
 use std::hint::black_box;
-use tpb_isa::validate::{self, Finding};
-use tpb_isa::{props, smith, text, Bundle, Generation, BUNDLE_BYTES};
 
 /// Stream size the issue asks for: 64 MiB, well past every cache level.
 pub const DEFAULT_MIB: usize = 64;
@@ -190,10 +190,7 @@ pub fn pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildE
     rayon::ThreadPoolBuilder::new().num_threads(threads).build()
 }
 
-// Where the criterion bench includes this file, its harness drops the
-// `#[test]` items, leaving their helpers unused.
 #[cfg(test)]
-#[allow(dead_code, unused_imports)]
 mod tests {
     use super::*;
 

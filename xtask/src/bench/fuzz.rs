@@ -12,7 +12,7 @@ const NAME: &str = "fuzz roundtrip vs empty target";
 
 /// The script, from the source tree this binary was built from.
 fn script() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/bench.sh"))
+    crate::root().join("fuzz/bench.sh")
 }
 
 /// Whether `cargo fuzz` can run: cargo-fuzz on PATH or in cargo's own bin folder.
@@ -28,7 +28,7 @@ pub fn run(secs: u64, cargo_fuzz: bool, notes: &mut Vec<String>) -> Vec<Row> {
         return skip(why);
     }
     // The script builds both targets first, minutes on a cold cache: said before, and cargo's progress shown on a terminal.
-    eprintln!("tpb bench: building fuzz targets (cargo fuzz build), first time takes ~4 min; --no-fuzz skips");
+    eprintln!("cargo xtask bench: building fuzz targets (cargo fuzz build), first time takes ~4 min; --no-fuzz skips");
     measure(&script, secs, std::io::stderr().is_terminal(), notes)
 }
 

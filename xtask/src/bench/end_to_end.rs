@@ -5,10 +5,10 @@
 //! programs carry notes the errata amend). Both run as child processes,
 //! interleaved with `cat`.
 
+use super::error::{Context as _, Error, Result};
 use super::external::{timed, timed_env, which, Scratch, FORCED_PORTABLE};
 use super::report::{Row, Target};
 use super::timing::{ms, ratio};
-use crate::error::{Context as _, Error, Result};
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
@@ -50,15 +50,15 @@ fn real_file(files: &[std::path::PathBuf], mib: usize, out: &Path) -> Result<usi
 }
 
 pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> {
-    let mib = super::workload::env_mib(ENV_MIB, DEFAULT_MIB);
+    let mib = tpb_isa::workload::env_mib(ENV_MIB, DEFAULT_MIB);
     let quiet = format!("tpb validate -q, {mib} MiB of real v2 bundles, vs cat");
     let text = format!("tpb validate (text to /dev/null), {mib} MiB of real v2 bundles, vs cat");
     let skip = |why: String| vec![Row::skipped(AREA, quiet.clone(), Some(TARGET), why.clone()), Row::skipped(AREA, text.clone(), None, why)];
     let Some((dir, files)) = super::folder::folder() else { return skip("no NEFF programs in ../shared/neff or corpus/neff/real".into()) };
     let Some(cat) = which("cat") else { return skip("cat is not installed".into()) };
-    let tpb = match std::env::current_exe() {
+    let tpb = match super::tpb() {
         Ok(p) => p,
-        Err(e) => return skip(format!("cannot locate the tpb executable: {e}")),
+        Err(e) => return skip(e),
     };
     let path = scratch.0.join("real-v2.bin");
     let bundles = match real_file(&files, mib, &path) {

@@ -8,10 +8,10 @@
 //! Everything runs as child processes, interleaved.
 
 use super::codec::scaling_target;
+use super::error::{Context as _, Error, Result};
 use super::external::{timed, timed_env, which, Scratch, FORCED_PORTABLE};
 use super::report::{Row, Target};
 use super::timing::{ms, ratio};
-use crate::error::{Context as _, Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tpb_oracle::neff::{self, NeffHeader};
@@ -37,7 +37,7 @@ fn neffs_under(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The team's real programs (`../shared/neff/`, every build), else the committed ones.
 pub fn folder() -> Option<(PathBuf, Vec<PathBuf>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate::root();
     [root.join("../shared/neff"), root.join("corpus/neff/real")].into_iter().find_map(|d| {
         let mut v = Vec::new();
         neffs_under(&d, &mut v);
@@ -94,9 +94,9 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
     };
     let Some((dir, files)) = folder() else { return skip("no NEFF programs in ../shared/neff or corpus/neff/real".into()) };
     let (Some(sh), Some(_)) = (which("sh"), which("gzip")) else { return skip("sh or gzip is not installed".into()) };
-    let tpb = match std::env::current_exe() {
+    let tpb = match super::tpb() {
         Ok(p) => p,
-        Err(e) => return skip(format!("cannot locate the tpb executable: {e}")),
+        Err(e) => return skip(e),
     };
     let (gz, bundles) = match payloads(&files, &scratch.0) {
         Ok(x) => x,
@@ -116,8 +116,8 @@ pub fn run(rounds: usize, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row
     let mut best = [Duration::MAX; 7];
     for _ in 0..rounds.max(1) {
         let round = [
-            timed_env(&tpb, &args, &[(crate::ahead::ENV_THREADS, threads.as_str())], &[0, 1]),
-            timed_env(&tpb, &args, &[(crate::ahead::ENV_THREADS, "1")], &[0, 1]),
+            timed_env(&tpb, &args, &[(tpb::ENV_THREADS, threads.as_str())], &[0, 1]),
+            timed_env(&tpb, &args, &[(tpb::ENV_THREADS, "1")], &[0, 1]),
             timed(&sh, &["-c", &script_all], &[0]),
             timed(&sh, &["-c", &script_one], &[0]),
             timed_env(&tpb, &ev_all, &[], &[0]),

@@ -49,7 +49,7 @@ impl Machine {
             .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
             .unwrap_or_else(|_| UNKNOWN.into());
         Machine {
-            date: crate::clock::Utc::now().minutes(),
+            date: minutes(std::time::SystemTime::now()),
             cpu_model,
             logical_cpus: logical_cpus.max(1),
             parallelism,
@@ -73,9 +73,26 @@ fn tool_line(tool: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| UNKNOWN.into())
 }
 
+/// `2026-05-01 03:04`: the UTC date and time to the minute, as the report's date line says it.
+fn minutes(t: std::time::SystemTime) -> String {
+    let s = humantime::format_rfc3339_seconds(t).to_string();
+    let (date, time) = s.split_once('T').unwrap_or((&s, ""));
+    format!("{date} {}", time.get(..5).unwrap_or(time))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn the_date_is_utc_to_the_minute() {
+        let at = |secs| minutes(UNIX_EPOCH + Duration::from_secs(secs));
+        // 2000-02-29 (leap day of a century leap year) 12:34:56; seconds are dropped, not rounded.
+        assert_eq!(at(951_827_696), "2000-02-29 12:34");
+        assert_eq!(at(1_767_323_096), "2026-01-02 03:04");
+        assert_eq!(at(1_767_225_599), "2025-12-31 23:59");
+    }
 
     /// On Linux every field is read; the CPU names its family and model.
     #[test]

@@ -3,13 +3,13 @@
 //! decoded and validated), the baseline only lists the archive. Both run as
 //! child processes, so each side pays its own process start-up.
 
+use super::error::{Context as _, Result};
 use super::external::{timed, which, Scratch};
 use super::report::{Row, Target};
 use super::timing::{ms, ratio};
-use super::workload;
-use crate::error::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use tpb_isa::workload;
 use tpb_isa::{validate, Bundle};
 use tpb_oracle::neff::{self, payload::Compression, NeffHeader};
 
@@ -24,7 +24,7 @@ pub struct Options {
 }
 
 /// The whole ingest of one container; the number of bundles read. This is
-/// what the child process (`tpb bench --ingest FILE`) runs.
+/// what the child process (`xtask bench --ingest FILE`) runs.
 pub fn ingest(path: &Path) -> Result<usize> {
     let n = neff::read_file(path)?;
     let mut findings = Vec::new();
@@ -74,9 +74,9 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
     let (Some(sh), Some(_), Some(_)) = (which("sh"), which("gzip"), which("tar")) else {
         return skip("sh, gzip or tar is not installed".into());
     };
-    let tpb = match std::env::current_exe() {
+    let xtask = match std::env::current_exe() {
         Ok(p) => p,
-        Err(e) => return skip(format!("cannot locate the tpb executable: {e}")),
+        Err(e) => return skip(format!("cannot locate the xtask executable: {e}")),
     };
     notes.push(format!(
         "NEFF input: {} ({} bytes, {} payload bytes, {bundles} bundles; {what}). The baseline lists the payload \
@@ -88,7 +88,7 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
     let file = path.display().to_string();
     let payload_s = payload_path.display().to_string();
     let script = if gz { "gzip -dc \"$1\" | tar tf - >/dev/null" } else { "tar tf \"$1\" >/dev/null" };
-    let ours = || timed(&tpb, &["bench", "--ingest", &file], &[0]);
+    let ours = || timed(&xtask, &["bench", "--ingest", &file], &[0]);
     let base = || timed(&sh, &["-c", script, "sh", &payload_s], &[0]);
     let (mut t_ours, mut t_base) = (Duration::MAX, Duration::MAX);
     for _ in 0..=o.rounds.max(1) {

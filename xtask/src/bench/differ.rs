@@ -5,10 +5,10 @@
 //! transport with the smallest worker (`echo_opcode.c`: one field, batched).
 //! The C sources are compiled here against the headers generated now.
 
+use super::error::{Context as _, Error, Result};
 use super::external::Scratch;
 use super::report::{Row, Target};
 use super::timing::{best_pair, ratio};
-use crate::error::{Context as _, Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -83,7 +83,7 @@ fn row(name: &str, n: usize, baseline: Duration, kernel: Duration, target: Targe
 
 /// The C worker library and the echo worker, compiled with the system C compiler.
 fn build(dir: &Path) -> Result<(PathBuf, PathBuf)> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("differ/workers/c");
+    let src = crate::root().join("differ/workers/c");
     if !src.is_dir() {
         return Err(Error::Message(format!("{}: the C workers' sources are not here (run from the source tree)", src.display())));
     }

@@ -3,10 +3,10 @@
 //! plus `strings`. All three run as processes, interleaved, best of N each;
 //! and the peak RSS of `tpb check` against the file's size.
 
+use super::error::{Context as _, Result};
 use super::external::{peak_rss_kib, timed, which, Scratch};
 use super::report::{Row, Target};
 use super::timing::{ms, ratio};
-use crate::error::{Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tpb_oracle::fixture::Fixture;
@@ -41,9 +41,9 @@ pub fn run(o: &Options, scratch: &Scratch, notes: &mut Vec<String>) -> Vec<Row> 
     let (Some(nm), Some(strings)) = (which("nm"), which("strings")) else {
         return skip("nm or strings (binutils) is not installed".into());
     };
-    let tpb = match std::env::current_exe() {
+    let tpb = match super::tpb() {
         Ok(p) => p,
-        Err(e) => return skip(format!("cannot locate the tpb executable: {e}")),
+        Err(e) => return skip(e),
     };
     let file = elf.display().to_string();
     notes.push(match &o.elf {
@@ -128,7 +128,7 @@ mod tests {
         let r = rss_row(Ok(3 << 10), 3 << 19);
         assert_eq!((r.ratio, r.measured.as_str(), r.baseline.as_str()), (Some(2.0), "3.0 MiB", "file 1.5 MiB"));
         assert_eq!(rss_row(Ok(1), 0).ratio, Some(1024.0));
-        assert_eq!(rss_row(Err(crate::error::Error::from("no GNU time")), 1).verdict, Verdict::Skipped("no GNU time".into()));
+        assert_eq!(rss_row(Err(crate::bench::error::Error::from("no GNU time")), 1).verdict, Verdict::Skipped("no GNU time".into()));
     }
 
     /// The stand-in library is the oracle's full-size fixture, as a file `tpb check` can read.
