@@ -22,6 +22,11 @@ mod worker;
 /// default); a positive number. `cargo xtask bench` sets it to time one core.
 pub use ahead::ENV_THREADS;
 
+/// Writes a file whole, as every `tpb` command writes its outputs: a regular
+/// file is replaced atomically, a symlink's target replaced with the link kept,
+/// a device or FIFO written into (`cargo xtask bench` writes its report so too).
+pub use out::write_atomic;
+
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 

@@ -168,7 +168,7 @@ fn measure(a: &Args) -> u8 {
         return EXIT_USAGE;
     }
     if !a.no_write {
-        if let Err(e) = write_whole(&a.out, report.to_markdown().as_bytes()) {
+        if let Err(e) = tpb::write_atomic(&a.out, report.to_markdown().as_bytes()) {
             return fail(format!("{}: cannot write: {e}", a.out.display()));
         }
         eprintln!("cargo xtask bench: wrote {}", a.out.display());
@@ -246,24 +246,6 @@ fn print(text: &str) -> u8 {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => fail(format!("cannot write to stdout: {e}")),
     }
-}
-
-/// Writes the report whole: a regular file (or a new one) is replaced by a
-/// sibling written first and renamed over it, so a failed write leaves the
-/// old report; anything else that exists (a device, a link such as
-/// `/dev/stdout`) is written into, never replaced.
-fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if !m.is_file() => return std::fs::OpenOptions::new().append(true).open(path)?.write_all(bytes),
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 /// How much a run measures: the options, else their defaults (`--quick`'s smaller ones).
@@ -392,12 +374,14 @@ mod tests {
     fn the_report_is_replaced_whole_and_a_device_written_into() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let out = dir.path().join("bench.md");
-        write_whole(&out, b"one")?;
-        write_whole(&out, b"two")?;
-        assert_eq!(std::fs::read(&out)?, b"two");
-        assert_eq!(std::fs::read_dir(dir.path())?.count(), 1, "no temporary file left");
-        write_whole(Path::new("/dev/null"), b"x")?;
-        assert!(write_whole(&dir.path().join("missing/bench.md"), b"x").is_err());
+        tpb::write_atomic(&out, b"one")?;
+        std::os::unix::fs::symlink(&out, dir.path().join("link.md"))?;
+        tpb::write_atomic(&dir.path().join("link.md"), b"two")?;
+        assert_eq!(std::fs::read(&out)?, b"two", "a link's target is replaced, not appended to");
+        assert!(std::fs::symlink_metadata(dir.path().join("link.md"))?.file_type().is_symlink());
+        assert_eq!(std::fs::read_dir(dir.path())?.count(), 2, "no temporary file left");
+        tpb::write_atomic(Path::new("/dev/null"), b"x")?;
+        assert!(tpb::write_atomic(&dir.path().join("missing/bench.md"), b"x").is_err());
         Ok(())
     }
 
