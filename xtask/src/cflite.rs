@@ -4,7 +4,8 @@
 //! `.clusterfuzzlite/build.sh`): builds every cargo-fuzz target (but `empty`)
 //! as `cargo xtask fuzz` does (AddressSanitizer with nightly Rust, else
 //! `-s none`; `--no-build` when the image's `cargo fuzz build -O` already
-//! did), then puts into OUT, for each target: the fuzzer;
+//! did), then puts into OUT, for each target: the fuzzer (from
+//! `fuzz/target/<host>/release`, or an absolute CARGO_TARGET_DIR's `<host>/release`);
 //! `<target>_seed_corpus.zip` of `corpus/<target>` + `corpus/regressions/<target>`
 //! (not READMEs, not libFuzzer's hex-named local finds; for `neff` also
 //! `corpus/neff/real/**/*.neff`); `<target>.options` and the dictionary it names.
@@ -79,7 +80,7 @@ pub fn build(a: Build) -> Step {
     }
     let host = capture(&mut cmd("rustc -vV"))?;
     let Some(triple) = host.lines().find_map(|l| l.strip_prefix("host: ")) else { return Err(fail(1, "rustc -vV names no host")) };
-    let bin = Path::new("fuzz/target").join(triple).join("release");
+    let bin = fuzz_bin(std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from), triple);
     let targets = fuzz_targets()?;
     for t in &targets {
         copy(&bin.join(t), &out.join(t))?;
@@ -113,6 +114,12 @@ pub fn build(a: Build) -> Step {
     }
     println!("cflite-build: {} fuzzers in {}", targets.len(), out.display());
     Ok(())
+}
+
+/// Where `cargo fuzz build` puts the fuzzers: `fuzz/target/<host>/release`, or under
+/// CARGO_TARGET_DIR when that names an absolute folder (cargo fuzz runs cargo from `fuzz/`).
+pub fn fuzz_bin(target_dir: Option<PathBuf>, triple: &str) -> PathBuf {
+    target_dir.filter(|d| d.is_absolute()).unwrap_or_else(|| PathBuf::from("fuzz/target")).join(triple).join("release")
 }
 
 /// libFuzzer's flags for the check run of a target.
@@ -249,5 +256,8 @@ mod tests {
         let f = check_flags(5, Some(Path::new("/o/x.dict")), Some("4096"));
         assert_eq!(f[4..], ["-max_total_time=5", "-dict=/o/x.dict", "-max_len=4096"]);
         assert_eq!(listed("./a.bin\nb.bin\n\n"), ["a.bin", "b.bin"]);
+        assert_eq!(fuzz_bin(None, "x86_64-unknown-linux-gnu"), Path::new("fuzz/target/x86_64-unknown-linux-gnu/release"));
+        assert_eq!(fuzz_bin(Some("/t".into()), "h"), Path::new("/t/h/release"));
+        assert_eq!(fuzz_bin(Some("rel".into()), "h"), Path::new("fuzz/target/h/release"));
     }
 }
