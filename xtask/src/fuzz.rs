@@ -35,7 +35,7 @@ pub struct Fuzz {
     targets: Vec<String>,
 }
 
-/// The build every cargo-fuzz command uses (ci/fuzz-sanitizer.sh's choice).
+/// The build every cargo-fuzz command uses (also `cargo xtask cflite-build`'s).
 pub struct Build {
     nightly: bool,
     /// "ASan" or "none".

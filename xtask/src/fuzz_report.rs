@@ -4,12 +4,12 @@
 //! `corpus/regressions/<target>`, as `cargo fuzz run` and `cargo xtask fuzz` start)
 //! with its options file (fuzz/options/): libFuzzer's average exec/s, the
 //! final cov/ft, the corpus it ended with, the seeds, and the load average
-//! (ci/fuzz-measure.sh). Twice where nightly Rust is installed: the stable
+//! (`cargo xtask fuzz-measure`). Twice where nightly Rust is installed: the stable
 //! build without a sanitizer (`-s none`, the throughput baseline) and the
 //! AddressSanitizer build `cargo xtask fuzz` uses; once (`-s none`) where it is not.
 //!
 //! Coverage (ASan build only: it needs the sanitizer's symbolizer): each
-//! target's seeds plus what its run found, replayed by ci/fuzz-coverage.sh,
+//! target's seeds plus what its run found, replayed by `cargo xtask fuzz-coverage`,
 //! give the workspace functions it covers. The report compares `roundtrip`
 //! (the whole chain) with the union of `structured`, `text` and `validate`
 //! (the parts) and lists what `roundtrip` misses. `--before DIR` also
@@ -224,7 +224,7 @@ fn run_one(bin: &Path, build: &str, secs: u64, t: &str) -> Result<String> {
     eprintln!("== {t} ({build}): {secs}s seeded");
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let grown = cwd.join(RUNS).join("grown").join(&tag);
-    let measured = output(Command::new("ci/fuzz-measure.sh").env("FUZZ_MEASURE_KEEP", &grown).arg(bin).arg(build).arg(secs.to_string()).arg(t))?;
+    let measured = crate::fuzz_measure::measure(bin, build, secs, &[t.to_owned()], Some(&grown)).map_err(|f| f.msg)?;
     let mut seeds = vec![PathBuf::from("corpus").join(t)];
     let regressions = Path::new("corpus/regressions").join(t);
     if regressions.is_dir() {
@@ -234,7 +234,8 @@ fn run_one(bin: &Path, build: &str, secs: u64, t: &str) -> Result<String> {
     let max = fs::read_to_string(format!("fuzz/options/{t}.options")).ok().and_then(|o| max_len(&o));
     let mut row = seeded_row(measured.trim_end_matches('\n'), t, max.as_deref(), n, bytes);
     if build.starts_with("ASan") {
-        let tsv = output(Command::new("ci/fuzz-coverage.sh").arg(bin.join(t)).arg(grown.join(t)).args(&seeds))?;
+        let dirs: Vec<PathBuf> = std::iter::once(grown.join(t)).chain(seeds.iter().cloned()).collect();
+        let tsv = crate::fuzz_measure::coverage(&bin.join(t), &dirs).map_err(|f| f.msg)?;
         let cov = Path::new(RUNS).join("cov").join(format!("{tag}.tsv"));
         write(&cov, &tsv)?;
         let _ = write!(row, " {} |", tsv.matches('\n').count());
@@ -357,7 +358,7 @@ fn cpu_field<'a>(cpuinfo: &'a str, key: &str) -> &'a str {
 }
 
 /// A number as awk reads one (`$11 + 0`): its leading numeric part, else 0.
-fn awk_num(s: &str) -> f64 {
+pub fn awk_num(s: &str) -> f64 {
     let s = s.trim_start();
     let mut end = 0;
     let mut seen_dot = false;
@@ -412,7 +413,7 @@ pub fn render(i: &Inputs) -> String {
         "within a row's build only); load the 1-minute load average when the run ended (the machine",
         "is shared: a load of 4 on 2 cores halves exec/s). Seeds: files / size on disk. funcs:",
         "workspace functions (isa/, oracle/) the seeds plus the run's new inputs cover",
-        "(`ci/fuzz-coverage.sh`, ASan builds only).",
+        "(`cargo xtask fuzz-coverage`, ASan builds only).",
     ] {
         line(l);
     }

@@ -9,9 +9,17 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod cflite;
+mod ci;
+mod cross;
 mod fuzz;
+mod fuzz_measure;
 mod fuzz_report;
 mod mutants;
+mod nightly;
+mod package;
+mod step;
+mod workflows;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask", about = "The repository's workshop (docs/ci.md)")]
@@ -36,6 +44,24 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
+    /// Everything `.ci/run` does after installing system packages (docs/ci.md).
+    Ci,
+    /// Build every fuzz target and its seed zip, options and dictionary into OUT (.clusterfuzzlite/build.sh).
+    CfliteBuild(cflite::Build),
+    /// Run .clusterfuzzlite/build.sh outside Docker and check what it made; each fuzzer replays its seeds.
+    CfliteTest,
+    /// Test crates for another Linux architecture under qemu-user (docs/kernels.md).
+    Cross(cross::Cross),
+    /// Measure built fuzzers: one markdown row per target (cargo xtask fuzz-report uses it).
+    FuzzMeasure(fuzz_measure::Measure),
+    /// The workspace functions a sanitizer-built fuzzer covers on corpus folders.
+    FuzzCoverage(fuzz_measure::Coverage),
+    /// The nightly runs: `tpb conform`, then `cargo xtask fuzz`.
+    Nightly(nightly::Nightly),
+    /// The crates packaged, `cargo publish --dry-run`, and `tpb` installed from the .crate files.
+    PackageCheck,
+    /// The workflows checked: zizmor, actionlint, shellcheck, the pins (docs/ci.md, "Workflows").
+    WorkflowLint,
 }
 
 /// The repository root: every command works from it, as the scripts did
@@ -62,6 +88,15 @@ fn main() -> ExitCode {
             }
         },
         Cmd::Mutants { args } => mutants::run(args),
+        Cmd::Ci => step::exit("ci", ci::run_ci()),
+        Cmd::CfliteBuild(a) => step::exit("cflite-build", cflite::build(a)),
+        Cmd::CfliteTest => step::exit("cflite-test", cflite::test()),
+        Cmd::Cross(a) => step::exit("cross", cross::run_cross(a)),
+        Cmd::FuzzMeasure(a) => step::exit("fuzz-measure", fuzz_measure::run_measure(a)),
+        Cmd::FuzzCoverage(a) => step::exit("fuzz-coverage", fuzz_measure::run_coverage(a)),
+        Cmd::Nightly(a) => step::exit("nightly", nightly::run_nightly(a)),
+        Cmd::PackageCheck => step::exit("package-check", package::run_check()),
+        Cmd::WorkflowLint => step::exit("workflow-lint", workflows::run_lint()),
     }
 }
 

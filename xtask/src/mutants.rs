@@ -108,7 +108,7 @@ fn mutate(args: Vec<OsString>) -> ExitCode {
     }
     cmd.args(&args);
     // Replaced, not waited for: cargo-mutants gets the signals sent to this
-    // process (`timeout --signal=INT` in .ci/run) and writes its outcomes.
+    // process (`timeout --signal=INT` in `cargo xtask ci`) and writes its outcomes.
     let e = std::os::unix::process::CommandExt::exec(&mut cmd);
     eprintln!("cargo xtask mutants: cannot run cargo mutants: {e}");
     ExitCode::from(127)

@@ -1,6 +1,6 @@
 use super::*;
 
-/// Runs as ci/fuzz-report.sh recorded them (rows from ci/fuzz-measure.sh, coverage from ci/fuzz-coverage.sh).
+/// Runs as the fuzz report recorded them (rows from `cargo xtask fuzz-measure`, coverage from `cargo xtask fuzz-coverage`).
 const META: &str = "secs=10\nlong=20\njobs=2\ncommit=abc1234\nbefore=def5678\n";
 const ROWS: &str = "\
 | `roundtrip` | 4096 | 12 / 3 KiB | ASan, before | 10 s | 1500 | 900 | 2000 | 310/40Kb | 1.50 | 3 |
