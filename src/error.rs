@@ -1,6 +1,6 @@
 //! The one error type of the `tpb` command. The libraries return their own
 //! typed errors; the command adds what it was doing when one happened and
-//! prints it once, as the one line after `tpb: error: ` ([`crate::out::fail`]).
+//! prints it once, as the one line after `tpb: error: ` (`out::fail`).
 //!
 //! `Display` is that whole line: a [`Error::Context`] shows its context and
 //! then its source's `Display`, which already says everything beneath it

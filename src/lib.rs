@@ -10,7 +10,7 @@ mod ahead;
 mod clock;
 mod cmd;
 mod conform;
-mod error;
+pub mod error;
 mod html;
 mod out;
 mod programs;
