@@ -196,7 +196,7 @@ pub fn functions(log: &str, root: &str) -> String {
                 name.truncate(i);
             }
         }
-        let n = crate::fuzz_report::awk_num(covered);
+        let n = awk_num(covered);
         let key = (name, file.to_owned());
         if best.get(&key).is_none_or(|b| n > b.0) {
             best.insert(key, (n, covered.to_owned(), total.to_owned()));
@@ -205,6 +205,22 @@ pub fn functions(log: &str, root: &str) -> String {
     let mut lines: Vec<String> = best.into_iter().map(|((name, file), (_, c, t))| format!("{name}\t{c}/{t}\t{file}\n")).collect();
     lines.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     lines.concat()
+}
+
+/// A number as awk reads one (`$11 + 0`): its leading numeric part, else 0.
+pub fn awk_num(s: &str) -> f64 {
+    let s = s.trim_start();
+    let mut end = 0;
+    let mut seen_dot = false;
+    for (i, c) in s.char_indices() {
+        let ok = c.is_ascii_digit() || (c == '.' && !seen_dot) || (i == 0 && (c == '-' || c == '+'));
+        if !ok {
+            break;
+        }
+        seen_dot |= c == '.';
+        end = i + c.len_utf8();
+    }
+    s[..end].parse().unwrap_or(0.0)
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use crate::fuzz_measure::awk_num;
 use clap::Args;
 
 /// Where the runs are kept between a measurement and a `--render`.
@@ -355,22 +356,6 @@ fn cpu_field<'a>(cpuinfo: &'a str, key: &str) -> &'a str {
             Some(rest.strip_prefix(':')?.trim_start())
         })
         .unwrap_or("")
-}
-
-/// A number as awk reads one (`$11 + 0`): its leading numeric part, else 0.
-pub fn awk_num(s: &str) -> f64 {
-    let s = s.trim_start();
-    let mut end = 0;
-    let mut seen_dot = false;
-    for (i, c) in s.char_indices() {
-        let ok = c.is_ascii_digit() || (c == '.' && !seen_dot) || (i == 0 && (c == '-' || c == '+'));
-        if !ok {
-            break;
-        }
-        seen_dot |= c == '.';
-        end = i + c.len_utf8();
-    }
-    s[..end].parse().unwrap_or(0.0)
 }
 
 /// Markdown code span of a name (a `|` would end the table cell).
