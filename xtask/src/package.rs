@@ -37,6 +37,36 @@ pub fn patch(work: &Path, version: &str) -> String {
     s
 }
 
+/// Forgets the libraries' sources cargo unpacked from an earlier dry run's
+/// scratch registry. Cargo names that registry by its path
+/// (`<target>/package/tmp-registry`) and never unpacks a version it already
+/// holds, so a second run at the same path and version would build `tpb`
+/// against the first run's libraries. Returns the folders removed.
+pub fn forget_unpacked(cargo_home: &Path, version: &str) -> std::io::Result<Vec<PathBuf>> {
+    let mut gone = Vec::new();
+    let registries = match std::fs::read_dir(cargo_home.join("registry/src")) {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(gone),
+        Err(e) => return Err(e),
+    };
+    for registry in registries {
+        let registry = registry?.path();
+        for c in CRATES {
+            let unpacked = registry.join(format!("{c}-{version}"));
+            if unpacked.is_dir() {
+                std::fs::remove_dir_all(&unpacked)?;
+                gone.push(unpacked);
+            }
+        }
+    }
+    Ok(gone)
+}
+
+/// Where cargo keeps its registries: `CARGO_HOME`, else `~/.cargo`.
+fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+}
+
 /// What `cargo package` says, less its per-file chatter.
 fn quiet(line: &str) -> bool {
     !line.starts_with("warning: ignoring ") && !line.trim_start().starts_with("Packag")
@@ -48,6 +78,9 @@ pub fn run_check() -> Step {
     let pkgs: Vec<String> = CRATES.iter().flat_map(|c| ["-p".to_owned(), (*c).to_owned()]).collect();
     println!("== cargo publish --dry-run: {} {version}", CRATES.join(" "));
     remove(&target.join("package"))?;
+    if let Some(home) = cargo_home() {
+        forget_unpacked(&home, &version).map_err(|e| fail(1, format!("{}: cannot forget an earlier run's unpacked crates: {e}", home.display())))?;
+    }
     run(cmd("cargo publish --dry-run --locked").args(&pkgs))?;
     // The .crate files themselves (publish --dry-run keeps only its scratch copies): the
     // same packaging, already verified above. Its status is not the check's: the unpacking below is.
@@ -100,6 +133,23 @@ mod tests {
         assert_eq!(metadata(json), Some(("0.3.0".into(), PathBuf::from("/t"))));
         assert_eq!(metadata(r#"{"packages":[],"target_directory":"/t"}"#), None);
         assert_eq!(metadata("not json"), None);
+    }
+
+    #[test]
+    fn an_earlier_runs_unpacked_libraries_are_forgotten_and_nothing_else() -> std::io::Result<()> {
+        let home = std::env::temp_dir().join(format!("xtask-forget-{}", std::process::id()));
+        let src = home.join("registry/src");
+        for dir in ["-1a/tpb-oracle-0.2.0", "-1a/tpb-oracle-0.1.0", "-2b/tpb-isa-0.2.0", "-2b/serde-0.2.0", "-2b/tpb-0.2.0"] {
+            std::fs::create_dir_all(src.join(dir))?;
+        }
+        let mut gone = forget_unpacked(&home, "0.2.0")?;
+        gone.sort();
+        assert_eq!(gone, [src.join("-1a/tpb-oracle-0.2.0"), src.join("-2b/tpb-0.2.0"), src.join("-2b/tpb-isa-0.2.0")]);
+        for kept in ["-1a/tpb-oracle-0.1.0", "-2b/serde-0.2.0"] {
+            assert!(src.join(kept).is_dir(), "{kept}");
+        }
+        assert!(forget_unpacked(&home.join("none"), "0.2.0")?.is_empty());
+        std::fs::remove_dir_all(&home)
     }
 
     #[test]
