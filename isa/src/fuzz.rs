@@ -60,7 +60,7 @@ pub enum Body {
     Props(fn(&[u8]) -> props::Outcome),
     /// `tpb_oracle::walrus::fuzz_elf`: the library oracle never panics.
     OracleElf,
-    /// `tpb_oracle::conformance::fuzz_neff`: the NEFF reader never panics.
+    /// `tpb_oracle::conform::fuzz_neff`: the NEFF reader never panics.
     OracleNeff,
     /// `tpb_differ::fuzz::differential`: a worker agrees with the description.
     Differential,

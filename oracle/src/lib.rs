@@ -4,7 +4,7 @@
 //! Layers: [`programs`] (files as programs: the one way in, through one
 //! capped reader), [`neff`] (the container: header, digest, payload, engine
 //! streams, the generation a program is judged under), [`evidence`] (what
-//! real programs say about every field and check), [`conformance`] (every
+//! real programs say about every field and check), [`conform`] (every
 //! real bundle through the codec and text round trips), [`infer`] (layouts
 //! proposed from real bundles) and [`walrus`] (the compiler library's facts).
 //! Nothing read is ever executed; bad input is an error naming the file,
@@ -92,7 +92,7 @@
 // Every public item is documented, and CI's `-D warnings` keeps it so: a
 // new undocumented item fails the build rather than adding to a debt.
 #![warn(missing_docs)]
-pub mod conformance;
+pub mod conform;
 pub mod evidence;
 pub mod fixture;
 pub mod hist;

@@ -10,7 +10,7 @@ use tpb_isa::errata::{Accepts, Profile, ERRATA};
 use tpb_isa::operands::{self, DtypeRef};
 use tpb_isa::validate::{self, Finding};
 use tpb_isa::{checks, opcode, Bundle, Generation, Raw, Severity};
-use tpb_oracle::conformance;
+use tpb_oracle::conform;
 use tpb_oracle::evidence::detection;
 use tpb_oracle::evidence::holdout::{self, Labelled};
 use tpb_oracle::neff;
@@ -62,7 +62,7 @@ fn judge(files: &[PathBuf], what: &str) -> R<()> {
 #[test]
 fn conform_reports_the_errata_and_both_verdicts_on_the_committed_programs() -> R<()> {
     let neffs: Vec<_> = corpus().iter().map(|p| neff::read_file(p)).collect::<Result<_, _>>()?;
-    let c = conformance::conform_all(&neffs, None);
+    let c = conform::conform_all(&neffs, None);
     assert_eq!(c.harness_failures(), 0);
     assert_eq!(c.invalid_amended(), 0);
     assert!(c.invalid_spec() > 0);

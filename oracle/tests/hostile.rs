@@ -7,7 +7,7 @@
 
 use std::path::Path;
 use tpb_isa::Generation;
-use tpb_oracle::conformance;
+use tpb_oracle::conform;
 use tpb_oracle::fixture::wheel::wheel;
 use tpb_oracle::fixture::Fixture;
 use tpb_oracle::neff::build::{self, container, container_with, Odd};
@@ -710,7 +710,7 @@ fn input_strings_cannot_forge_lines_of_the_neff_summary() {
 #[test]
 fn input_strings_cannot_forge_rows_of_the_conformance_markdown() {
     let n = neff::parse(&evil(), "evil|\n0x02:MatMul.neff").unwrap();
-    let md = conformance::conform(&n, Some(Generation::V3)).to_markdown();
+    let md = conform::conform(&n, Some(Generation::V3)).to_markdown();
     no_forged_lines(&md);
     let row = md.lines().find(|l| l.starts_with("| evil")).unwrap_or_else(|| panic!("{md}"));
     assert!(row.starts_with("| evil\\|\\n0x02:MatMul.neff | 2.x\\nintegrity: MD5 ok | cay\\|man\\u{1b}[2J\\nnote: all clear |"), "{row}");

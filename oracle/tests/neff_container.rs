@@ -5,7 +5,7 @@
 
 use std::io::Write;
 use tpb_isa::Generation;
-use tpb_oracle::conformance;
+use tpb_oracle::conform;
 use tpb_oracle::neff::integrity::{self, Algorithm, Form};
 use tpb_oracle::neff::{self, At, Compression, Engine, Limits, NeffHeader, HEADER_BYTES};
 use tpb_oracle::programs;
@@ -426,7 +426,7 @@ fn a_clean_bundle_on_an_engine_the_table_does_not_name_is_a_spec_disagreement() 
     m.push(("sg00/def.json", br#"{"pe_instr": "PE.bin"}"#.to_vec()));
     m.push(("sg00/PE.bin", sema.encode().repeat(3)));
     let n = neff::parse(&container(2, &gzip(&tar(&m)), None), "t.neff").unwrap();
-    let c = conformance::conform(&n, None);
+    let c = conform::conform(&n, None);
     assert_eq!((c.bundles(), c.invalid_spec(), c.spec_disagreements()), (3, 0, 3));
     assert_eq!(c.engine_mismatches().get(&0xA0).map(|e| e.values().sum::<usize>()), Some(3));
 }
@@ -446,7 +446,7 @@ fn the_header_invariant_wants_both_the_word_length_and_a_zero_reserved_half_word
     m.push(("sg00/def.json", br#"{"sp_instr": "SP.bin"}"#.to_vec()));
     m.push(("sg00/SP.bin", [raw, long, reserved].concat()));
     let n = neff::parse(&container(2, &gzip(&tar(&m)), None), "t.neff").unwrap();
-    let j = conformance::conform(&n, None).to_json();
+    let j = conform::conform(&n, None).to_json();
     let Some(sema) = j["opcodes"].as_array().into_iter().flatten().find(|o| o["opcode"] == "0xa0") else { panic!("{j}") };
     assert_eq!((sema["count"].as_u64(), sema["header_invariant_ok"].as_u64()), (Some(3), Some(1)), "{sema}");
 }
@@ -454,7 +454,7 @@ fn the_header_invariant_wants_both_the_word_length_and_a_zero_reserved_half_word
 #[test]
 fn conformance_on_a_built_container() {
     let n = neff::parse(&good_v2(), "t.neff").unwrap();
-    let c = conformance::conform(&n, None);
+    let c = conform::conform(&n, None);
     assert_eq!(c.bundles(), 15);
     assert_eq!(c.harness_failures(), 0);
     assert_eq!(c.unknown_opcodes(), vec![(0xB1, 5), (0xCC, 5)]);
@@ -525,23 +525,23 @@ fn conformance_on_a_built_container() {
     assert!(em.contains(&format!("{spec} invalid under `--spec` (the spec alone, {:.1}%)", pct(spec))), "{em}");
     assert_eq!(j["spec_disagreements"]["unknown_opcodes"][0]["opcode"], "0xb1");
     // --arch overrides the target.
-    let c4 = conformance::conform(&n, Some(Generation::V4));
+    let c4 = conform::conform(&n, Some(Generation::V4));
     assert_eq!(c4.sources()[0].generation, Generation::V4);
     // Merging two reports adds up.
-    let mut both = conformance::conform(&n, None);
+    let mut both = conform::conform(&n, None);
     both.merge(c4);
     assert_eq!(both.bundles(), 30);
     assert_eq!(both.opcode_count(0xB1), 10);
     assert_eq!(both.sources().len(), 2);
     // Every count and distribution of a merged report is that of one report over both.
     let (a, b) = (neff::parse(&good_v2(), "t.neff").unwrap(), neff::parse(&good_v2(), "u.neff").unwrap());
-    let mut merged = conformance::conform(&a, None);
-    merged.merge(conformance::conform(&b, None));
-    assert_eq!(merged.to_json(), conformance::conform_all(&[a, b], None).to_json());
+    let mut merged = conform::conform(&a, None);
+    merged.merge(conform::conform(&b, None));
+    assert_eq!(merged.to_json(), conform::conform_all(&[a, b], None).to_json());
     // Merged into a report that has none of its finding codes yet, too (an empty one).
-    let mut from_empty = conformance::conform_all(&[], None);
-    from_empty.merge(conformance::conform(&n, None));
-    assert_eq!(from_empty.to_json(), conformance::conform_all(std::slice::from_ref(&n), None).to_json());
+    let mut from_empty = conform::conform_all(&[], None);
+    from_empty.merge(conform::conform(&n, None));
+    assert_eq!(from_empty.to_json(), conform::conform_all(std::slice::from_ref(&n), None).to_json());
     // A field's values, asked by path, are that field's (as the JSON lists them).
     let mut asked = 0;
     for op in c.to_json()["opcodes"].as_array().into_iter().flatten() {
@@ -714,7 +714,7 @@ fn tempdir() -> std::path::PathBuf {
 #[test]
 fn fuzz_entry_survives_mutations_of_a_valid_container() {
     let good = good_v2();
-    assert_eq!(conformance::fuzz_neff(&good), conformance::FuzzDepth::Conformed, "a valid container stops at the reader");
+    assert_eq!(conform::fuzz_neff(&good), conform::FuzzDepth::Conformed, "a valid container stops at the reader");
     // The fuzz caps are small, yet a valid container gets through them to everything downstream.
     let n = neff::parse_with(&good, "good.neff", &Limits::FUZZ).unwrap_or_else(|e| panic!("{e}"));
     assert!(!n.streams.is_empty());
@@ -733,13 +733,13 @@ fn fuzz_entry_survives_mutations_of_a_valid_container() {
             b[i] ^= 1 << (next() % 8);
         }
         let cut = (next() as usize) % (b.len() + 1);
-        depths[conformance::fuzz_neff(&b) as usize] += 1;
-        conformance::fuzz_neff(&b[..cut]);
+        depths[conform::fuzz_neff(&b) as usize] += 1;
+        conform::fuzz_neff(&b[..cut]);
     }
     // Bit flips land in the payload as often as in the header: some get through, some do not.
     assert!(depths.iter().all(|n| *n > 0), "refused, conformed: {depths:?}");
     for len in [0, 1, 8, 1023, 1024, 1025] {
-        assert_eq!(conformance::fuzz_neff(&vec![0u8; len]), conformance::FuzzDepth::Refused, "{len} zero bytes");
+        assert_eq!(conform::fuzz_neff(&vec![0u8; len]), conform::FuzzDepth::Refused, "{len} zero bytes");
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use tpb_isa::Generation;
-use tpb_oracle::conformance;
+use tpb_oracle::conform;
 use tpb_oracle::neff::{self, integrity::Form, Engine};
 
 fn real_files() -> Vec<PathBuf> {
@@ -63,7 +63,7 @@ fn real_bundles_round_trip_and_disagreements_are_reported_not_failed() {
         return;
     }
     let neffs: Vec<_> = files.iter().map(|p| neff::read_file(p).unwrap_or_else(|e| panic!("{e}"))).collect();
-    let c = conformance::conform_all(&neffs, None);
+    let c = conform::conform_all(&neffs, None);
     let expected: usize = neffs.iter().map(|n| n.bundles()).sum();
     assert_eq!(c.bundles(), expected);
     assert!(c.bundles() > 1000);

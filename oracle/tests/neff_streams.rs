@@ -4,7 +4,7 @@
 //! write only where the container names no definition (and saying so), and
 //! never by guessing from `.bin` names (tables are no streams).
 
-use tpb_oracle::conformance;
+use tpb_oracle::conform;
 use tpb_oracle::neff::build::container;
 use tpb_oracle::neff::{self, pack, summary, At, Engine, Limits, NeffError};
 
@@ -86,7 +86,7 @@ fn an_unknown_key_is_reported_under_its_name() -> R<()> {
     assert_eq!(j["streams"][4]["engine"], "foo_instr");
     assert!(summary::text(&n).contains("    foo_instr: 3 bundles: "), "{}", summary::text(&n));
     // Conformance counts its bundles under the key, and does not call them off-engine: the table knows no such engine.
-    let c = conformance::conform(&n, None);
+    let c = conform::conform(&n, None);
     let ops = c.to_json()["opcodes"].clone();
     let noop = ops.as_array().into_iter().flatten().find(|o| o["opcode"] == "0xa4").ok_or("no 0xa4")?.clone();
     assert_eq!(noop["engines"]["foo_instr"], 2, "{noop}");

@@ -63,6 +63,6 @@ pub fn elf(data: &[u8]) -> Outcome {
 
 /// `neff`: the container reader must not panic on any bytes.
 pub fn neff(data: &[u8]) -> Outcome {
-    tpb_oracle::conformance::fuzz_neff(data);
+    tpb_oracle::conform::fuzz_neff(data);
     Ok(())
 }

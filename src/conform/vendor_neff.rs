@@ -1,6 +1,6 @@
 //! NEFF conformance: every bundle of every engine stream of each `--neff`
 //! container through the codec, the text format and the validator
-//! (`tpb_oracle::conformance`). Round-trip mismatches, panics, an
+//! (`tpb_oracle::conform`). Round-trip mismatches, panics, an
 //! unreadable container, a payload digest mismatch and a container without a
 //! bundle fail the input; validator findings and opcodes the spec does not
 //! name are spec disagreements, reported but never failed.
@@ -95,7 +95,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
     let mut s = Section::new("neff", "NEFF conformance");
     let mut artifacts = Vec::new();
     // Every container's bundles together: the errata, the verdicts under both profiles, and report.html's evidence.
-    let mut all = tpb_oracle::conformance::NeffConformance::default();
+    let mut all = tpb_oracle::conform::NeffConformance::default();
     if files.is_empty() {
         s.cases.push(Case::skip("NEFF files", "no --neff given: pass compiled programs with --neff FILE (CI uses ../shared/neff/*.neff)"));
         return (s, artifacts);
@@ -108,7 +108,7 @@ pub fn section(files: &[PathBuf], max_bundles: usize) -> (Section, Artifacts) {
             let total = bound(&mut n, max_bundles);
             // A target that names no generation: the best fit of the bundles judged, as every command does.
             let choice = n.choose(None);
-            let mut c = tpb_oracle::conformance::NeffConformance::default();
+            let mut c = tpb_oracle::conform::NeffConformance::default();
             c.add_as(&n, &choice);
             (n, total, c, unread, choice)
         });

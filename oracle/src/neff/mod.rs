@@ -2,7 +2,7 @@
 //! ([`header`]), a payload digest ([`integrity`]), then a tar archive
 //! ([`payload`]) holding JSON metadata and, per subgraph, one flat stream of
 //! 64-byte bundles per engine ([`stream`]), found through the graph
-//! definitions the metadata names ([`locate`]). [`crate::conformance`] runs every real
+//! definitions the metadata names ([`locate`]). [`crate::conform`] runs every real
 //! bundle through the codec, the text format and the validator; [`choice`]
 //! says which generation a container is judged under; [`pack`] takes a
 //! container apart and puts it back together, and [`shrink`] reduces one
