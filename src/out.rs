@@ -14,6 +14,16 @@ use std::path::{Path, PathBuf};
 /// Usage or I/O error (bad arguments, unreadable or malformed input).
 pub const EXIT_USAGE: u8 = 2;
 
+/// `1 input`, `2 inputs`: a count with its noun.
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Prints a one-line error and returns the usage/I-O exit code.
 pub fn fail(msg: impl std::fmt::Display) -> u8 {
     eprintln!("tpb: error: {msg}");

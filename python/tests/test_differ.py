@@ -1,4 +1,4 @@
-"""The Python worker template (differ/workers/python/worker.py) under `tpb differ`:
+"""The Python worker template (python/examples/differ_worker.py) under `tpb differ`:
 as shipped it agrees with the description; a bug put into it is found and reduced."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import ROOT, cli
 
-WORKER = ROOT / "differ" / "workers" / "python" / "worker.py"
+WORKER = ROOT / "python" / "examples" / "differ_worker.py"
 
 
 def run(worker: Path, out: Path, *codes: int) -> str:

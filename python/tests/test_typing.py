@@ -46,8 +46,9 @@ def test_mypy_strict_passes_on_the_package_and_a_users_code(tmp_path: Path) -> N
 
 
 def test_mypy_strict_passes_on_the_tests_and_the_docs_examples(tmp_path: Path) -> None:
-    """The tests themselves, and every ```python block of docs/python.md (each a module; the
-    names the page leaves to the reader, like `my_encoder`, declared as Any)."""
+    """The tests themselves, the examples a user copies (python/examples/), and every ```python
+    block of docs/python.md (each a module; the names the page leaves to the reader, like
+    `my_encoder`, declared as Any)."""
     api = pytest.importorskip("mypy.api")
     root = Path(__file__).resolve().parents[2]
     page = (root / "docs" / "python.md").read_text(encoding="utf-8")
@@ -59,7 +60,8 @@ def test_mypy_strict_passes_on_the_tests_and_the_docs_examples(tmp_path: Path) -
         example.write_text("from typing import Any\nmy_encoder: Any\n" + block)
         examples.append(str(example))
     tests = str(Path(__file__).resolve().parent)
-    out, err, code = api.run(["--strict", f"--cache-dir={tmp_path / 'cache'}", tests, *examples])
+    copied = str(root / "python" / "examples")
+    out, err, code = api.run(["--strict", f"--cache-dir={tmp_path / 'cache'}", tests, copied, *examples])
     assert code == 0, out + err
 
 

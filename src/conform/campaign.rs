@@ -221,10 +221,10 @@ pub fn section(results: &[UnitResult]) -> (Section, Vec<(String, &Failure)>) {
         let covered = if gen_ops == 0 {
             format!("no {} opcode is encoded on {}: raw-byte properties only", family_name(r.unit.kind), r.unit.generation)
         } else {
-            format!("{} generated, {} checked", super::report::count(gen_ops as u64, "opcode"), super::report::count(r.mutations, "single mutation"))
+            format!("{} generated, {} checked", crate::out::count(gen_ops as u64, "opcode"), crate::out::count(r.mutations, "single mutation"))
         };
         let case = if r.failures.is_empty() {
-            Case::pass(&name, format!("{}; {covered}", super::report::count(r.iterations, "input")))
+            Case::pass(&name, format!("{}; {covered}", crate::out::count(r.iterations, "input")))
         } else {
             let mut lines = vec![format!("{} of {} inputs broke a property; first {}:", r.failed_inputs, r.iterations, r.failures.len())];
             for (i, f) in r.failures.iter().enumerate() {

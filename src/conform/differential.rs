@@ -10,6 +10,9 @@ use tpb_differ::campaign::{self, Config};
 use tpb_differ::inputs::Real;
 use tpb_differ::worker::Worker;
 
+/// The id of this section in the report; the page and the summary find it by it.
+pub const SECTION: &str = "differential";
+
 /// The worker to fuzz, opened by the caller, and how its requests are reproduced by hand.
 pub struct Fuzzed<'a> {
     pub worker: &'a mut dyn Worker,
@@ -17,7 +20,7 @@ pub struct Fuzzed<'a> {
 }
 
 pub fn section(w: Fuzzed<'_>, real: &Real, time: Duration, seed: u64) -> (Section, Artifacts) {
-    let mut s = Section::new(crate::html::WORKER_SECTION, "your worker");
+    let mut s = Section::new(SECTION, "your worker");
     let mut artifacts = Artifacts::new();
     let t = Instant::now();
     let cfg = Config { time, seed, ..Config::default() };

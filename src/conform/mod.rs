@@ -14,6 +14,7 @@ pub mod elf_seed;
 pub mod hand;
 pub mod junit;
 pub mod neff_seed;
+pub mod page;
 pub mod panics;
 pub mod progress;
 pub mod real_seed;
@@ -165,7 +166,7 @@ pub fn run(o: &Options) -> crate::error::Result<Outcome> {
                 differential::section(differential::Fuzzed { worker: worker.as_mut(), reproduce: &reproduce }, &real, o.time, seed)
             }
             Err(e) => {
-                let mut s = report::Section::new(crate::html::WORKER_SECTION, "your worker");
+                let mut s = report::Section::new(differential::SECTION, "your worker");
                 s.cases.push(report::Case::fail("worker", e.to_string()));
                 (s, Vec::new())
             }
@@ -195,7 +196,7 @@ pub fn run(o: &Options) -> crate::error::Result<Outcome> {
     write(&folder, "summary.md", summary::markdown(&report).as_bytes())?;
     // The page links the repository's fuzz and mutation reports, which live in the reports root beside the dated folders.
     let evidence = report.sections.iter().find_map(|s| s.page.as_ref());
-    let page = crate::html::conform_page(&report, evidence, &crate::html::Extra::find(&o.out, "../"));
+    let page = page::conform_page(&report, evidence, &crate::html::Extra::find(&o.out, "../"));
     write(&folder, "report.html", page.as_bytes())?;
     let folder = staging.commit()?;
     Ok(Outcome { report, folder })

@@ -71,7 +71,7 @@ pub fn section(root: Option<&Path>, seed: u64, bar: &ProgressBar) -> Section {
     for t in &all {
         let start = Instant::now();
         let case = match smoke(t, seed) {
-            Ok(n) => Case::pass(format!("smoke/{}", t.name), super::report::count(n, "seeded input")).with_checked(n),
+            Ok(n) => Case::pass(format!("smoke/{}", t.name), crate::out::count(n, "seeded input")).with_checked(n),
             Err(f) => Case::fail(format!("smoke/{}", t.name), f.join("\n")),
         };
         s.cases.push(case.with_time(start.elapsed()));
@@ -92,7 +92,7 @@ pub fn section(root: Option<&Path>, seed: u64, bar: &ProgressBar) -> Section {
                 }
             } else {
                 match replay_dir(t, &dir) {
-                    Ok(n) => Case::pass(&name, format!("{}: {}", super::report::count(n as u64, "input"), t.about)).with_checked(n as u64),
+                    Ok(n) => Case::pass(&name, format!("{}: {}", crate::out::count(n as u64, "input"), t.about)).with_checked(n as u64),
                     Err(f) => Case::fail(&name, f.join("\n")),
                 }
             };

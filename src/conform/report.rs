@@ -112,16 +112,6 @@ fn secs_opt<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S
     }
 }
 
-/// `1 input`, `2 inputs`: a count with its noun.
-pub fn count(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
 /// A group of checks: a testsuite in JUnit terms.
 #[derive(Clone, Debug, Serialize)]
 pub struct Section {

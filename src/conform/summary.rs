@@ -1,6 +1,7 @@
 //! The human forms of a report: `summary.md` and the one-screen table on stdout.
 
-use super::report::{count, Report, Section, Status};
+use super::report::{Report, Section, Status};
+use crate::out::count;
 use std::fmt::Write as _;
 use tpb_oracle::text_safe::{md_cell, md_code_block};
 
@@ -29,7 +30,7 @@ fn real_verdicts(r: &Report) -> Option<(u64, u64, u64)> {
 /// count is the one `validate` gives for them.
 pub fn headline(r: &Report) -> String {
     // A user's worker that disagrees fails the run too, but it is no harness failure: said apart.
-    let worker = r.sections.iter().find(|s| s.id == crate::html::WORKER_SECTION).map(|s| s.count(Status::Fail));
+    let worker = r.sections.iter().find(|s| s.id == crate::conform::differential::SECTION).map(|s| s.count(Status::Fail));
     let harness = r.total(Status::Fail) - worker.unwrap_or(0);
     let mut h = format!("{}: harness {}", verdict(r), count(harness as u64, "failure"));
     if let Some(n) = worker {
@@ -307,7 +308,7 @@ mod tests {
         let one = report(vec![failing(1)]);
         assert_eq!(headline(&one), "FAIL: harness 1 failure; no real program judged");
         // A worker's disagreements fail the run and are counted apart from the harness's failures.
-        let mut w = Section::new(crate::html::WORKER_SECTION, "your worker");
+        let mut w = Section::new(crate::conform::differential::SECTION, "your worker");
         w.cases = vec![Case::fail("decode v2 0x46 TensorCopy src.stride", ""), Case::fail("hang v2 0x45 Pool decode", "")];
         let both = report(vec![failing(1), w]);
         assert_eq!(headline(&both), "FAIL: harness 1 failure, your worker 2 disagreement groups; no real program judged");

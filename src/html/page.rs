@@ -7,8 +7,6 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use serde_json::Value;
 use std::path::Path;
 
-use crate::conform::report::{Report, Status};
-
 /// Inline style: the page must not fetch anything.
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:72em;color:#1b1f24;background:#fff}\
 h1{font-size:1.5em}h2{border-bottom:1px solid #ccd;padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em;margin:1.2em 0 .3em}\
@@ -77,11 +75,11 @@ fn text(v: &Value) -> String {
     }
 }
 
-fn n(v: &Value, k: &str) -> u64 {
+pub(crate) fn n(v: &Value, k: &str) -> u64 {
     v.get(k).and_then(Value::as_u64).unwrap_or(0)
 }
 
-fn arr<'a>(v: &'a Value, k: &str) -> &'a [Value] {
+pub(crate) fn arr<'a>(v: &'a Value, k: &str) -> &'a [Value] {
     v.get(k).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
@@ -128,7 +126,7 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
-fn layout(title: &str, body: Markup) -> String {
+pub(crate) fn layout(title: &str, body: Markup) -> String {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -144,7 +142,7 @@ fn layout(title: &str, body: Markup) -> String {
     .into_string()
 }
 
-fn verdicts(bundles: u64, invalid_amended: u64, invalid_spec: u64) -> Markup {
+pub(crate) fn verdicts(bundles: u64, invalid_amended: u64, invalid_spec: u64) -> Markup {
     let pct = |x: u64| if bundles == 0 { 0.0 } else { 100.0 * x as f64 / bundles as f64 };
     html! {
         section id="verdicts" {
@@ -161,14 +159,14 @@ fn verdicts(bundles: u64, invalid_amended: u64, invalid_spec: u64) -> Markup {
 /// Per generation × build × opcode: bundles, engines, and a histogram per
 /// field, each group folded (`<details>`: opened by a click, no script) under
 /// a one-line summary, so the page reads as a list of opcodes.
-fn groups(groups: &[Value]) -> Markup {
+pub(crate) fn groups(groups: &[Value]) -> Markup {
     html! {
         section id="groups" {
             h2 { "Opcodes by generation" }
             p.muted { (groups.len()) " generation × build × opcode groups, each folded: open one to see its fields' values" }
             @for g in groups {
                 details.group id=(format!("op-{}-{}-{}", s(g, "generation"), s(g, "opcode"), anchor(&s(g, "build")))) data-opcode=(s(g, "opcode")) {
-                    summary { (s(g, "generation")) " · " code { (s(g, "opcode")) } " " (s(g, "name")) " · build " code { (s(g, "build")) } " · " (crate::conform::report::count(n(g, "bundles"), "bundle")) }
+                    summary { (s(g, "generation")) " · " code { (s(g, "opcode")) } " " (s(g, "name")) " · build " code { (s(g, "build")) } " · " (crate::out::count(n(g, "bundles"), "bundle")) }
                     p { "engines: " (s(g, "engines")) }
                     table {
                         tr { th { "field" } th { "offset" } th { "values" } th { "distinct" } }
@@ -208,7 +206,7 @@ fn example(e: &Value) -> Markup {
 
 /// Errata: claim, observed, resolution, and the bundles each compiler build supports it with.
 /// `support` names the key holding `{build: {bundles, files}}`.
-fn errata(list: &[Value], support: &str) -> Markup {
+pub(crate) fn errata(list: &[Value], support: &str) -> Markup {
     html! {
         section id="errata" {
             h2 { "Errata" }
@@ -232,7 +230,7 @@ fn errata(list: &[Value], support: &str) -> Markup {
     }
 }
 
-fn extras(list: &[Extra]) -> Markup {
+pub(crate) fn extras(list: &[Extra]) -> Markup {
     html! {
         section id="other-reports" {
             h2 { "Fuzzing and mutation testing" }
@@ -242,7 +240,7 @@ fn extras(list: &[Extra]) -> Markup {
     }
 }
 
-fn harness(failures: &[(String, String)]) -> Markup {
+pub(crate) fn harness(failures: &[(String, String)]) -> Markup {
     html! {
         section id="harness" {
             h2 { "Harness failures" }
@@ -371,79 +369,6 @@ pub fn diff_page(d: &Value, more: &[Extra]) -> String {
     layout("tpb evidence diff", body)
 }
 
-/// `tpb conform`'s `report.html`: harness failures first, then verdicts,
-/// sections, the opcodes of the real programs (`evidence`, when any were read) and errata.
-pub fn conform_page(r: &Report, evidence: Option<&Value>, more: &[Extra]) -> String {
-    let failures: Vec<(String, String)> = r
-        .sections
-        .iter()
-        // A user's worker disagreeing is not the harness failing: it has its own section.
-        .filter(|s| s.id != super::worker::SECTION)
-        .flat_map(|s| s.cases.iter().filter(|c| c.status == Status::Fail).map(move |c| (format!("{}: {}", s.title, c.name), c.detail.clone())))
-        .collect();
-    let neff = r.sections.iter().find(|s| s.id == "neff").and_then(|s| s.data.as_ref());
-    let v = neff.and_then(|d| d.get("verdicts")).unwrap_or(&Value::Null);
-    let errata_list = neff.map_or(&[][..], |d| arr(d, "errata"));
-    let group_count = evidence.map_or(0, |ev| arr(ev, "groups").len());
-    let body = html! {
-        p.muted { "tpb " (r.tpb_version) ", started " (r.started) ", seed " code { (format!("{:#x}", r.seed)) } ", " (format!("{:.1}", r.elapsed.as_secs_f64())) " s" }
-        (conform_summary(r, v, failures.len(), errata_list.len()))
-        nav id="contents" {
-            h2 { "Contents" }
-            ul {
-                li { a href="#harness" { "Harness failures" } " (" (failures.len()) ")" }
-                @if r.sections.iter().any(|s| s.id == super::worker::SECTION) { li { a href="#worker" { "Your worker" } } }
-                li { a href="#errata" { "Errata" } " (" (errata_list.len()) ")" }
-                li { a href="#verdicts" { "Verdicts" } }
-                li { a href="#sections" { "Checks by section" } }
-                @if evidence.is_some() { li { a href="#groups" { "Opcodes by generation" } " (" (group_count) ", folded)" } }
-                li { a href="#other-reports" { "Fuzzing and mutation testing" } }
-            }
-        }
-        (harness(&failures))
-        (super::worker::section(r))
-        (errata(errata_list, "bundles"))
-        (verdicts(n(v, "bundles"), n(v, "invalid_amended"), n(v, "invalid_spec")))
-        section id="sections" {
-            h2 { "Checks" }
-            table {
-                tr { th { "section" } th { "pass" } th { "fail" } th { "skip" } th { "spec disagreements" } }
-                @for s in &r.sections {
-                    tr { td { (s.title) } td.num.ok { (s.count(Status::Pass)) } td.num.bad[s.count(Status::Fail) > 0] { (s.count(Status::Fail)) } td.num { (s.count(Status::Skip)) } td.num { (s.disagreements()) } }
-                }
-            }
-            h3 { "Inputs" }
-            ul { @for f in r.neffs.iter().chain(&r.libs) { li { code { (f) } } } }
-        }
-        @if let Some(ev) = evidence { (groups(arr(ev, "groups"))) }
-        (extras(more))
-    };
-    layout(&format!("tpb conform {}", r.date), body)
-}
-
-/// The top of `report.html`: the verdict, and what each count on the page means.
-fn conform_summary(r: &Report, v: &Value, failures: usize, errata: usize) -> Markup {
-    let total = |st: Status| r.sections.iter().map(|s| s.count(st)).sum::<usize>();
-    html! {
-        section id="summary" {
-            h2 { "Summary" }
-            p.bad[!r.passed()].ok[r.passed()] data-count="headline" { (crate::conform::summary::headline(r)) }
-            dl.legend {
-                dt { "harness failures: " (failures) }
-                dd { "property violations, round-trip mismatches, panics, unreadable vendor input: any fails the run (" a href="#harness" { "list" } ")." }
-                dt { "errata: " (errata) }
-                dd { "each a place where real compiler output contradicts the spec, and the encodings it accepts there; with the bundles that support it (" a href="#errata" { "list" } ")." }
-                dt { "bundles: " (n(v, "bundles")) "; invalid by default: " (n(v, "invalid_amended")) "; invalid under --spec: " (n(v, "invalid_spec")) }
-                dd { "real bundles judged as " code { "tpb validate" } " judges them: by default under the spec amended by the errata (real output is valid), and under the spec alone, where a bundle with an error counts once (" a href="#verdicts" { "verdicts" } ")." }
-                dt { "spec disagreements: " (r.disagreements()) }
-                dd { "bundles with any finding of the spec alone (an error, a warning or a note) or on an engine it does not list: reported, never failed; so it exceeds the count invalid under --spec, which counts only bundles with an error." }
-                dt { "checks: " (total(Status::Pass)) " pass, " (total(Status::Fail)) " fail, " (total(Status::Skip)) " skipped" }
-                dd { "the harness's own checks, by section; a skipped one says why (" a href="#sections" { "sections" } ")." }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,43 +435,6 @@ mod tests {
         let abs = std::fs::canonicalize("reports").expect("reports/ is here");
         assert_eq!(extras[1].href, format!("file://{}/mutants.md", abs.display()));
         assert!(extras[1].headline.starts_with("Mutation testing: "), "{}", extras[1].headline);
-    }
-
-    /// The verdicts and errata come from the NEFF section's data, wherever it sits among the sections.
-    #[test]
-    fn the_conform_page_reads_verdicts_and_errata_from_the_neff_section() {
-        use crate::conform::report::{Report, Section};
-        let mut other = Section::new("campaign", "Campaign");
-        other.data = Some(json!({"verdicts": {"bundles": 1, "invalid_amended": 1, "invalid_spec": 1}}));
-        let mut neff = Section::new("neff", "Real programs");
-        neff.data = Some(json!({"verdicts": {"bundles": 400, "invalid_amended": 2, "invalid_spec": 100},
-            "errata": [{"id": "E-ONE", "claim": "x"}]}));
-        let page = conform_page(&Report::of(vec![other, neff], "t", std::time::Duration::ZERO), None, &[]);
-        assert!(page.contains(r#"data-count="invalid-default">2</td><td class="num">0.5%"#), "{page}");
-        assert!(page.contains(r#"data-count="invalid-spec">100</td><td class="num">25.0%"#), "{page}");
-        assert!(page.contains("E-ONE"), "{page}");
-    }
-
-    /// What a reader looks for first comes first: the summary with what each count means, the contents, the
-    /// harness failures and the errata; the opcodes last, each folded.
-    #[test]
-    fn the_conform_page_leads_with_a_summary_contents_failures_and_errata_and_folds_the_opcodes() {
-        use crate::conform::report::{Report, Section};
-        let mut neff = Section::new("neff", "Real programs");
-        neff.data = Some(json!({"verdicts": {"bundles": 400, "invalid_amended": 0, "invalid_spec": 100}, "errata": [{"id": "E-ONE", "claim": "x"}]}));
-        let ev = json!({"groups": [{"generation": "v2", "opcode": "0x46", "name": "TensorCopy", "build": "2.14 <x>", "bundles": 3, "fields": []}]});
-        let page = conform_page(&Report::of(vec![neff], "t", std::time::Duration::ZERO), Some(&ev), &[]);
-        let at = |needle: &str| page.find(needle).unwrap_or_else(|| panic!("no {needle} in {page}"));
-        let order =
-            [r#"id="summary""#, r#"id="contents""#, r#"id="harness""#, r#"id="errata""#, r#"id="verdicts""#, r#"id="sections""#, r#"id="groups""#];
-        assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{page}");
-        for href in ["#harness", "#errata", "#verdicts", "#sections", "#groups", "#other-reports"] {
-            assert!(page.contains(&format!(r##"href="{href}""##)), "{href}: {page}");
-        }
-        assert!(page.contains("<dt>spec disagreements: 0</dt>") && page.contains("never failed"), "{page}");
-        assert!(page.contains(r#"<details class="group" id="op-v2-0x46-2_14__x_""#), "{page}");
-        assert!(page.contains("<summary>v2 · <code>0x46</code> TensorCopy · build <code>2.14 &lt;x&gt;</code> · 3 bundles</summary>"), "{page}");
-        assert!(!page.contains("<script"), "{page}");
     }
 
     #[test]

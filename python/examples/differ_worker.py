@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A ``tpb differ`` worker in Python: the template to copy.
 
-``tpb differ --cmd "python3 worker.py"`` sends one request per line on stdin
+``tpb differ --cmd "python3 differ_worker.py"`` sends one request per line on stdin
 and reads one answer per line on stdout (docs/differential.md):
 
     decode GEN HEX128            ->  path=value ...   (any subset of the fields)
