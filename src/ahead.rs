@@ -27,6 +27,17 @@ fn threads_from(var: Option<&str>, cores: impl FnOnce() -> usize) -> usize {
     var.and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0).unwrap_or_else(cores)
 }
 
+/// Runs `f` in a pool of `threads` threads (rayon's), so the parallel
+/// iterators in it use as many as [`threads`] or a command's `--jobs` asked
+/// for; on this thread (and rayon's global pool) if no thread can be started.
+/// A panic on any of them is raised again here, with its payload.
+pub fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    match rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build() {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
+}
+
 /// Sets how many threads `threads` gives (e.g. 1 to compare).
 pub const ENV_THREADS: &str = "TPB_THREADS";
 

@@ -3,6 +3,8 @@
 //! By default the spec is amended by the errata real programs establish; `--spec` judges by the spec alone.
 //! `--recovered` adds, as `info`, each recovered field that breaks what every real bundle holds there.
 
+use rayon::iter::{ParallelBridge, ParallelIterator};
+use rayon::slice::ParallelSlice;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use tpb_isa::bundle::BUNDLE_BYTES;
@@ -172,95 +174,54 @@ impl Verdicts {
     }
 
     /// `-q` on a mapped raw file: its [`programs::CHUNK`]-sized parts judged on
-    /// `threads` threads (this one too), each taking the next part not yet
-    /// taken. Nothing is copied: the parts are slices of the page cache.
+    /// `threads` threads (rayon's, each stealing parts not yet taken). Nothing is
+    /// copied: the parts are slices of the page cache.
     fn quiet_mapped(&mut self, bytes: &[u8], g: Generation, threads: usize) {
-        use std::sync::atomic::{AtomicUsize, Ordering};
         let profile = self.profile;
-        let parts: Vec<&[u8]> = bytes.chunks(programs::CHUNK).collect();
-        let next = AtomicUsize::new(0);
-        let judge = || {
-            let (mut total, mut invalid) = (0u64, 0u64);
-            while let Some(part) = parts.get(next.fetch_add(1, Ordering::Relaxed)) {
-                total += validate::judge_stream(part, g, profile, |_, valid| invalid += u64::from(!valid)) as u64;
-            }
-            (total, invalid)
-        };
-        let counts: Vec<(u64, u64)> = std::thread::scope(|s| {
-            let others: Vec<_> = (1..threads).map(|_| s.spawn(judge)).collect();
-            let mine = judge();
-            let mut all: Vec<(u64, u64)> = others.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect();
-            all.push(mine);
-            all
-        });
-        for (total, invalid) in counts {
-            self.total += total;
-            self.invalid += invalid;
-            self.any_invalid |= invalid > 0;
-        }
+        let counts =
+            crate::ahead::on_threads(threads, || bytes.par_chunks(programs::CHUNK).map(|part| judged(part, g, profile)).reduce(|| (0, 0), sum));
+        self.add(counts);
     }
 
-    /// `-q` on a raw file: its chunks judged on `threads` worker threads while
-    /// this one reads the next. Only counts come out, so the order chunks
-    /// finish in does not matter. Memory is bounded by construction: two
-    /// buffers per worker (each up to [`programs::CHUNK`] bytes) go round, read
-    /// into here, judged there, handed back. A read error is reported after
-    /// the bundles before it are judged, as in the one-thread loop.
+    /// `-q` on a raw file: its chunks read and judged on `threads` threads
+    /// (rayon's), each reading the next chunk while the others judge theirs.
+    /// Only counts come out, so the order chunks finish in does not matter.
+    /// Memory is bounded by construction: a thread holds one buffer (up to
+    /// [`programs::CHUNK`] bytes) at a time, and judged buffers go back to be
+    /// read into again. A read error is reported after the bundles before it
+    /// are judged, as in the one-thread loop.
     fn quiet_raw(&mut self, raw: &mut RawStream, g: Generation, threads: usize) {
-        use std::sync::{mpsc, Mutex};
         let profile = self.profile;
-        let (to_workers, chunks) = mpsc::sync_channel::<Vec<u8>>(threads);
-        let chunks = Mutex::new(chunks);
-        let (to_reader, free) = mpsc::channel::<Vec<u8>>();
-        for _ in 0..2 * threads {
-            // Cannot fail: `free` is alive.
-            let _ = to_reader.send(Vec::new());
-        }
+        let spare = std::sync::Mutex::new(Vec::<Vec<u8>>::new());
+        let give_back = |chunk| spare.lock().map(|mut s| s.push(chunk)).unwrap_or(());
         let mut error = None;
-        let counts: Vec<(u64, u64)> = std::thread::scope(|s| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    let (chunks, to_reader) = (&chunks, to_reader.clone());
-                    s.spawn(move || {
-                        let (mut total, mut invalid) = (0u64, 0u64);
-                        // The lock is held only to take a chunk; a poisoned one means a worker panicked (the scope re-raises it).
-                        while let Ok(Ok(chunk)) = chunks.lock().map(|rx| rx.recv()) {
-                            total += validate::judge_stream(&chunk, g, profile, |_, valid| invalid += u64::from(!valid)) as u64;
-                            // The reader may have stopped at an error: the buffer is then dropped.
-                            let _ = to_reader.send(chunk);
-                        }
-                        (total, invalid)
-                    })
-                })
-                .collect();
-            drop(to_reader);
-            // Every chunk is read into a buffer no worker holds.
-            while let Ok(spare) = free.recv() {
-                match raw.next_chunk_owned(spare) {
-                    None => break,
-                    Some(Err(e)) => {
-                        error = Some(e);
-                        break;
-                    }
-                    Some(Ok((_, chunk))) => {
-                        if to_workers.send(chunk).is_err() {
-                            break;
-                        }
-                    }
-                }
+        // Called under rayon's lock, by one thread at a time, until the first `None`.
+        let chunks = std::iter::from_fn(|| match raw.next_chunk_owned(spare.lock().ok()?.pop().unwrap_or_default())? {
+            Ok((_, chunk)) => Some(chunk),
+            Err(e) => {
+                error = Some(e);
+                None
             }
-            // The workers judge what is queued, then see the channel closed.
-            drop(to_workers);
-            workers.into_iter().map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
         });
-        for (total, invalid) in counts {
-            self.total += total;
-            self.invalid += invalid;
-            self.any_invalid |= invalid > 0;
-        }
+        let counts = crate::ahead::on_threads(threads, || {
+            let judge = |chunk: Vec<u8>| {
+                let counts = judged(&chunk, g, profile);
+                give_back(chunk);
+                counts
+            };
+            chunks.par_bridge().map(judge).reduce(|| (0, 0), sum)
+        });
+        self.add(counts);
         if let Some(e) = error {
             self.unreadable = super::fail(e);
         }
+    }
+
+    /// Adds the `(total, invalid)` counts of bundles judged elsewhere.
+    fn add(&mut self, (total, invalid): (u64, u64)) {
+        self.total += total;
+        self.invalid += invalid;
+        self.any_invalid |= invalid > 0;
     }
 
     /// Judges whole bundles `bytes`, at byte `base` of their stream, and prints what the mode asks for.
@@ -332,6 +293,17 @@ impl Verdicts {
 }
 
 /// Counts one bundle's verdict.
+/// The bundles of whole bundles `bytes` judged, and those invalid.
+fn judged(bytes: &[u8], g: Generation, profile: Profile) -> (u64, u64) {
+    let mut invalid = 0u64;
+    let total = validate::judge_stream(bytes, g, profile, |_, valid| invalid += u64::from(!valid)) as u64;
+    (total, invalid)
+}
+
+fn sum(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    (a.0 + b.0, a.1 + b.1)
+}
+
 fn count(total: &mut u64, invalid: &mut u64, any_invalid: &mut bool, ok: bool) {
     *total += 1;
     if !ok {

@@ -10,8 +10,8 @@ use super::report::{Case, Section};
 use super::seeds::family_name;
 use arbitrary::Unstructured;
 use indicatif::ProgressBar;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use rayon::iter::{IndexedParallelIterator, IntoParallelRefIterator, ParallelIterator};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tpb_isa::bundle::{BodyKind, BUNDLE_BYTES};
 use tpb_isa::opcode::{OpcodeInfo, OPCODES};
@@ -66,28 +66,19 @@ pub fn run(budget: Duration, seed: u64, threads: usize, bar: &ProgressBar) -> Ve
     let units = Unit::all();
     let threads = threads.clamp(1, units.len());
     let slice = slice_of(budget, threads, units.len());
-    let next = AtomicUsize::new(0);
     let total = AtomicU64::new(0);
-    let results: Mutex<Vec<UnitResult>> = Mutex::new(Vec::new());
     let _quiet = panics::Quiet::install();
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&unit) = units.get(i) else { break };
-                let r = run_unit(unit, unit_seed(seed, i), slice);
-                let done = total.fetch_add(r.iterations, Ordering::Relaxed) + r.iterations;
-                bar.set_message(format!("{} inputs", done));
-                bar.inc(1);
-                if let Ok(mut v) = results.lock() {
-                    v.push(r);
-                }
-            });
-        }
-    });
-    let mut v = results.into_inner().unwrap_or_default();
-    v.sort_by_key(|r| (r.unit.generation, BodyKind::ALL.iter().position(|k| *k == r.unit.kind)));
-    v
+    // One unit per task (each runs for its slice), results in unit order: the report's.
+    crate::ahead::on_threads(threads, || {
+        let each = |(i, &unit): (usize, &Unit)| {
+            let r = run_unit(unit, unit_seed(seed, i), slice);
+            let done = total.fetch_add(r.iterations, Ordering::Relaxed) + r.iterations;
+            bar.set_message(format!("{} inputs", done));
+            bar.inc(1);
+            r
+        };
+        units.par_iter().enumerate().with_max_len(1).map(each).collect()
+    })
 }
 
 /// The seed unit `i` draws its inputs from: the run's, with the unit's number

@@ -7,8 +7,8 @@
 
 use crate::programs;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use rayon::iter::{ParallelBridge, ParallelIterator};
+use std::sync::atomic::{AtomicU8, Ordering};
 use tpb_isa::Generation;
 use tpb_oracle::evidence::Evidence;
 use tpb_oracle::programs::Found;
@@ -18,41 +18,34 @@ use tpb_oracle::programs::Found;
 /// A progress bar is drawn on stderr when it is a terminal and not `quiet`.
 pub fn gather(files: &[Found], arch: Option<Generation>, max_bytes: u64, jobs: usize, quiet: bool) -> (Evidence, u8) {
     let bar = progress(files.len() as u64, quiet);
-    let next = AtomicUsize::new(0);
     let code = AtomicU8::new(0);
-    let done: Mutex<Vec<Evidence>> = Mutex::new(Vec::new());
-    let work = || {
-        let mut ev = Evidence::with_arch(arch);
-        while let Some(f) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let mut warn = |w| bar.suspend(|| programs::warn(w));
-            match tpb_oracle::programs::load(&f.path, max_bytes, &mut warn) {
-                Ok(p) => {
-                    let c = p.choose(arch);
-                    bar.suspend(|| programs::say(&p.file, &c));
-                    ev.set_source(&f.shown, c.target.as_deref(), c.from);
-                    for s in p.streams() {
-                        ev.add_member(&f.shown, s.member, s.build, c.generation, s.engine_name(), s.bytes);
-                    }
-                }
-                Err(e) => {
-                    code.fetch_max(bar.suspend(|| crate::out::fail(e)), Ordering::Relaxed);
+    let count = |mut ev: Evidence, f: &Found| {
+        let mut warn = |w| bar.suspend(|| programs::warn(w));
+        match tpb_oracle::programs::load(&f.path, max_bytes, &mut warn) {
+            Ok(p) => {
+                let c = p.choose(arch);
+                bar.suspend(|| programs::say(&p.file, &c));
+                ev.set_source(&f.shown, c.target.as_deref(), c.from);
+                for s in p.streams() {
+                    ev.add_member(&f.shown, s.member, s.build, c.generation, s.engine_name(), s.bytes);
                 }
             }
-            bar.inc(1);
+            Err(e) => {
+                code.fetch_max(bar.suspend(|| crate::out::fail(e)), Ordering::Relaxed);
+            }
         }
-        done.lock().unwrap_or_else(|p| p.into_inner()).push(ev);
+        bar.inc(1);
+        ev
+    };
+    let new = || Evidence::with_arch(arch);
+    let merged = |mut all: Evidence, ev| {
+        all.merge(ev);
+        all
     };
     let jobs = jobs.clamp(1, files.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(work);
-        }
-    });
+    // `par_bridge`: each thread takes the next file and folds it into its own evidence.
+    let all = crate::ahead::on_threads(jobs, || files.iter().par_bridge().fold(new, count).reduce(new, merged));
     bar.finish_and_clear();
-    let mut all = Evidence::with_arch(arch);
-    for ev in done.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        all.merge(ev);
-    }
     (all, code.into_inner())
 }
 
