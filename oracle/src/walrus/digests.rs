@@ -2,7 +2,8 @@
 //! Provenance). Hashing a 62 MiB library is most of a check's work, and it
 //! shares no state with the fact readers, so it runs on its own threads:
 //! while the file is read ([`read_hashed`], each chunk hashed as soon as it
-//! lands) or while the facts are read ([`Digests::of`]).
+//! lands: a reader and two hashers joined by bounded channels, kept by hand
+//! as rayon has no pipeline) or while the facts are read ([`Digests::of`]).
 
 use super::report::hex_compact as hex;
 use md5::{Digest, Md5};
@@ -30,19 +31,14 @@ pub struct Digests {
 }
 
 impl Digests {
-    /// Hashes bytes already in memory, MD5 and SHA-256 on two threads when
-    /// there are enough bytes to pay for a thread (a fuzz input never is).
+    /// Hashes bytes already in memory, MD5 and SHA-256 at once (`rayon::join`)
+    /// when there are enough bytes to pay for a thread (a fuzz input never is).
     pub fn of(bytes: &[u8]) -> Digests {
         if bytes.len() < PARALLEL_MIN {
             return Digests { md5: hex(&Md5::digest(bytes)), sha256: hex(&Sha256::digest(bytes)) };
         }
-        std::thread::scope(|s| {
-            let md5 = s.spawn(|| hex(&Md5::digest(bytes)));
-            let sha256 = hex(&Sha256::digest(bytes));
-            // Only a bug in the hash crate panics; hashing again here keeps the report.
-            let md5 = md5.join().unwrap_or_else(|_| hex(&Md5::digest(bytes)));
-            Digests { md5, sha256 }
-        })
+        let (md5, sha256) = rayon::join(|| hex(&Md5::digest(bytes)), || hex(&Sha256::digest(bytes)));
+        Digests { md5, sha256 }
     }
 }
 
