@@ -44,6 +44,10 @@ pub const ENV_THREADS: &str = "TPB_THREADS";
 /// Calls `consume(index, load(item))` for every item in order, loading up
 /// to `threads` items ahead on their own threads; stops at the first
 /// `Err` of `consume` and returns it.
+///
+/// Threads by hand, not rayon's: `consume` (the command's output) runs on
+/// the calling thread, need not be `Send`, and overlaps the next window's
+/// loads, which `rayon::join` would run on a pool thread.
 pub fn in_order<I: Sync, T: Send, E>(
     items: &[I],
     threads: usize,

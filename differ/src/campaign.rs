@@ -137,7 +137,9 @@ pub fn run(worker: &mut dyn Worker, real: &Real, cfg: &Config, progress: &(dyn F
 
 /// [`run`] with several workers (processes of the same command, say), each
 /// on its own thread taking the next batch of one shared sequence of inputs,
-/// then reducing its share of the groups.
+/// then reducing its share of the groups. Threads by hand, not rayon's: one
+/// per worker however many cores (each mostly waits on its process), and a
+/// shard that panics is left out, not raised again.
 pub fn run_pool(mut workers: Vec<&mut dyn Worker>, real: &Real, cfg: &Config, progress: &(dyn Fn(&Stats) + Sync)) -> Result<Outcome, CampaignError> {
     let t0 = Instant::now();
     let first = workers.first_mut().ok_or(CampaignError::NoWorker)?;
