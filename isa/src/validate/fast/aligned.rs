@@ -7,7 +7,7 @@
 //! bundle, as a misaligned slot does.
 
 use super::super::amend::AlignAmender;
-use super::classes::{dclass, ModeClass, DTYPE_ENTRIES, MODE_ENTRIES, MODE_KEY_SHIFT};
+use super::classes::{dclass, mode_row, ModeClass, DTYPE_ENTRIES, MODE_ENTRIES, MODE_KEY_SHIFT};
 use super::Raw;
 
 /// A slot checked here: its address word, the mode section it is classed
@@ -29,8 +29,8 @@ impl AlignedSlot {
     #[inline]
     pub(super) fn clean(&self, raw: Raw, modes: &[u8; MODE_ENTRIES], dtypes: &[u8; DTYPE_ENTRIES]) -> bool {
         let word = raw.word(self.word_at);
-        let class = modes[(usize::from(self.mode_base) + (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
-        let checked = class == ModeClass::Plain as u8 || class == ModeClass::PlainPsum as u8;
+        let row = modes[(usize::from(self.mode_base) + (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
+        let checked = row == mode_row(ModeClass::Plain) || row == mode_row(ModeClass::PlainPsum);
         let own = dtypes[(usize::from(self.own_base) + usize::from(raw.byte(self.dtype_at))) & (DTYPE_ENTRIES - 1)];
         !checked || word & dclass::align_clear(own) == 0 || self.errata.iter().any(|e| e.accepts(raw.0, usize::from(self.word_at)))
     }

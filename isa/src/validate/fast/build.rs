@@ -44,10 +44,13 @@ impl Planned {
         };
         Planned {
             slot_items: filled(plans.iter().flat_map(|p| p.slots)),
-            needs: filled(ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d)))),
+            needs: filled(BELOW_LANES.iter().flat_map(|&below| {
+                let pairs = ModeClass::ALL.iter().flat_map(|&c| (0..1u8 << DTYPE_CLASS_BITS).map(move |d| need(c, d)));
+                // Each below count's section is NEEDS long: the spare classes' entries default.
+                filled::<Need, NEEDS>(pairs).map(|n| slot_need(n, below))
+            })),
             gathered_clear: GATHERED_MUST_BE_CLEAR,
-            below_lanes: BELOW_LANES,
-            modes: filled(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_class(key, m) as u8))),
+            modes: filled(ModeSection::ALL.iter().flat_map(|&m| (0..MODE_KEYS as u32).map(move |key| mode_row(mode_class(key, m))))),
             dtypes,
             band_items: filled(plans.iter().flat_map(|p| p.band)),
             items4: filled((0..=u8::MAX).map(|op| entries4(entry(0, op)))),

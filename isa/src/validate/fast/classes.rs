@@ -122,6 +122,8 @@ pub(super) const MODE_KEYS: usize = 1 << (32 - MODE_KEY_SHIFT);
 pub(super) const MODE_ENTRIES: usize = ModeSection::ALL.len().next_power_of_two() * MODE_KEYS;
 /// Need entries: every mode class with every dtype class.
 pub(super) const NEEDS: usize = ModeClass::ALL.len().next_power_of_two() << DTYPE_CLASS_BITS;
+/// [`SlotNeed`] entries: the needs for each count of lanes below a slot's nums (0..4).
+pub(super) const SLOT_NEEDS: usize = 4 * NEEDS;
 
 /// Where a slot's dtype entries start in a generation's table.
 pub(super) fn dtype_base(read: Option<TagRead>, kind: PsumWrite) -> u16 {
@@ -198,6 +200,13 @@ impl ModeClass {
     ];
 }
 
+/// A mode class as the mode table holds it: the first of its rows of needs
+/// (one per dtype class), so the need's index is one OR.
+pub(super) fn mode_row(class: ModeClass) -> u8 {
+    (class as u8) << DTYPE_CLASS_BITS
+}
+const _: () = assert!((ModeClass::ALL.len() << DTYPE_CLASS_BITS) <= 0x100);
+
 /// The class of an address word with top bits `key` in a slot of `section`.
 pub(super) fn mode_class(key: u32, section: ModeSection) -> ModeClass {
     let (matmul_dst, wide) = match section {
@@ -258,6 +267,32 @@ pub(super) fn need(class: ModeClass, d: u8) -> Need {
 
 /// [`Need::gathered_sel`] of a slot that checks its gathered word.
 pub(super) const GATHERED_WIDE: u8 = 8;
+
+/// A [`Need`] as the scalar kernel reads it, with the lanes below a slot's
+/// nums folded in: two words, where a `Need` was four loads and the lanes
+/// below the nums a fifth.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+pub(super) struct SlotNeed {
+    /// ORed into the slot's nums read: all ones where the nums are not
+    /// checked, else the lanes below the nums.
+    pub(super) nums_or: u64,
+    /// [`Need::word_clear`], [`Need::fail`] at bit [`FAIL_SHIFT`], and
+    /// [`Need::gathered_sel`] in the top nibble, so `clear >> SEL_SHIFT` is
+    /// the gathered table's row with no mask.
+    pub(super) clear: u64,
+}
+pub(super) const FAIL_SHIFT: u32 = 32;
+pub(super) const SEL_SHIFT: u32 = 60;
+
+/// [`SlotNeed`] of `n` for a slot whose nums read has lanes `below` below the nums.
+pub(super) fn slot_need(n: Need, below: u64) -> SlotNeed {
+    let flags = [u64::from(n.fail) << FAIL_SHIFT, u64::from(n.gathered_sel) << SEL_SHIFT];
+    SlotNeed { nums_or: below | n.nums_off, clear: flags.into_iter().fold(u64::from(n.word_clear), super::disjoint) }
+}
+
+// The gathered word's row fits the top nibble above the fail bit.
+const _: () = assert!(GATHERED_WIDE < 16 && FAIL_SHIFT + 1 < SEL_SHIFT && SEL_SHIFT + 4 == 64);
 
 /// The bits of a gathered data word that must be clear: by
 /// [`Need::gathered_sel`] plus the word's top three bits. A slot that does

@@ -241,13 +241,15 @@ impl Planned {
     fn slot_clean(&self, raw: Raw, s: &SlotPlan) -> bool {
         let head = raw.dword(s.slot_at);
         let (word, gathered) = (head as u32, (head >> 32) as u32);
-        let class = self.modes[disjoint(usize::from(s.mode_base), (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
+        let row = self.modes[disjoint(usize::from(s.mode_base), (word >> MODE_KEY_SHIFT) as usize) & (MODE_ENTRIES - 1)];
         let dtype = self.dtypes[(usize::from(s.dtype_base) + usize::from(raw.byte(s.dtype_at))) & (DTYPE_ENTRIES - 1)];
-        let need = &self.needs[disjoint(usize::from(class) << DTYPE_CLASS_BITS, usize::from(dtype)) & (NEEDS - 1)];
-        let gathered_bad = gathered & self.gathered_clear[disjoint(usize::from(need.gathered_sel), (gathered >> 29) as usize) & 15];
+        let pair = disjoint(usize::from(row), usize::from(dtype));
+        let need = &self.needs[disjoint(usize::from(s.nums.below) * NEEDS, pair) & (SLOT_NEEDS - 1)];
+        let gathered_bad = gathered & self.gathered_clear[(need.clear >> SEL_SHIFT) as usize | (head >> (32 + 29)) as usize];
+        // The word's bits that must be clear and the fail bit above them, in one AND.
+        let word_bad = (u64::from(word) | 1 << FAIL_SHIFT) & need.clear;
         // A Need clears address bits or checks the gathered word, never both.
-        let bad = disjoint(word & need.word_clear, gathered_bad) | u32::from(need.fail);
-        u64::from(bad) | zero_lanes(s.nums.lanes(raw, &self.below_lanes) | need.nums_off) == 0
+        (word_bad | u64::from(gathered_bad)) | zero_lanes(raw.dword(s.nums.read_at) | need.nums_or) == 0
     }
 }
 

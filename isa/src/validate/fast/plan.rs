@@ -10,7 +10,7 @@ use super::super::band::{self, BYTE_RULES};
 use super::band_rule::{BandTest, SETS};
 use super::classes::*;
 use super::entry::ITEMS;
-use super::{mx, offset, tied, Raw, BAND_CLEAN};
+use super::{mx, offset, tied, BAND_CLEAN};
 use crate::bundle::header::INST_WORD_LEN_SATURATE;
 use crate::bundle::{Header, BUNDLE_BYTES, INST_WORD_LEN};
 use crate::descriptor::Indirect16b;
@@ -83,12 +83,6 @@ impl NumsPlan {
         let read_at = end.checked_sub(8).filter(|_| (1..=MAX_NUMS).contains(&n) && end <= BUNDLE_BYTES)?;
         Some(NumsPlan { read_at: offset(read_at), below: u8::try_from(MAX_NUMS - n).ok()? })
     }
-
-    /// The nums as 16-bit lanes, the lanes below them non-zero.
-    #[inline(always)]
-    pub(super) fn lanes(self, raw: Raw, below_lanes: &[u64; MAX_NUMS]) -> u64 {
-        raw.dword(self.read_at) | below_lanes[usize::from(self.below) & (MAX_NUMS - 1)]
-    }
 }
 
 /// What a plan's first pass reads: the header test and how many work
@@ -154,20 +148,18 @@ const _: () = assert!(ITEMS == 0x100 * SLOT_ENTRIES && SLOT_ENTRIES == BAND_ENTR
 /// check or a branch.
 #[repr(C)]
 pub(super) struct Planned {
-    /// What a slot needs, by its address word's class and its dtype's
-    /// class. At offset 0: the slot pass takes a need's address, and at
+    /// What a slot needs, by the lanes below its nums, its address word's
+    /// class and its dtype's class. At offset 0: the slot pass takes a need's address, and at
     /// the block's base that costs no register of its own.
-    pub(super) needs: [Need; NEEDS],
+    pub(super) needs: [SlotNeed; SLOT_NEEDS],
     /// The plans' slots in one list (and their band tests in
     /// `band_items`), by [`entry`]'s item bits (opcode, index in the
     /// plan), so the scalar kernel reads an item without finding its plan
     /// first. First with `needs`: the slot pass's hottest tables.
     pub(super) slot_items: [SlotPlan; ITEMS],
-    /// [`GATHERED_MUST_BE_CLEAR`] and [`BELOW_LANES`], copied in so a
-    /// lookup needs no address of its own.
+    /// [`GATHERED_MUST_BE_CLEAR`], copied in so a lookup needs no address of its own.
     pub(super) gathered_clear: [u32; 16],
-    pub(super) below_lanes: [u64; MAX_NUMS],
-    /// The [`ModeClass`] of an address word: by [`SlotPlan::mode_base`]
+    /// The [`ModeClass`] of an address word, as its [`mode_row`]: by [`SlotPlan::mode_base`]
     /// (the slot's [`ModeSection`]), then by the word's top bits
     /// ([`MODE_KEY_SHIFT`]); the spare sections are never used.
     pub(super) modes: [u8; MODE_ENTRIES],
@@ -406,12 +398,15 @@ mod tests {
 
     #[test]
     fn nums_read_as_lanes() -> Result<(), &'static str> {
-        use super::{NumsPlan, Planned, Raw};
+        use super::super::{Raw, Rules};
+        use super::{dclass, mode_row, ModeClass, NumsPlan, Planned, NEEDS};
         let mut raw = [0xFFu8; BUNDLE_BYTES];
         for ((at, n), g) in [(0, 4), (10, 3), (57, 2), (62, 1), (56, 4), (33, 1), (7, 1)].into_iter().zip(Generation::ALL.into_iter().cycle()) {
             let p = NumsPlan::new(at, n).ok_or("no plan")?;
-            // The copy of the lanes' masks the kernel reads, each generation's in turn.
-            let lanes = |raw: &[u8; BUNDLE_BYTES]| p.lanes(Raw(raw), &Planned::get(super::super::Rules::spec(g)).below_lanes);
+            // As the slot pass reads them: the lanes below ORed in by the need of a slot whose nums are checked.
+            let checked = usize::from(p.below) * NEEDS + usize::from(mode_row(ModeClass::Plain) | dclass::VALID);
+            let below = Planned::get(Rules::spec(g)).needs[checked].nums_or;
+            let lanes = |raw: &[u8; BUNDLE_BYTES]| Raw(raw).dword(p.read_at) | below;
             assert!(!has_zero_lane(lanes(&raw)), "all non-zero at {at}+{n}");
             for i in 0..n {
                 raw[at + 2 * i..at + 2 * i + 2].copy_from_slice(&[0, 0]);
