@@ -35,7 +35,7 @@ pub const SAMPLE_BUNDLES: usize = 512;
 /// values do not change their time.
 fn sample() -> Vec<Batch> {
     let t = Planned::get(Rules::spec(SAMPLE_GENERATION));
-    let header = |op: u8| t.plans[usize::from(op)].head.header[0].to_le_bytes();
+    let header = |op: u8| t.plans[usize::from(op)].head.header.to_le_bytes();
     let mut decided: Vec<u8> = (0..=u8::MAX).filter(|&op| header(op)[0] == op).collect();
     if decided.is_empty() {
         decided = (0..=u8::MAX).collect(); // nothing decided: every kernel costs the header pass only
@@ -111,7 +111,7 @@ mod tests {
             // Accepted, so its slots are listed and run as a stream's would be.
             assert_ne!(t.head(&t.plans[usize::from(raw[0])].head, Raw(raw)) & HEAD_CLEAN, 0, "{raw:02x?}");
         }
-        let decided = (0..0x100).filter(|&op| t.plans[op].head.header[0].to_le_bytes()[0] as usize == op);
+        let decided = (0..0x100).filter(|&op| t.plans[op].head.header.to_le_bytes()[0] as usize == op);
         assert!(decided.clone().count() > 50, "the fast path decides many of CoreV4's opcodes");
         assert!(decided.clone().all(|op| seen[op] >= 2), "{seen:?}");
         assert!((0..0x100).all(|op| seen[op] == 0 || decided.clone().any(|d| d == op)), "only decided opcodes");

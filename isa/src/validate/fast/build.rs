@@ -54,7 +54,7 @@ impl Planned {
             dtypes,
             band_items: filled(plans.iter().flat_map(|p| p.band)),
             items4: filled((0..=u8::MAX).map(|op| entries4(entry(0, op)))),
-            heads: filled(plans.iter().map(|p| HeadEntry(p.head))),
+            heads: filled(plans.iter().map(|p| HeadEntry { head: p.head, counts: p.head.counts() })),
             allowed,
             plans,
             mx: mx_fields().unwrap_or_default(),

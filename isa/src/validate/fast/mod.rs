@@ -201,7 +201,7 @@ impl Planned {
     #[inline(always)]
     fn head(&self, head: &Head, raw: Raw) -> u8 {
         let h = raw.word(0);
-        let head_ok = (h == head.header[0]) | (h == head.header[1]);
+        let head_ok = (h ^ head.header) & head.header_same == 0;
         let bit = if head_ok { HEAD_CLEAN } else { 0 };
         disjoint(bit, head.band_clean)
     }

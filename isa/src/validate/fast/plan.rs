@@ -98,8 +98,11 @@ pub(super) struct Head {
     /// SATURATE length where that is allowed (else the first again). An
     /// opcode the fast path does not decide here (unknown, unavailable, or
     /// with a slot it cannot plan) accepts no word: both carry another
-    /// opcode byte.
-    pub(super) header: [u32; 2],
+    /// opcode byte. Held as the first word and the bits a passing word
+    /// shares with it (all but the one bit the two words differ in), so the
+    /// test is one compare ([`header_test`]).
+    pub(super) header: u32,
+    pub(super) header_same: u32,
     /// [`BAND_CLEAN`] when the band is byte rules only, else 0 (it
     /// always runs): the header test's band bit as it is.
     pub(super) band_clean: u8,
@@ -114,11 +117,33 @@ pub(super) struct Head {
     pub(super) special_used: u8,
 }
 /// A [`Head`] on 16 bytes: [`Planned::heads`] is then indexed by a shift,
-/// and no entry straddles two cache lines.
+/// and no entry straddles two cache lines. Beside it, its three counts of
+/// work entries as the bytes of one word ([`Head::counts`]), so the scalar
+/// kernel's first pass adds them to its three list lengths in one add.
 #[derive(Clone, Copy, Default)]
 #[repr(align(16))]
-pub(super) struct HeadEntry(pub(super) Head);
+pub(super) struct HeadEntry {
+    pub(super) head: Head,
+    pub(super) counts: u32,
+}
 const _: () = assert!(std::mem::size_of::<HeadEntry>() == 16);
+
+impl Head {
+    /// `used`, `band_used` and `special_used` in bytes 0, 1 and 2: added to
+    /// the lengths of the work lists held the same way, a byte each (no
+    /// list holds 256 entries, so no byte carries into the next).
+    pub(super) fn counts(&self) -> u32 {
+        u32::from_le_bytes([self.used, self.band_used, self.special_used, 0])
+    }
+}
+
+/// The header test of a set of two header words, one bit apart at most:
+/// the first word, and the bits every word of the set has as it does.
+fn header_test([first, second]: [u32; 2]) -> (u32, u32) {
+    (first, !(first ^ second))
+}
+// The SATURATE length is one bit from the usual one, so the two words are.
+const _: () = assert!((INST_WORD_LEN ^ INST_WORD_LEN_SATURATE).count_ones() == 1);
 
 /// One opcode on one generation, planned: one cache line.
 #[derive(Clone, Copy, Default)]
@@ -193,7 +218,8 @@ pub(super) fn mx_fields() -> Option<mx::MxFields> {
 /// One opcode on generation `g`, planned.
 pub(super) fn plan(byte: u8, g: Generation) -> Plan {
     let Some(op) = opcode::lookup(byte) else {
-        return Plan { head: Head { header: header_words(byte, false), ..Head::default() }, ..Plan::default() };
+        let (header, header_same) = header_test(header_words(byte, false));
+        return Plan { head: Head { header, header_same, ..Head::default() }, ..Plan::default() };
     };
     let placed = operands::placed(byte);
     let rules = band::placed_rules(op.body);
@@ -270,7 +296,7 @@ pub(super) fn plan(byte: u8, g: Generation) -> Plan {
             mode_base: ModeSection::of(matmul_dst, wide).base(),
         };
     }
-    p.head.header = header_words(byte, fast);
+    (p.head.header, p.head.header_same) = header_test(header_words(byte, fast));
     // An opcode the fast path does not decide needs none of its slots read.
     if !fast {
         p.head.used = 0;
@@ -425,6 +451,22 @@ mod tests {
             assert!(NumsPlan::new(at, n).is_none(), "{at}+{n}");
         }
         Ok(())
+    }
+
+    #[test]
+    fn the_header_test_passes_exactly_the_words_a_plan_accepts() {
+        use super::{header_test, header_words};
+        for byte in 0..=u8::MAX {
+            for fast in [false, true] {
+                let words = header_words(byte, fast);
+                let (header, same) = header_test(words);
+                // Each word, and every word one bit from either.
+                let near = words.into_iter().flat_map(|w| (0..32).map(move |b| w ^ (1 << b)));
+                for h in words.into_iter().chain(near) {
+                    assert_eq!((h ^ header) & same == 0, words.contains(&h), "{byte:#04x} {fast}: {h:#010x}");
+                }
+            }
+        }
     }
 
     #[test]
