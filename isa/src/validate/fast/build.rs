@@ -63,3 +63,9 @@ impl Planned {
         }
     }
 }
+
+/// [`SlotNeed`] of `n` for a slot whose nums read has lanes `below` below the nums.
+fn slot_need(n: Need, below: u64) -> SlotNeed {
+    let flags = [u64::from(n.fail) << FAIL_SHIFT, u64::from(n.gathered_sel) << SEL_SHIFT];
+    SlotNeed { nums_or: below | n.nums_off, clear: flags.into_iter().fold(u64::from(n.word_clear), super::disjoint) }
+}

@@ -285,12 +285,6 @@ pub(super) struct SlotNeed {
 pub(super) const FAIL_SHIFT: u32 = 32;
 pub(super) const SEL_SHIFT: u32 = 60;
 
-/// [`SlotNeed`] of `n` for a slot whose nums read has lanes `below` below the nums.
-pub(super) fn slot_need(n: Need, below: u64) -> SlotNeed {
-    let flags = [u64::from(n.fail) << FAIL_SHIFT, u64::from(n.gathered_sel) << SEL_SHIFT];
-    SlotNeed { nums_or: below | n.nums_off, clear: flags.into_iter().fold(u64::from(n.word_clear), super::disjoint) }
-}
-
 // The gathered word's row fits the top nibble above the fail bit.
 const _: () = assert!(GATHERED_WIDE < 16 && FAIL_SHIFT + 1 < SEL_SHIFT && SEL_SHIFT + 4 == 64);
 
