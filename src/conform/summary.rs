@@ -64,17 +64,16 @@ fn cell(s: &str) -> String {
     s.split('\n').map(md_cell).collect::<Vec<_>>().join("<br>")
 }
 
+/// A section's counts, as both the Markdown table and the terminal table show them:
+/// checks, pass, fail, skip, spec disagreements; then the seconds it took.
+fn counts(s: &Section) -> ([u64; 5], f64) {
+    let n = |st| s.count(st) as u64;
+    ([s.cases.len() as u64, n(Status::Pass), n(Status::Fail), n(Status::Skip), s.disagreements()], s.time().as_secs_f64())
+}
+
 fn counts_row(s: &Section) -> String {
-    format!(
-        "| {} | {} | {} | {} | {} | {} | {:.1} s |",
-        s.title,
-        s.cases.len(),
-        s.count(Status::Pass),
-        s.count(Status::Fail),
-        s.count(Status::Skip),
-        s.disagreements(),
-        s.time().as_secs_f64()
-    )
+    let ([checks, pass, fail, skip, disagree], secs) = counts(s);
+    format!("| {} | {checks} | {pass} | {fail} | {skip} | {disagree} | {secs:.1} s |", s.title)
 }
 
 /// The command that runs this report's checks again: seed, time and every
@@ -224,17 +223,8 @@ pub fn table(r: &Report, folder: &str) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "{:<24} {:>6} {:>6} {:>6} {:>6} {:>9} {:>8}", "section", "checks", "pass", "fail", "skip", "disagree", "time");
     for s in &r.sections {
-        let _ = writeln!(
-            t,
-            "{:<24} {:>6} {:>6} {:>6} {:>6} {:>9} {:>7.1}s",
-            s.title,
-            s.cases.len(),
-            s.count(Status::Pass),
-            s.count(Status::Fail),
-            s.count(Status::Skip),
-            s.disagreements(),
-            s.time().as_secs_f64()
-        );
+        let ([checks, pass, fail, skip, disagree], secs) = counts(s);
+        let _ = writeln!(t, "{:<24} {checks:>6} {pass:>6} {fail:>6} {skip:>6} {disagree:>9} {secs:>7.1}s", s.title);
     }
     let _ = writeln!(t, "{LEGEND}");
     let not_passed: Vec<String> = r
@@ -344,6 +334,9 @@ mod tests {
         assert!(m.contains("- case 0: 4 bundles"), "{m}");
         assert!(m.contains("### case 0 (4)\n\n- op\\|x"), "{m}");
         assert!(m.contains("| Hand checks | 3 | 1 | 2 | 0 | 4 | 0.0 s |"), "{m}");
+        // The terminal table shows the same counts, in columns.
+        let t = table(&r, "out");
+        assert!(t.contains("\nHand checks                   3      1      2      0         4     0.0s\n"), "{t}");
         assert!(m.contains("| fine | pass | 0 | 0 | 0.00 s | ok |"), "{m}");
         assert!(m.contains("| case 0 | FAIL | 0 | 4 | 0.00 s | see Harness failures |"), "{m}");
         assert!(markdown(&report(vec![])).contains("## Harness failures (0)\n\nNone.\n"));
